@@ -1,0 +1,114 @@
+"""Argument checks shared by the public helpers.
+
+Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError``
+for a value of the right kind but out of range, and names the parameter and the
+value it received.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+_FLOAT_DTYPES = (np.float16, np.float32, np.float64, np.longdouble)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
+    """Return ``value`` as an ``int``; reject bools, floats and values below ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_show(value)}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_d_model(value: object, name: str = "d_model") -> int:
+    """Return a positive, even model width."""
+    d_model = check_int(name, value, minimum=1)
+    if d_model % 2:
+        raise ValueError(f"{name} must be even (sin/cos come in pairs), got {d_model}")
+    return d_model
+
+
+def check_real(name: str, value: object, *, positive: bool = False) -> float:
+    """Return a finite real scalar as ``float``; optionally require it to be > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_show(value)}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def check_base(value: object) -> float:
+    """Return the frequency base, a finite number > 0."""
+    return check_real("base", value, positive=True)
+
+
+def check_positions(positions: object, name: str = "positions") -> np.ndarray:
+    """Turn a count ``n`` or a 1-D array of positions into a float64 array.
+
+    An integer ``n`` means ``0, 1, ..., n-1``. Arrays may hold fractional or
+    negative positions but must be 1-D, real and finite.
+    """
+    if isinstance(positions, (numbers.Number, np.generic)) and not isinstance(
+        positions, np.ndarray
+    ):
+        count = check_int(name, positions, minimum=0)
+        return np.arange(count, dtype=np.float64)
+    arr = np.asarray(positions)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise TypeError(
+            f"{name} must be an int or a 1-D array of real numbers, got {_show(positions)}"
+        )
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {_show(positions)}")
+    return arr
+
+
+def check_array(name: str, value: object, *, min_ndim: int = 1) -> np.ndarray:
+    """Return a finite real array with at least ``min_ndim`` dimensions."""
+    arr = np.asarray(value)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise TypeError(f"{name} must be an array of real numbers, got {_show(value)}")
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def check_float_dtype(value: object) -> np.dtype:
+    """Return ``value`` as a numpy floating dtype."""
+    try:
+        dtype = np.dtype(value)
+    except TypeError as exc:
+        raise TypeError(f"dtype must be a floating dtype, got {_show(value)}") from exc
+    if not np.issubdtype(dtype, np.floating):
+        raise TypeError(f"dtype must be a floating dtype, got {_show(value)}")
+    return dtype
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {_show(value)}")
+    return value

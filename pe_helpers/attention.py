@@ -1,0 +1,269 @@
+"""Scaled dot-product attention and tools to dissect its scores.
+
+Pure numpy: nothing here draws.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import check_array, check_int
+
+__all__ = [
+    "softmax",
+    "attention_weights",
+    "attention",
+    "causal_mask",
+    "ScoreTerms",
+    "score_terms",
+    "relative_deviation",
+]
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    ``-inf`` entries get weight 0; a slice that is entirely ``-inf`` gives NaN.
+
+    Parameters
+    ----------
+    x : array_like
+        Real scores; ``-inf`` allowed (masked), NaN and ``+inf`` are not.
+    axis : int, default -1
+        Axis to normalise over.
+
+    Returns
+    -------
+    numpy.ndarray
+        Non-negative, sums to 1 along ``axis``.
+
+    Examples
+    --------
+    >>> softmax([1000.0, 1000.0]).tolist()
+    [0.5, 0.5]
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError("x must not contain NaN or +inf")
+    axis = check_int("axis", axis)
+    if arr.ndim == 0 or not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"axis must index one of the {arr.ndim} dimensions of x, got {axis}")
+    shifted = arr - np.max(arr, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    q = check_array("q", q, min_ndim=2).astype(np.float64)
+    k = check_array("k", k, min_ndim=2).astype(np.float64)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same last dimension, got q {q.shape} and k {k.shape}"
+        )
+    return q, k
+
+
+def attention_weights(q: ArrayLike, k: ArrayLike, mask: ArrayLike | None = None) -> np.ndarray:
+    """Attention weights ``softmax(q kᵀ / sqrt(d))``.
+
+    Parameters
+    ----------
+    q : array_like
+        Queries, shape ``(..., n, d)``.
+    k : array_like
+        Keys, shape ``(..., m, d)``.
+    mask : array_like of bool, optional
+        Shape broadcastable to ``(..., n, m)``; ``True`` where query ``i`` may
+        attend to key ``j``. Every query must be allowed at least one key.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(..., n, m)``; each row sums to 1.
+
+    Examples
+    --------
+    >>> attention_weights(np.zeros((2, 4)), np.ones((3, 4))).round(3).tolist()[0]
+    [0.333, 0.333, 0.333]
+    """
+    q, k = _check_qk(q, k)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool:
+            raise TypeError(f"mask must be a boolean array, got dtype {mask.dtype}")
+        try:
+            mask = np.broadcast_to(mask, scores.shape)
+        except ValueError as exc:
+            raise ValueError(
+                f"mask of shape {mask.shape} does not fit scores of shape {scores.shape}"
+            ) from exc
+        if not mask.any(axis=-1).all():
+            raise ValueError("mask must allow every query at least one key")
+        scores = np.where(mask, scores, -np.inf)
+    return softmax(scores, axis=-1)
+
+
+def attention(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None
+) -> np.ndarray:
+    """Scaled dot-product attention ``softmax(q kᵀ / sqrt(d)) v``.
+
+    Parameters
+    ----------
+    q : array_like
+        Queries, shape ``(..., n, d)``.
+    k : array_like
+        Keys, shape ``(..., m, d)``.
+    v : array_like
+        Values, shape ``(..., m, d_v)``.
+    mask : array_like of bool, optional
+        ``True`` where attending is allowed; see :func:`attention_weights`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(..., n, d_v)``.
+
+    Examples
+    --------
+    >>> x = np.eye(3)
+    >>> attention(x, x, x).shape
+    (3, 3)
+    """
+    q, k = _check_qk(q, k)
+    v = check_array("v", v, min_ndim=2).astype(np.float64)
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"k and v must have the same number of rows, got k {k.shape} and v {v.shape}"
+        )
+    return attention_weights(q, k, mask) @ v
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """Lower-triangular boolean mask: query ``i`` may see keys ``0 .. i``.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, n)``, dtype bool.
+
+    Examples
+    --------
+    >>> causal_mask(2).tolist()
+    [[True, False], [True, True]]
+    """
+    n = check_int("n", n, minimum=1)
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+class ScoreTerms(NamedTuple):
+    """The four parts of an attention score matrix for inputs ``e + p``."""
+
+    content_content: np.ndarray
+    content_position: np.ndarray
+    position_content: np.ndarray
+    position_position: np.ndarray
+
+    def total(self) -> np.ndarray:
+        """Sum of the four terms: the full score matrix."""
+        return (
+            self.content_content
+            + self.content_position
+            + self.position_content
+            + (self.position_position)
+        )
+
+
+def score_terms(e: ArrayLike, p: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> ScoreTerms:
+    """Split ``(e + p) W_Q W_Kᵀ (e + p)ᵀ`` into its four terms.
+
+    Parameters
+    ----------
+    e : array_like
+        Token (content) embeddings, shape ``(n, d)``.
+    p : array_like
+        Positional encodings, shape ``(n, d)``.
+    w_q, w_k : array_like
+        Query and key projections, shape ``(d, d_k)`` each.
+
+    Returns
+    -------
+    ScoreTerms
+        ``(content_content, content_position, position_content, position_position)``,
+        each ``(n, n)``; ``.total()`` is the full (unscaled) score matrix.
+
+    Examples
+    --------
+    >>> e, p, w = np.eye(2), np.ones((2, 2)), np.eye(2)
+    >>> terms = score_terms(e, p, w, w)
+    >>> bool(np.allclose(terms.total(), (e + p) @ (e + p).T))
+    True
+    """
+    e = check_array("e", e, min_ndim=2).astype(np.float64)
+    p = check_array("p", p, min_ndim=2).astype(np.float64)
+    w_q = check_array("w_q", w_q, min_ndim=2).astype(np.float64)
+    w_k = check_array("w_k", w_k, min_ndim=2).astype(np.float64)
+    for name, arr in (("e", e), ("p", p), ("w_q", w_q), ("w_k", w_k)):
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
+    if e.shape != p.shape:
+        raise ValueError(f"e and p must have the same shape, got {e.shape} and {p.shape}")
+    if w_q.shape != w_k.shape or w_q.shape[0] != e.shape[1]:
+        raise ValueError(
+            f"w_q and w_k must both have shape ({e.shape[1]}, d_k), got {w_q.shape} and {w_k.shape}"
+        )
+    qe, qp, ke, kp = e @ w_q, p @ w_q, e @ w_k, p @ w_k
+    return ScoreTerms(qe @ ke.T, qe @ kp.T, qp @ ke.T, qp @ kp.T)
+
+
+def relative_deviation(scores: ArrayLike) -> float:
+    """How far a score matrix is from depending on ``j - i`` alone.
+
+    Let ``D(S)`` replace every entry of ``S`` by the mean of its diagonal
+    (all entries with the same ``j - i``) and ``c`` be the overall mean. Then
+
+        relative_deviation(S) = ||S - D(S)||_F / ||S - c||_F
+
+    ``D`` and ``c`` are orthogonal projections (onto Toeplitz and constant
+    matrices, the second inside the first), so the value lies in ``[0, 1]``:
+    0 exactly when ``S`` is Toeplitz, unchanged by ``a S + b`` (a ≠ 0), and
+    about ``sqrt((n-1)/(n+1))`` for an ``n x n`` matrix of independent noise.
+    A constant matrix returns 0.
+
+    Parameters
+    ----------
+    scores : array_like
+        A 2-D real matrix (need not be square).
+
+    Returns
+    -------
+    float
+        The deviation, between 0 and 1.
+
+    Examples
+    --------
+    >>> i, j = np.indices((5, 5))
+    >>> relative_deviation(np.cos(j - i))
+    0.0
+    """
+    s = check_array("scores", scores, min_ndim=2).astype(np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"scores must be 2-D, got shape {s.shape}")
+    i, j = np.indices(s.shape)
+    offset = (j - i).ravel() + (s.shape[0] - 1)
+    sums = np.bincount(offset, weights=s.ravel())
+    counts = np.bincount(offset)
+    diag_mean = (sums / counts)[offset].reshape(s.shape)
+    total = np.linalg.norm(s - s.mean())
+    if total <= 1e-12 * max(1.0, np.abs(s).max()):
+        return 0.0
+    return float(min(1.0, np.linalg.norm(s - diag_mean) / total))

@@ -1,0 +1,112 @@
+"""Write the prev / index / next links at the top and bottom of every notebook.
+
+Usage: python scripts/navigation.py [--check]
+
+Lessons are the files ``notebooks/NN_slug.ipynb`` in name order; a lesson's
+title is its first level-1 markdown heading. Solution notebooks
+(``notebooks/solutions/NN_slug_solutions.ipynb``) link back to their lesson.
+The links live in markdown cells tagged ``nav``; this script owns those cells
+and rewrites them. ``--check`` changes nothing and exits 1 if any is stale.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+LESSON_RE = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+TAG = "nav"
+
+
+def lessons() -> list[Path]:
+    return sorted(p for p in NOTEBOOKS.glob("*.ipynb") if LESSON_RE.match(p.name))
+
+
+def solutions() -> list[Path]:
+    return sorted((NOTEBOOKS / "solutions").glob("*_solutions.ipynb"))
+
+
+def title(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and TAG not in cell.metadata.get("tags", []):
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return path.stem
+
+
+def _link(text: str, target: str) -> str:
+    return f"[{text}]({target})"
+
+
+def lesson_nav(order: list[Path], index: int) -> str:
+    parts = []
+    if index > 0:
+        prev = order[index - 1]
+        parts.append("← " + _link(title(prev), prev.name))
+    if order[index].name != "00_index.ipynb":
+        parts.append(_link("Contents", "00_index.ipynb"))
+    if index + 1 < len(order):
+        nxt = order[index + 1]
+        parts.append(_link(title(nxt), nxt.name) + " →")
+    return " | ".join(parts)
+
+
+def solution_nav(path: Path) -> str:
+    lesson = NOTEBOOKS / path.name.replace("_solutions", "")
+    back = _link("Back to the lesson: " + title(lesson), f"../{lesson.name}")
+    return back + " | " + _link("Contents", "../00_index.ipynb")
+
+
+def with_nav(nb: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
+    """Return ``nb`` with exactly one nav cell first and one last, holding ``text``."""
+    cells = [c for c in nb.cells if TAG not in c.metadata.get("tags", [])]
+    body = f"<small>{text}</small>"
+
+    def nav_cell(where: str) -> nbformat.NotebookNode:
+        cell = nbformat.v4.new_markdown_cell(body, id=f"nav-{where}")
+        cell.metadata["tags"] = [TAG]
+        return cell
+
+    nb.cells = [nav_cell("top"), *cells, nav_cell("bottom")]
+    return nb
+
+
+def _same(a: nbformat.NotebookNode, b: nbformat.NotebookNode) -> bool:
+    def strip(nb):
+        return [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in nb.cells]
+
+    return strip(a) == strip(b)
+
+
+def targets() -> list[tuple[Path, str]]:
+    order = lessons()
+    out = [(p, lesson_nav(order, i)) for i, p in enumerate(order)]
+    out += [(p, solution_nav(p)) for p in solutions()]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for path, text in targets():
+        nb = nbformat.read(path, as_version=4)
+        new = with_nav(nbformat.read(path, as_version=4), text)
+        if _same(nb, new):
+            continue
+        stale.append(path)
+        if not check:
+            nbformat.write(new, path)
+    for path in stale:
+        print(f"{'stale' if check else 'updated'}: {path.relative_to(ROOT)}")
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,103 @@
+"""The committed notebooks are named, ordered, executed, cleaned and linked as the course promises."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+LESSONS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+SOLUTIONS = sorted((NOTEBOOK_DIR / "solutions").glob("*.ipynb"))
+ALL = LESSONS + SOLUTIONS
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def source(cell: dict) -> str:
+    src = cell["source"]
+    return src if isinstance(src, str) else "".join(src)
+
+
+def test_lessons_are_numbered_and_index_comes_first():
+    names = [p.name for p in LESSONS]
+    assert names, "no notebooks found"
+    assert names[0] == "00_index.ipynb"
+    for name in names:
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", name), name
+    numbers = [name[:2] for name in names]
+    assert len(set(numbers)) == len(numbers), f"two lessons share a number: {names}"
+
+
+def test_every_solution_belongs_to_a_lesson():
+    lesson_names = {p.name for p in LESSONS}
+    for path in SOLUTIONS:
+        assert path.name.endswith("_solutions.ipynb"), path.name
+        assert path.name.replace("_solutions", "") in lesson_names, path.name
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+def test_notebook_was_run_in_order_in_a_fresh_kernel(path: Path):
+    cells = [c for c in code_cells(load(path)) if source(c).strip()]
+    counts = [c["execution_count"] for c in cells]
+    assert counts == list(range(1, len(cells) + 1)), (
+        f"{path.name}: execution counts {counts}; re-run it with `make regen`"
+    )
+    for cell in cells:
+        for output in cell["outputs"]:
+            assert output["output_type"] != "error", f"{path.name} stores an error output"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+def test_notebook_starts_with_package_imports_and_a_seeded_rng(path: Path):
+    nb = load(path)
+    first = source(code_cells(nb)[0])
+    assert "pe_helpers" in first, f"{path.name}: first code cell must import pe_helpers"
+    assert "rng = np.random.default_rng(0)" in first, f"{path.name}: seed the rng in cell 1"
+    everything = "".join(source(c) for c in nb["cells"])
+    assert "sys.path" not in everything, f"{path.name} edits sys.path"
+
+
+def test_committed_notebooks_are_clean():
+    result = subprocess.run(
+        [sys.executable, "-m", "nbstripout", "--keep-output", "--keep-count", "--verify"]
+        + [str(p) for p in ALL],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, (
+        "notebooks are not clean; run `make regen`:\n" + result.stdout + result.stderr
+    )
+
+
+def test_navigation_links_are_current():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "navigation.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, "navigation is stale; run `make nav`:\n" + result.stdout
+
+
+def test_navigation_check_detects_a_stale_link(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import navigation
+    finally:
+        sys.path.pop(0)
+    nb = navigation.nbformat.read(LESSONS[0], as_version=4)
+    nb.cells[0].source = "<small>[a link to nowhere](99_gone.ipynb)</small>"
+    fixed = navigation.with_nav(navigation.nbformat.read(LESSONS[0], as_version=4), "x")
+    assert not navigation._same(nb, fixed)
+    assert sum("nav" in c.metadata.get("tags", []) for c in fixed.cells) == 2
