@@ -48,3 +48,8 @@ nav: $(STAMP)
 
 clean:
 	rm -rf $(VENV) test-artifacts
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_pe.py
+	$(BIN)/python benchmarks/bench_sliders.py
+	$(BIN)/python benchmarks/bench_nbval.py

@@ -1,0 +1,105 @@
+"""Benchmark: kernel-side time of one slider step for every interactive view.
+
+A step is ``control.value = v``: the observer recomputes the data, updates the
+figure's artists and renders the PNG bytes the browser receives. The floor is
+the same figure with a bare ``set_data``/``set_ydata`` on one artist, a full Agg
+draw and a default ``savefig`` PNG encode. Prints ``name: value (ratio to floor)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+
+from pe_helpers import widgets  # noqa: E402
+
+STEPS = 30
+
+
+def views() -> dict[str, object]:
+    """Every view builder in pe_helpers.widgets (public names ending in ``_view``)."""
+    return {
+        name: getattr(widgets, name)
+        for name in widgets.__all__
+        if name.endswith("_view") and inspect.isfunction(getattr(widgets, name))
+    }
+
+
+def step_values(control, steps: int) -> list:
+    """Values that sweep the slider back and forth around its start, all different in turn."""
+    low, high, step = control.min, control.max, control.step
+    start = control.value
+    span = max(step, min(high - low, 10 * step))
+    sweep = np.linspace(max(low, start - span / 2), min(high, start + span / 2), steps // 2)
+    values = [*sweep, *sweep[::-1]]
+    if isinstance(control.value, int):
+        values = [int(round(v / step) * step) for v in values]
+    return values
+
+
+def median_step(view, name: str) -> float:
+    control = view.controls[name]
+    values = step_values(control, STEPS)
+    times = []
+    previous = control.value
+    for value in values:
+        if value == previous:
+            continue
+        start = time.perf_counter()
+        control.value = value
+        times.append(time.perf_counter() - start)
+        previous = value
+    return float(np.median(times))
+
+
+def floor_step(figure) -> float:
+    """set_data on one artist, full Agg draw, PNG encode: median over STEPS."""
+    artists = []
+    for ax in figure.axes:
+        artists += [a for a in ax.images if isinstance(a, AxesImage)] + list(ax.lines)
+    artist = artists[0]
+    if isinstance(artist, AxesImage):
+        data = np.asarray(artist.get_array())
+
+        def bare(i):
+            artist.set_data(data if i % 2 else data[::-1])
+
+    else:
+        y = np.asarray(artist.get_ydata(), dtype=float)
+
+        def bare(i):
+            artist.set_ydata(y if i % 2 else y[::-1])
+
+    times = []
+    for i in range(STEPS):
+        start = time.perf_counter()
+        bare(i)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png")
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main() -> None:
+    worst = 0.0
+    for view_name, builder in views().items():
+        view = builder()
+        floor = floor_step(view.figure)
+        print(f"{view_name} floor (set_data + draw + PNG): {floor * 1e3:.1f} ms (1.00x)")
+        for control in view.controls:
+            step = median_step(view, control)
+            worst = max(worst, step / floor)
+            print(f"{view_name} step '{control}': {step * 1e3:.1f} ms ({step / floor:.2f}x floor)")
+    print(f"worst slider step: {worst:.2f}x floor (target <= 1.30x)")
+
+
+if __name__ == "__main__":
+    main()
