@@ -15,7 +15,9 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("notebooks/solutions/*.ipynb"))
+NOTEBOOKS = sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(
+    ROOT.glob("notebooks/solutions/*.ipynb")
+)
 NBVAL = [
     "--nbval",
     "--nbval-current-env",
@@ -57,7 +59,8 @@ def main() -> None:
         floor = timed_nbval(trivial_notebooks(Path(tmp), len(NOTEBOOKS)))
     course = timed_nbval(NOTEBOOKS)
     print(f"nbval floor ({len(NOTEBOOKS)} trivial notebooks): {floor:.1f} s (1.00x)")
-    print(f"nbval whole course ({len(NOTEBOOKS)} notebooks): {course:.1f} s ({course / floor:.2f}x floor)")
+    ratio = course / floor
+    print(f"nbval whole course ({len(NOTEBOOKS)} notebooks): {course:.1f} s ({ratio:.2f}x floor)")
 
 
 if __name__ == "__main__":

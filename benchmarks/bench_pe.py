@@ -45,8 +45,8 @@ def main() -> None:
     print(f"np.sin floor ({N_POSITIONS}x{D_MODEL} angles): {floor * 1e3:.1f} ms (1.00x)")
     print(f"sinusoidal_pe {N_POSITIONS}x{D_MODEL}: {ours * 1e3:.1f} ms ({ours / floor:.2f}x floor)")
     print(
-        f"sinusoidal_pe peak memory: {ours_peak:.1f} MiB "
-        f"({ours_peak / result_mb:.2f}x the {result_mb:.0f} MiB result; np.sin floor {floor_peak:.1f} MiB)"
+        f"sinusoidal_pe peak memory: {ours_peak:.1f} MiB ({ours_peak / result_mb:.2f}x the "
+        f"{result_mb:.0f} MiB result; np.sin floor {floor_peak:.1f} MiB)"
     )
 
 

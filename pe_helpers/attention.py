@@ -10,7 +10,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_int
+from ._validate import check_array, check_int, check_real
+from .encodings import sinusoidal_pe
 
 __all__ = [
     "softmax",
@@ -20,6 +21,11 @@ __all__ = [
     "ScoreTerms",
     "score_terms",
     "relative_deviation",
+    "random_projection",
+    "blend_matrix",
+    "blend_deviations",
+    "blend_position_scores",
+    "blend_inputs",
 ]
 
 
@@ -51,9 +57,10 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = check_int("axis", axis)
     if arr.ndim == 0 or not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must index one of the {arr.ndim} dimensions of x, got {axis}")
-    shifted = arr - np.max(arr, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        shifted = arr - np.max(arr, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        return e / e.sum(axis=axis, keepdims=True)
 
 
 def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +108,12 @@ def attention_weights(q: ArrayLike, k: ArrayLike, mask: ArrayLike | None = None)
             raise ValueError(
                 f"mask of shape {mask.shape} does not fit scores of shape {scores.shape}"
             ) from exc
-        if not mask.any(axis=-1).all():
-            raise ValueError("mask must allow every query at least one key")
+        blocked = np.flatnonzero((~mask.any(axis=-1)).reshape(-1, mask.shape[-2]).any(axis=0))
+        if blocked.size:
+            raise ValueError(
+                "mask must allow every query at least one key; "
+                f"query rows {blocked.tolist()} are fully masked"
+            )
         scores = np.where(mask, scores, -np.inf)
     return softmax(scores, axis=-1)
 
@@ -237,7 +248,7 @@ def relative_deviation(scores: ArrayLike) -> float:
     matrices, the second inside the first), so the value lies in ``[0, 1]``:
     0 exactly when ``S`` is Toeplitz, unchanged by ``a S + b`` (a ≠ 0), and
     about ``sqrt((n-1)/(n+1))`` for an ``n x n`` matrix of independent noise.
-    A constant matrix returns 0.
+    A constant matrix (up to rounding: spread below 1e-12 of its norm) returns 0.
 
     Parameters
     ----------
@@ -264,6 +275,189 @@ def relative_deviation(scores: ArrayLike) -> float:
     counts = np.bincount(offset)
     diag_mean = (sums / counts)[offset].reshape(s.shape)
     total = np.linalg.norm(s - s.mean())
-    if total <= 1e-12 * max(1.0, np.abs(s).max()):
+    if total <= 1e-12 * np.linalg.norm(s):
         return 0.0
     return float(min(1.0, np.linalg.norm(s - diag_mean) / total))
+
+
+# --- Lesson 06: where additive encoding breaks down ---
+
+
+def random_projection(
+    d_model: int, d_k: int | None = None, seed: int | np.random.Generator = 0
+) -> np.ndarray:
+    """A random projection matrix with entries drawn from ``N(0, 1/d_model)``.
+
+    With this scale ``x @ W`` keeps, on average, the length of ``x``: the typical
+    initialisation of a query or key projection before training.
+
+    Parameters
+    ----------
+    d_model : int
+        Input width (rows), >= 1.
+    d_k : int, optional
+        Output width (columns), >= 1; default ``d_model`` (a square matrix).
+    seed : int or numpy.random.Generator, default 0
+        Seed (>= 0) of a fresh generator, or a generator to draw from.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d_model, d_k)``, float64.
+
+    Examples
+    --------
+    >>> random_projection(4, 2, seed=1).shape
+    (4, 2)
+    >>> bool(np.array_equal(random_projection(3, seed=5), random_projection(3, seed=5)))
+    True
+    """
+    d_model = check_int("d_model", d_model, minimum=1)
+    d_k = d_model if d_k is None else check_int("d_k", d_k, minimum=1)
+    if isinstance(seed, np.random.Generator):
+        generator = seed
+    else:
+        generator = np.random.default_rng(check_int("seed", seed, minimum=0))
+    return generator.normal(size=(d_model, d_k)) / np.sqrt(d_model)
+
+
+def blend_matrix(t: float, w_random: ArrayLike) -> np.ndarray:
+    """Straight-line blend ``(1 - t) I + t W`` between the identity and a square matrix.
+
+    Parameters
+    ----------
+    t : float
+        Blend, between 0 (identity) and 1 (``w_random``).
+    w_random : array_like
+        A square ``(d, d)`` matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d, d)``, float64.
+
+    Examples
+    --------
+    >>> blend_matrix(0.25, np.zeros((2, 2))).tolist()
+    [[0.75, 0.0], [0.0, 0.75]]
+    """
+    t = check_real("t", t)
+    if not 0.0 <= t <= 1.0:
+        raise ValueError(f"t must lie in [0, 1], got {t}")
+    w = check_array("w_random", w_random, min_ndim=2).astype(np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"w_random must be a square 2-D matrix, got shape {w.shape}")
+    return (1.0 - t) * np.eye(w.shape[0]) + t * w
+
+
+def blend_deviations(
+    p: ArrayLike, w_q_random: ArrayLike, w_k_random: ArrayLike, t_values: ArrayLike
+) -> np.ndarray:
+    """Relative deviation of the position–position term along the identity-to-random blend.
+
+    For each ``t``, ``W_Q = blend_matrix(t, w_q_random)``, ``W_K = blend_matrix(t,
+    w_k_random)`` and the value is ``relative_deviation(p W_Q W_Kᵀ pᵀ)``.
+
+    Parameters
+    ----------
+    p : array_like
+        Positional encodings, shape ``(n, d)``.
+    w_q_random, w_k_random : array_like
+        Square ``(d, d)`` matrices reached at ``t = 1``.
+    t_values : array_like
+        1-D blends, each in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(t_values),)``, each in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> p = np.eye(3, 4)
+    >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
+    [0.0]
+    """
+    p = check_array("p", p, min_ndim=2).astype(np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"p must be 2-D, got shape {p.shape}")
+    ts = check_array("t_values", t_values, min_ndim=1)
+    if ts.ndim != 1:
+        raise ValueError(f"t_values must be 1-D, got shape {ts.shape}")
+    return np.array(
+        [
+            relative_deviation(blend_position_scores(p, w_q_random, w_k_random, t))
+            for t in ts.tolist()
+        ]
+    )
+
+
+def blend_position_scores(
+    p: ArrayLike, w_q_random: ArrayLike, w_k_random: ArrayLike, t: float
+) -> np.ndarray:
+    """The position–position term ``p W_Q W_Kᵀ pᵀ`` with both projections blended.
+
+    ``W_Q = blend_matrix(t, w_q_random)`` and ``W_K = blend_matrix(t, w_k_random)``:
+    at ``t = 0`` this is ``p pᵀ``, at ``t = 1`` the term with the random matrices.
+
+    Parameters
+    ----------
+    p : array_like
+        Positional encodings, shape ``(n, d)``.
+    w_q_random, w_k_random : array_like
+        Square ``(d, d)`` matrices reached at ``t = 1``.
+    t : float
+        Blend, in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, n)``; row ``i`` is query position ``i``, column ``j`` key position ``j``.
+
+    Examples
+    --------
+    >>> p = np.eye(2)
+    >>> blend_position_scores(p, 3 * p, p, 1.0).tolist()
+    [[3.0, 0.0], [0.0, 3.0]]
+    """
+    p = check_array("p", p, min_ndim=2).astype(np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"p must be 2-D, got shape {p.shape}")
+    w_q = blend_matrix(t, w_q_random)
+    w_k = blend_matrix(t, w_k_random)
+    if w_q.shape != w_k.shape or w_q.shape[0] != p.shape[1]:
+        raise ValueError(
+            f"w_q_random and w_k_random must both have shape ({p.shape[1]}, {p.shape[1]}), "
+            f"got {w_q.shape} and {w_k.shape}"
+        )
+    return (p @ w_q) @ (p @ w_k).T
+
+
+def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple:
+    """Encoding and the two random projections of the lesson 06 blend figure.
+
+    Parameters
+    ----------
+    d_model : int
+        Width; positive and even.
+    n_positions : int, default 32
+        Number of positions, >= 2.
+    seed : int, default 0
+        Seed (>= 0) of ``w_q_random``; ``w_k_random`` uses ``seed + 1``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(p, w_q_random, w_k_random)``: ``sinusoidal_pe(n_positions, d_model)``,
+        ``random_projection(d_model, seed=seed)`` and
+        ``random_projection(d_model, seed=seed + 1)``.
+
+    Examples
+    --------
+    >>> p, w_q, w_k = blend_inputs(4, 3)
+    >>> p.shape, w_q.shape
+    ((3, 4), (4, 4))
+    """
+    seed = check_int("seed", seed, minimum=0)
+    p = sinusoidal_pe(check_int("n_positions", n_positions, minimum=2), d_model)
+    return p, random_projection(d_model, seed=seed), random_projection(d_model, seed=seed + 1)

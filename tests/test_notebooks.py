@@ -1,4 +1,4 @@
-"""The committed notebooks are named, ordered, executed, cleaned and linked as the course promises."""
+"""Committed notebooks are named, ordered, executed, cleaned and linked as the course promises."""
 
 from __future__ import annotations
 

@@ -1,0 +1,300 @@
+"""Unit and property tests for pe_helpers.attention."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pe_helpers import (
+    ScoreTerms,
+    attention,
+    attention_weights,
+    causal_mask,
+    relative_deviation,
+    score_terms,
+    sinusoidal_pe,
+    softmax,
+)
+
+FAST = settings(max_examples=50, deadline=None)
+
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+finite = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, allow_infinity=False)
+score_rows = st.lists(finite, min_size=1, max_size=10)
+
+
+def explicit_attention(q, k, v, mask=None):
+    """Scaled dot-product attention with loops, one query at a time."""
+    n, d = q.shape
+    m = k.shape[0]
+    out = np.zeros((n, v.shape[1]))
+    for i in range(n):
+        allowed = [j for j in range(m) if mask is None or mask[i][j]]
+        scores = {j: sum(q[i, a] * k[j, a] for a in range(d)) / math.sqrt(d) for j in allowed}
+        top = max(scores.values())
+        weights = {j: math.exp(s - top) for j, s in scores.items()}
+        total = sum(weights.values())
+        for j, w in weights.items():
+            out[i] += (w / total) * v[j]
+    return out
+
+
+def explicit_relative_deviation(s):
+    """Diagonal means by brute force over every entry."""
+    rows, cols = s.shape
+    diagonal = {}
+    for i in range(rows):
+        for j in range(cols):
+            diagonal.setdefault(j - i, []).append(s[i, j])
+    means = {offset: sum(vals) / len(vals) for offset, vals in diagonal.items()}
+    projected = np.array([[means[j - i] for j in range(cols)] for i in range(rows)])
+    return np.linalg.norm(s - projected) / np.linalg.norm(s - s.mean())
+
+
+def toeplitz(values, rows, cols):
+    """Matrix whose (i, j) entry is values[j - i + rows - 1]."""
+    return np.array([[values[j - i + rows - 1] for j in range(cols)] for i in range(rows)])
+
+
+# ------------------------------------------------------------------------------- softmax
+
+
+@FAST
+@given(x=score_rows)
+def test_softmax_is_a_distribution(x):
+    p = softmax(x)
+    assert p.shape == (len(x),)
+    assert np.all(p >= 0)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    top = max(x)
+    denominator = sum(math.exp(v - top) for v in x)
+    np.testing.assert_allclose(p, [math.exp(v - top) / denominator for v in x], rtol=1e-12)
+
+
+def test_softmax_along_other_axis():
+    x = np.random.default_rng(0).standard_normal((3, 5))
+    p = softmax(x, axis=0)
+    np.testing.assert_allclose(p.sum(axis=0), 1.0, atol=1e-12)
+    np.testing.assert_allclose(p, np.exp(x) / np.exp(x).sum(axis=0, keepdims=True), rtol=1e-12)
+
+
+def test_softmax_stable_for_large_scores():
+    p = softmax([1000.0, 1001.0, 1002.0])
+    assert np.all(np.isfinite(p))
+    e = np.exp([0.0, 1.0, 2.0])
+    np.testing.assert_allclose(p, e / e.sum(), rtol=1e-12)
+    np.testing.assert_allclose(softmax([-1000.0, -1000.0]), [0.5, 0.5])
+    np.testing.assert_allclose(softmax([5000.0, 0.0]), [1.0, 0.0])
+
+
+@FAST
+@given(x=score_rows, shift=st.floats(min_value=-1e3, max_value=1e3))
+def test_softmax_shift_invariant(x, shift):
+    np.testing.assert_allclose(softmax(np.array(x) + shift), softmax(x), atol=1e-10)
+
+
+def test_softmax_minus_infinity_gets_zero():
+    p = softmax([0.0, -np.inf, math.log(3.0), -np.inf])
+    np.testing.assert_allclose(p, [0.25, 0.0, 0.75, 0.0], atol=1e-15)
+    assert p[1] == 0.0 and p[3] == 0.0
+
+
+# ----------------------------------------------------------------------------- attention
+
+
+@FAST
+@given(
+    seed=seeds,
+    n=st.integers(min_value=1, max_value=6),
+    m=st.integers(min_value=1, max_value=6),
+    d=st.integers(min_value=1, max_value=5),
+    d_v=st.integers(min_value=1, max_value=4),
+)
+def test_attention_matches_loop(seed, n, m, d, d_v):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, d)) * 3
+    k = rng.standard_normal((m, d)) * 3
+    v = rng.standard_normal((m, d_v))
+    out = attention(q, k, v)
+    assert out.shape == (n, d_v)
+    np.testing.assert_allclose(out, explicit_attention(q, k, v), atol=1e-12)
+
+
+@FAST
+@given(seed=seeds, n=st.integers(min_value=1, max_value=7))
+def test_masked_attention_matches_loop(seed, n):
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((n, 4)) for _ in range(3))
+    mask = rng.random((n, n)) < 0.5
+    mask[np.arange(n), rng.integers(0, n, size=n)] = True  # every query sees something
+    np.testing.assert_allclose(
+        attention(q, k, v, mask), explicit_attention(q, k, v, mask), atol=1e-12
+    )
+
+
+def test_attention_batch_dims():
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((2, 4, 3))
+    k = rng.standard_normal((2, 5, 3))
+    v = rng.standard_normal((2, 5, 2))
+    out = attention(q, k, v)
+    assert out.shape == (2, 4, 2)
+    for b in range(2):
+        np.testing.assert_allclose(out[b], explicit_attention(q[b], k[b], v[b]), atol=1e-12)
+
+
+@FAST
+@given(seed=seeds, n=st.integers(min_value=2, max_value=8))
+def test_attention_permutation_equivariant(seed, n):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 4))
+    perm = rng.permutation(n)
+    p = np.eye(n)[perm]
+    np.testing.assert_allclose(attention(p @ x, p @ x, p @ x), p @ attention(x, x, x), atol=1e-12)
+
+
+@FAST
+@given(seed=seeds, n=st.integers(min_value=2, max_value=8), data=st.data())
+def test_causal_mask_blocks_future(seed, n, data):
+    i = data.draw(st.integers(min_value=0, max_value=n - 2), label="last unchanged row")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 4))
+    y = x.copy()
+    y[i + 1 :] = rng.standard_normal((n - i - 1, 4)) * 5 + 1  # rewrite the future
+    mask = causal_mask(n)
+    before, after = attention(x, x, x, mask), attention(y, y, y, mask)
+    np.testing.assert_allclose(after[: i + 1], before[: i + 1], atol=1e-12)
+    # without the mask the past does see the change (so the check above means something)
+    assert not np.allclose(attention(y, y, y)[: i + 1], attention(x, x, x)[: i + 1])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_causal_mask_layout(n):
+    mask = causal_mask(n)
+    assert mask.dtype == bool
+    assert mask.shape == (n, n)
+    for i in range(n):
+        for j in range(n):
+            assert mask[i, j] == (j <= i)
+
+
+@FAST
+@given(seed=seeds, n=st.integers(min_value=1, max_value=6), m=st.integers(1, 6))
+def test_attention_weights_rows_sum_to_one(seed, n, m):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((n, 3)) * 10, rng.standard_normal((m, 3)) * 10
+    w = attention_weights(q, k)
+    assert w.shape == (n, m)
+    assert np.all(w >= 0)
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
+
+
+def test_masked_weights_zero_where_blocked():
+    rng = np.random.default_rng(6)
+    q = k = rng.standard_normal((5, 3))
+    w = attention_weights(q, k, causal_mask(5))
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
+    assert np.all(w[~causal_mask(5)] == 0.0)
+    assert w[0, 0] == 1.0
+
+
+# --------------------------------------------------------------------------- score_terms
+
+
+def test_score_terms_field_order():
+    assert ScoreTerms._fields == (
+        "content_content",
+        "content_position",
+        "position_content",
+        "position_position",
+    )
+
+
+@FAST
+@given(seed=seeds, n=st.integers(1, 6), d=st.integers(1, 6), d_k=st.integers(1, 5))
+def test_score_terms_decomposition(seed, n, d, d_k):
+    rng = np.random.default_rng(seed)
+    e, p = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    w_q, w_k = rng.standard_normal((d, d_k)), rng.standard_normal((d, d_k))
+    terms = score_terms(e, p, w_q, w_k)
+    assert isinstance(terms, ScoreTerms)
+    full = (e + p) @ w_q @ w_k.T @ (e + p).T
+    np.testing.assert_allclose(terms.total(), full, atol=1e-10)
+    np.testing.assert_allclose(sum(terms), full, atol=1e-10)
+    # positional order and names agree, and each term is its own product
+    cc, cp, pc, pp = terms
+    np.testing.assert_allclose(cc, e @ w_q @ w_k.T @ e.T, atol=1e-10)
+    np.testing.assert_allclose(cp, e @ w_q @ w_k.T @ p.T, atol=1e-10)
+    np.testing.assert_allclose(pc, p @ w_q @ w_k.T @ e.T, atol=1e-10)
+    np.testing.assert_allclose(pp, p @ w_q @ w_k.T @ p.T, atol=1e-10)
+    assert terms.content_position is cp and terms.position_content is pc
+
+
+def test_score_terms_asymmetric_projection_distinguishes_cp_and_pc():
+    # with W_Q != W_K the two cross terms are different matrices
+    e = np.array([[1.0, 0.0], [0.0, 1.0]])
+    p = np.array([[0.0, 2.0], [3.0, 0.0]])
+    w_q = np.array([[1.0, 0.0], [0.0, 0.0]])
+    w_k = np.eye(2)
+    terms = score_terms(e, p, w_q, w_k)
+    # content_position[i, j] = (e_i W_Q) . (p_j W_K): only e_0 has a query component
+    np.testing.assert_allclose(terms.content_position, [[0.0, 3.0], [0.0, 0.0]])
+    np.testing.assert_allclose(terms.position_content, [[0.0, 0.0], [3.0, 0.0]])
+
+
+# -------------------------------------------------------------------- relative_deviation
+
+
+@FAST
+@given(seed=seeds, rows=st.integers(1, 9), cols=st.integers(1, 9))
+def test_toeplitz_has_zero_deviation(seed, rows, cols):
+    values = np.random.default_rng(seed).standard_normal(rows + cols - 1)
+    assert relative_deviation(toeplitz(values, rows, cols)) < 1e-12
+
+
+@FAST
+@given(seed=seeds, rows=st.integers(2, 9), cols=st.integers(2, 9))
+def test_deviation_in_unit_interval_and_matches_definition(seed, rows, cols):
+    s = np.random.default_rng(seed).standard_normal((rows, cols))
+    value = relative_deviation(s)
+    assert isinstance(value, float)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(explicit_relative_deviation(s), abs=1e-12)
+
+
+@FAST
+@given(
+    seed=seeds,
+    a=st.one_of(st.floats(1e-3, 1e3), st.floats(-1e3, -1e-3)),
+    b=st.floats(-1e3, 1e3),
+)
+def test_deviation_invariant_under_affine_maps(seed, a, b):
+    s = np.random.default_rng(seed).standard_normal((7, 7))
+    assert relative_deviation(a * s + b) == pytest.approx(relative_deviation(s), rel=1e-6)
+
+
+def test_deviation_of_noise():
+    n = 40
+    rng = np.random.default_rng(2024)
+    values = [relative_deviation(rng.standard_normal((n, n))) for _ in range(40)]
+    assert np.mean(values) == pytest.approx(math.sqrt((n - 1) / (n + 1)), rel=0.03)
+
+
+def test_constant_matrix_has_zero_deviation():
+    assert relative_deviation(np.full((6, 4), 3.7)) == 0.0
+    assert relative_deviation(np.zeros((3, 3))) == 0.0
+
+
+def test_non_toeplitz_detected():
+    i, j = np.indices((6, 6))
+    assert relative_deviation(i * j) > 0.1  # depends on i and j, not on j - i
+    assert relative_deviation(np.cos(j - i)) < 1e-12
+
+
+def test_pe_gram_matrix_is_toeplitz():
+    pe = sinusoidal_pe(60, 128)
+    assert relative_deviation(pe @ pe.T) < 1e-9
