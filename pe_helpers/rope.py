@@ -11,7 +11,13 @@ from numpy.typing import ArrayLike
 from ._validate import check_array, check_choice, check_d_model, check_positions
 from .encodings import block_rotation, frequencies
 
-__all__ = ["apply_rope", "rope_matrix", "halves_permutation"]
+__all__ = [
+    "apply_rope",
+    "rope_matrix",
+    "halves_permutation",
+    "rope_scores",
+    "rope_score_bound",
+]
 
 PAIRINGS = ("adjacent", "halves")
 
@@ -127,3 +133,95 @@ def halves_permutation(d_model: int) -> np.ndarray:
     """
     d_model = check_d_model(d_model)
     return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
+
+
+# --- Lesson 07: RoPE scores, long-range decay, angles past the training length ---
+
+
+def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
+    arr = check_array(name, value, min_ndim=1).astype(np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector, got shape {arr.shape}")
+    check_d_model(arr.size, name=f"{name}.size")
+    return arr
+
+
+def rope_scores(
+    q: ArrayLike,
+    k: ArrayLike,
+    query_positions: int | ArrayLike,
+    key_positions: int | ArrayLike,
+    base: float = 10000.0,
+    pairing: str = "adjacent",
+) -> np.ndarray:
+    """Scores of one query vector and one key vector placed at many positions.
+
+    Entry ``[a, b]`` is ``apply_rope(q at query_positions[a]) · apply_rope(k at
+    key_positions[b])``: the same two vectors, only their positions change, so
+    the matrix shows what the positions alone do to the score.
+
+    Parameters
+    ----------
+    q, k : array_like
+        1-D vectors of the same even width ``d``.
+    query_positions, key_positions : int or array_like
+        A count ``n`` (positions ``0 .. n-1``) or a 1-D array of positions.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
+    pairing : {"adjacent", "halves"}
+        Layout of the rotated pairs, used for both ``q`` and ``k``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(query_positions), len(key_positions))``.
+
+    Examples
+    --------
+    >>> q = k = np.array([1.0, 0.0])
+    >>> rope_scores(q, k, [0, 5], [0, 5]).round(4).tolist()
+    [[1.0, 0.2837], [0.2837, 1.0]]
+    """
+    q = _check_vector("q", q)
+    k = _check_vector("k", k)
+    if q.size != k.size:
+        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    tq = check_positions(query_positions, name="query_positions")
+    tk = check_positions(key_positions, name="key_positions")
+    rotated_q = apply_rope(np.tile(q, (tq.size, 1)), tq, base, pairing)
+    rotated_k = apply_rope(np.tile(k, (tk.size, 1)), tk, base, pairing)
+    return rotated_q @ rotated_k.T
+
+
+def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's long-range bound on the RoPE score, as a function of relative distance.
+
+    With ``θ_i = base ** (-2i / d)`` and ``S_j = Σ_{i<j} exp(1j · r · θ_i)``, the
+    value at distance ``r`` is ``(1 / (d/2)) Σ_{j=1}^{d/2} |S_j|`` (Su et al. 2021,
+    section 3.4.3): the score of query and key vectors with slowly varying pair
+    products is at most a constant times this. It equals ``(d/2 + 1) / 2`` at
+    ``r = 0`` and tends to decrease with ``|r|`` (not monotonically).
+
+    Parameters
+    ----------
+    distances : int or array_like
+        A count ``n`` (distances ``0 .. n-1``) or a 1-D array of relative distances.
+    d_model : int
+        Width; positive and even.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(distances),)``, non-negative.
+
+    Examples
+    --------
+    >>> rope_score_bound([0], 8).tolist()
+    [2.5]
+    """
+    r = check_positions(distances, name="distances")
+    theta = frequencies(d_model, base)
+    partial_sums = np.cumsum(np.exp(1j * np.multiply.outer(r, theta)), axis=-1)
+    return np.abs(partial_sums).mean(axis=-1)
