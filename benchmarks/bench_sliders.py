@@ -8,7 +8,6 @@ draw and a default ``savefig`` PNG encode. Prints ``name: value (ratio to floor)
 
 from __future__ import annotations
 
-import inspect
 import io
 import time
 
@@ -22,15 +21,6 @@ from matplotlib.image import AxesImage  # noqa: E402
 from pe_helpers import widgets  # noqa: E402
 
 STEPS = 30
-
-
-def views() -> dict[str, object]:
-    """Every view builder in pe_helpers.widgets (public names ending in ``_view``)."""
-    return {
-        name: getattr(widgets, name)
-        for name in widgets.__all__
-        if name.endswith("_view") and inspect.isfunction(getattr(widgets, name))
-    }
 
 
 def step_values(control, steps: int) -> list:
@@ -90,7 +80,7 @@ def floor_step(figure) -> float:
 
 def main() -> None:
     worst = 0.0
-    for view_name, builder in views().items():
+    for view_name, builder in widgets.view_builders().items():
         view = builder()
         floor = floor_step(view.figure)
         print(f"{view_name} floor (set_data + draw + PNG): {floor * 1e3:.1f} ms (1.00x)")

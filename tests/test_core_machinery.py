@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import matplotlib as mpl
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from PIL import Image
 
 from pe_helpers import exercises, plotting, widgets
 from pe_helpers.plotting import CLASSROOM_RC, COURSE_RC, classroom_style, heatmap, new_axes
@@ -165,3 +168,50 @@ def test_grade_turns_a_learners_exception_into_feedback_not_a_traceback():
     assert "border-left" in feedback._repr_html_()
     with pytest.raises(TypeError, match="exercise must be a non-empty string"):
         exercises.grade("", 1, [], "h")
+
+
+# --- every view: a slider step shows exactly what a full redraw shows ---------------------------
+def _full_render(view) -> np.ndarray:
+    """The picture the view shows when it redraws everything for its current values."""
+    view._background = None
+    view.refresh()
+    return _shown(view)
+
+
+def _shown(view) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(view.image.value)))
+
+
+@pytest.mark.parametrize("name", sorted(widgets.view_builders()))
+def test_every_slider_step_shows_what_a_full_redraw_shows(name):
+    view = widgets.view_builders()[name]()
+    figure = view.figure
+    for control_name, control in view.controls.items():
+        start = control.value
+        for value in (control.min, control.max, start):
+            if value == control.value:
+                continue
+            control.value = value
+            assert view.figure is figure
+            shown = _shown(view)
+            assert np.array_equal(shown, _full_render(view)), (
+                f"{name}: picture after {control_name} = {value} differs from a full redraw"
+            )
+    assert view.renders > 1
+
+
+def test_blitting_is_used_when_limits_stay_and_detects_stale_artists():
+    view = widgets.recurrence_view()
+    view.controls["decay"].value = 0.5
+    assert view.blits == 1
+    view.controls["n_steps"].value = 40
+    assert view.blits == 1, "a change of x-limits must redraw the whole figure"
+    # An artist changed but not declared as moving is caught by the comparison above.
+    caption = view.figure.axes[0].texts[0]
+    view._moving.remove(caption)
+    caption.set_animated(False)
+    view._background = None
+    view.refresh()
+    view.controls["decay"].value = 0.3
+    assert view.blits == 2
+    assert not np.array_equal(_shown(view), _full_render(view))
