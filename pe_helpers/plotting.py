@@ -10,6 +10,7 @@ and ±1 are never confused.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -18,7 +19,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_int, check_real
@@ -174,11 +178,51 @@ def course_style(function: F) -> F:
         saved = {key: mpl.rcParams[key] for key in settings}
         mpl.rcParams.update(settings)
         try:
-            return function(*args, **kwargs)
+            result = function(*args, **kwargs)
+            figure = _figure_of(result)
+            if figure is not None:
+                _fix_style(figure, settings)
+            return result
         finally:
             mpl.rcParams.update(saved)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _figure_of(result: object):
+    """The figure a plotting function drew on, from the Axes, Figure or tuple it returned."""
+    if isinstance(result, (tuple, list)) and result:
+        result = result[0]
+    if isinstance(result, Figure):
+        return result
+    if isinstance(result, Axes):
+        return result.get_figure(root=True)
+    return None
+
+
+_CYCLE_COLOUR = re.compile(r"^C\d+$")
+
+
+def _fix_style(figure, settings: dict) -> None:
+    """Pin what matplotlib would otherwise look up later, after the settings are gone.
+
+    Tick labels are created lazily and "C0", "C1", ... colours are resolved at
+    draw time, both from the defaults in force *then*; fix them to ``settings`` now.
+    """
+    for ax in figure.axes:
+        ax.tick_params(axis="x", labelsize=settings["xtick.labelsize"])
+        ax.tick_params(axis="y", labelsize=settings["ytick.labelsize"])
+    for artist in figure.findobj(lambda a: isinstance(a, (Line2D, Text))):
+        pairs = [(artist.get_color, artist.set_color)]
+        if isinstance(artist, Line2D):
+            pairs += [
+                (artist.get_markerfacecolor, artist.set_markerfacecolor),
+                (artist.get_markeredgecolor, artist.set_markeredgecolor),
+            ]
+        for get, set_ in pairs:
+            value = get()
+            if isinstance(value, str) and _CYCLE_COLOUR.match(value):
+                set_(to_hex(value))
 
 
 #: Size of a single-panel course figure, in inches: legible on a projector.
@@ -778,7 +822,7 @@ def plot_heatmap_row(
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     if axes is None:
-        size = figsize or (3.6 * len(arrays) + 1.2, 4.0)
+        size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
         _, axes = plt.subplots(1, len(arrays), figsize=size, layout="constrained")
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size != len(arrays) or not all(isinstance(a, Axes) for a in axes):

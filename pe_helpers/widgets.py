@@ -52,6 +52,7 @@ from .plotting import (
     WIDE_FIGSIZE,
     blend_title,
     cosine_histogram,
+    course_style,
     dimension_titles,
     offset_title,
     pe_vector_title,
@@ -242,8 +243,14 @@ def view_builders() -> dict[str, Callable[..., InteractiveView]]:
     }
 
 
+@course_style
 def live_figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, **kwargs):
-    """A pyplot-free figure for a view, with its Axes (``Figure.subplots`` arguments)."""
+    """A pyplot-free figure for a view, with its Axes (``Figure.subplots`` arguments).
+
+    Made under the course style (or projector mode, when on), like every static figure.
+    Updates should change titles with ``ax.title.set_text`` (which keeps the style's
+    font size) rather than ``ax.set_title`` (which applies the current defaults).
+    """
     figure = Figure(figsize=figsize, dpi=WIDGET_DPI, layout="constrained")
     FigureCanvasAgg(figure)
     return figure, figure.subplots(nrows, ncols, **kwargs)
@@ -435,7 +442,7 @@ def pair_rotation_view(
         caption.set_text(rotation_caption(angle, frequency_index))
         for label, (x, y) in zip(labels, pairs, strict=True):
             label.set_position((1.12 * x, 1.12 * y))
-        ax.set_title(pair_rotation_title(frequency_index, d_model, delta))
+        ax.title.set_text(pair_rotation_title(frequency_index, d_model, delta))
 
     controls = {
         "delta": float_slider("shift Δ", delta, 0.0, 20.0, 0.25),
@@ -496,7 +503,7 @@ def pe_overview_view(
         pe, deltas, dots = _overview_data(n_positions, d_model, base)
         image.set_data(pe)
         image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
-        heat_ax.set_title(f"PE: {n_positions} × {d_model}")
+        heat_ax.title.set_text(f"PE: {n_positions} × {d_model}")
         curve.set_data(deltas, dots)
         dot_ax.set_xlim(deltas[0] - 1, deltas[-1] + 1)
         spread = d_model / 2
@@ -565,10 +572,10 @@ def attention_blend_view(
         scores = blend_position_scores(p, w_q, w_k, t)
         deviation = relative_deviation(scores)
         image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
-        heat_ax.set_title(blend_title(t, deviation))
+        heat_ax.title.set_text(blend_title(t, deviation))
         curve.set_ydata(blend_deviations(p, w_q, w_k, BLEND_T_VALUES))
         marker.set_data([t], [deviation])
-        curve_ax.set_title(f"Distance from 'depends on j − i only', d = {d_model}")
+        curve_ax.title.set_text(f"Distance from 'depends on j − i only', d = {d_model}")
 
     controls = {
         "d_model": even_slider("d", d_model, 8, 128),
@@ -643,9 +650,9 @@ def rope_offset_view(
         curve.set_ydata(rope_scores(q, k, [offset], offset + distances, base)[0])
         reference.set_ydata(rope_scores(q, k, [0], distances, base)[0])
         legend_text.set_text(f"query at {offset:g}")
-        curve_ax.set_title(f"Score vs distance, base = {base:.3g}")
+        curve_ax.title.set_text(f"Score vs distance, base = {base:.3g}")
         image.set_data(matrix)
-        heat_ax.set_title(offset_title(offset, n_positions, relative_deviation(matrix)))
+        heat_ax.title.set_text(offset_title(offset, n_positions, relative_deviation(matrix)))
 
     controls = {
         "base": base_slider("base", base),

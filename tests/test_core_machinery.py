@@ -215,3 +215,34 @@ def test_blitting_is_used_when_limits_stay_and_detects_stale_artists():
     view.controls["decay"].value = 0.3
     assert view.blits == 2
     assert not np.array_equal(_shown(view), _full_render(view))
+
+
+@plotting.course_style
+def _plot_named_cycle_colours(ax=None):
+    ax = new_axes(ax)
+    ax.plot([0, 1], [1, 0], color="C1")
+    ax.text(0.5, 0.5, "label", color="C2")
+    return ax
+
+
+def test_projector_mode_colours_survive_until_the_figure_is_drawn():
+    with classroom_style():
+        ax = _plot_named_cycle_colours()
+    assert ax.lines[0].get_color() == plotting.OKABE_ITO[1].lower()
+    assert ax.texts[0].get_color() == plotting.OKABE_ITO[2].lower()
+    assert min(t.get_fontsize() for t in ax.get_yticklabels()) == CLASSROOM_RC["ytick.labelsize"]
+
+
+@pytest.mark.parametrize("name", sorted(widgets.view_builders()))
+def test_views_built_in_projector_mode_keep_its_sizes_after_a_slider_step(name):
+    with classroom_style():
+        view = widgets.view_builders()[name]()
+    for control in view.controls.values():
+        control.value = control.max
+    for ax in view.figure.axes:
+        ticks = ax.get_xticklabels() + ax.get_yticklabels()
+        assert min(t.get_fontsize() for t in ticks) >= CLASSROOM_RC["ytick.labelsize"]
+        if ax.get_title():
+            assert ax.title.get_fontsize() == CLASSROOM_RC["axes.titlesize"], ax.get_title()
+        if ax.get_xlabel():
+            assert ax.xaxis.label.get_fontsize() == CLASSROOM_RC["axes.labelsize"]
