@@ -12,17 +12,19 @@ import numpy as np
 
 from pe_helpers import frequencies, sinusoidal_pe
 
-N_POSITIONS, D_MODEL, REPEATS = 4096, 1024, 15
+N_POSITIONS, D_MODEL, REPEATS = 4096, 1024, 31
 
 
-def median_seconds(function, repeats: int = REPEATS) -> float:
-    function()
-    times = []
+def interleaved_medians(first, second, repeats: int = REPEATS) -> tuple[float, float]:
+    """Median seconds of two functions, timed in alternation so both see the same machine."""
+    first(), second()
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        for function, bucket in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            function()
+            bucket.append(time.perf_counter() - start)
+    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 def peak_bytes(function) -> int:
@@ -37,8 +39,9 @@ def main() -> None:
     # The same angles the encoding needs, each twice (once for sin, once for cos).
     pair_angles = np.multiply.outer(np.arange(N_POSITIONS, dtype=float), frequencies(D_MODEL))
     angles = np.repeat(pair_angles, 2, axis=1)
-    floor = median_seconds(lambda: np.sin(angles))
-    ours = median_seconds(lambda: sinusoidal_pe(N_POSITIONS, D_MODEL))
+    floor, ours = interleaved_medians(
+        lambda: np.sin(angles), lambda: sinusoidal_pe(N_POSITIONS, D_MODEL)
+    )
     result_mb = N_POSITIONS * D_MODEL * 8 / 2**20
     floor_peak = peak_bytes(lambda: np.sin(angles)) / 2**20
     ours_peak = peak_bytes(lambda: sinusoidal_pe(N_POSITIONS, D_MODEL)) / 2**20

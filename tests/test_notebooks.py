@@ -57,6 +57,9 @@ def test_notebook_was_run_in_order_in_a_fresh_kernel(path: Path):
     for cell in cells:
         for output in cell["outputs"]:
             assert output["output_type"] != "error", f"{path.name} stores an error output"
+            assert "application/vnd.jupyter.widget-view+json" not in output.get("data", {}), (
+                f"{path.name} stores a widget view, which reopens as 'model not found'"
+            )
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
