@@ -81,7 +81,7 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
 
 
 def check_array(name: str, value: object, *, min_ndim: int = 1) -> np.ndarray:
-    """Return a finite real array with at least ``min_ndim`` dimensions."""
+    """Return a finite, non-empty real array with at least ``min_ndim`` dimensions."""
     arr = np.asarray(value)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
@@ -91,8 +91,10 @@ def check_array(name: str, value: object, *, min_ndim: int = 1) -> np.ndarray:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"
         )
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {_show(value)}")
     return arr
 
 

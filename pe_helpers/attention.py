@@ -51,7 +51,12 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     >>> softmax([1000.0, 1000.0]).tolist()
     [0.5, 0.5]
     """
-    arr = np.asarray(x, dtype=np.float64)
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"x must be an array of real numbers, got {x!r}") from exc
+    if arr.size == 0:
+        raise ValueError(f"x must not be empty, got shape {arr.shape}")
     if np.isnan(arr).any() or np.isposinf(arr).any():
         raise ValueError("x must not contain NaN or +inf")
     axis = check_int("axis", axis)

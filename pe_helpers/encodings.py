@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from ._validate import (
+    check_array,
     check_base,
     check_d_model,
     check_float_dtype,
@@ -144,7 +145,9 @@ def block_rotation(angles: ArrayLike) -> np.ndarray:
     >>> block_rotation([0.0, np.pi]).round(12).tolist()[2]
     [0.0, 0.0, -1.0, -0.0]
     """
-    theta = check_positions(angles, name="angles")
+    theta = check_array("angles", angles).astype(np.float64)
+    if theta.ndim != 1:
+        raise ValueError(f"angles must be 1-D, got an array of shape {theta.shape}")
     c, s = np.cos(theta), np.sin(theta)
     size = 2 * theta.size
     out = np.zeros((size, size))

@@ -284,8 +284,10 @@ def check_sin_collision(answer: object) -> Feedback:
 
     Examples
     --------
-    >>> check_sin_collision((0.5, np.pi - 0.5)).status
+    >>> check_sin_collision((1.0, np.pi - 1.0)).status
     'correct'
+    >>> check_sin_collision((0.5, np.pi - 0.5)).message
+    'that is the pair used in the lesson; find another one.'
     """
 
     def pair(answer: object) -> tuple[float, float]:
@@ -298,6 +300,8 @@ def check_sin_collision(answer: object) -> Feedback:
         t1, t2 = pair(answer)
         if abs(t1 - t2) < 1e-3:
             return f"t1 and t2 must be different positions, got {t1:g} and {t2:g}."
+        if np.allclose(sorted([t1, t2]), [0.5, np.pi - 0.5]):
+            return "that is the pair used in the lesson; find another one."
         return None
 
     def same_sin(answer: object) -> str | None:
@@ -644,7 +648,7 @@ def check_rotate_pair(rotate_pair: Callable) -> Feedback:
 
     def result(answer: Callable, a: object, b: object, angle: object) -> np.ndarray:
         out = answer(a, b, angle)
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
+        if not isinstance(out, (tuple, list, np.ndarray)) or len(out) != 2:
             raise TypeError(f"return the pair (y0, y1), got {type(out).__name__}")
         return np.asarray(out[0], dtype=np.float64), np.asarray(out[1], dtype=np.float64)
 

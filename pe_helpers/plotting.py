@@ -893,12 +893,18 @@ def plot_curves(
     xs = _check_vector("x", x)
     if not isinstance(curves, dict) or not curves:
         raise TypeError("curves must be a non-empty dict of label -> y values")
+    if logx and xs.min() <= 0:
+        raise ValueError(f"x must be > 0 on a log axis (logx=True), got minimum {xs.min():g}")
     ax = new_axes(ax, FIGSIZE)
     for index, (label, values) in enumerate(curves.items()):
         ys = _check_vector(f"curves[{label!r}]", values)
         if ys.shape != xs.shape:
             raise ValueError(
                 f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys.shape}"
+            )
+        if logy and ys.min() <= 0:
+            raise ValueError(
+                f"curves[{label!r}] must be > 0 on a log axis (logy=True), got minimum {ys.min():g}"
             )
         marker = "o" if markers else None
         ax.plot(xs, ys, color=f"C{index % 10}", label=label, marker=marker, markersize=3)
@@ -1564,6 +1570,8 @@ def plot_wavelengths(
     'log'
     """
     lam = _as_vector("wavelength_values", wavelength_values)
+    if lam.min() <= 0:
+        raise ValueError(f"wavelength_values must be > 0 (log axis), got minimum {lam.min():g}")
     base = check_real("base", base, positive=True)
     ax = new_axes(ax)
     k = np.arange(lam.size, dtype=np.float64)
@@ -1606,6 +1614,8 @@ def wavelength_limits(
     True
     """
     lam = _as_vector("wavelength_values", wavelength_values)
+    if lam.min() <= 0:
+        raise ValueError(f"wavelength_values must be > 0 (log axis), got minimum {lam.min():g}")
     base = check_real("base", base, positive=True)
     values = [float(lam.min()), float(lam.max()), 2 * np.pi, 2 * np.pi * base]
     if position is not None:

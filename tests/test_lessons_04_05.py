@@ -303,8 +303,10 @@ def test_check_shift_block():
 
 
 def test_check_sin_collision():
-    assert check_sin_collision((0.5, np.pi - 0.5)).passed
+    assert check_sin_collision((1.0, np.pi - 1.0)).passed
     assert check_sin_collision(lambda: (-1.0, np.pi + 1.0)).passed
+    reused = check_sin_collision((np.pi - 0.5, 0.5))
+    assert reused.status == "wrong" and "used in the lesson" in reused.message
     assert check_sin_collision(None).status == "todo"
     assert check_sin_collision(stub).status == "todo"
     feedback = check_sin_collision((1.0, 1.0 + 2 * np.pi))

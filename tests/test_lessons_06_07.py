@@ -408,6 +408,7 @@ def _rotate_pair(x0, x1, angle):
 
 def test_check_rotate_pair():
     assert check_rotate_pair(_rotate_pair).passed
+    assert check_rotate_pair(lambda x0, x1, a: np.array(_rotate_pair(x0, x1, a))).passed
     assert check_rotate_pair(stub).status == "todo"
     cases = [
         (lambda x0, x1, a: _rotate_pair(x0, x1, -a), "clockwise"),
