@@ -80,13 +80,17 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     return arr
 
 
-def check_array(name: str, value: object, *, min_ndim: int = 1) -> np.ndarray:
-    """Return a finite, non-empty real array with at least ``min_ndim`` dimensions."""
+def check_array(
+    name: str, value: object, *, min_ndim: int = 1, ndim: int | None = None
+) -> np.ndarray:
+    """A finite, non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes."""
     arr = np.asarray(value)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise TypeError(f"{name} must be an array of real numbers, got {_show(value)}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.ndim < min_ndim:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"

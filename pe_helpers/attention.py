@@ -224,13 +224,10 @@ def score_terms(e: ArrayLike, p: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> S
     >>> bool(np.allclose(terms.total(), (e + p) @ (e + p).T))
     True
     """
-    e = check_array("e", e, min_ndim=2).astype(np.float64)
-    p = check_array("p", p, min_ndim=2).astype(np.float64)
-    w_q = check_array("w_q", w_q, min_ndim=2).astype(np.float64)
-    w_k = check_array("w_k", w_k, min_ndim=2).astype(np.float64)
-    for name, arr in (("e", e), ("p", p), ("w_q", w_q), ("w_k", w_k)):
-        if arr.ndim != 2:
-            raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
+    e = check_array("e", e, ndim=2).astype(np.float64)
+    p = check_array("p", p, ndim=2).astype(np.float64)
+    w_q = check_array("w_q", w_q, ndim=2).astype(np.float64)
+    w_k = check_array("w_k", w_k, ndim=2).astype(np.float64)
     if e.shape != p.shape:
         raise ValueError(f"e and p must have the same shape, got {e.shape} and {p.shape}")
     if w_q.shape != w_k.shape or w_q.shape[0] != e.shape[1]:
@@ -271,9 +268,7 @@ def relative_deviation(scores: ArrayLike) -> float:
     >>> relative_deviation(np.cos(j - i))
     0.0
     """
-    s = check_array("scores", scores, min_ndim=2).astype(np.float64)
-    if s.ndim != 2:
-        raise ValueError(f"scores must be 2-D, got shape {s.shape}")
+    s = check_array("scores", scores, ndim=2).astype(np.float64)
     i, j = np.indices(s.shape)
     offset = (j - i).ravel() + (s.shape[0] - 1)
     sums = np.bincount(offset, weights=s.ravel())
@@ -383,12 +378,8 @@ def blend_deviations(
     >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
     [0.0]
     """
-    p = check_array("p", p, min_ndim=2).astype(np.float64)
-    if p.ndim != 2:
-        raise ValueError(f"p must be 2-D, got shape {p.shape}")
-    ts = check_array("t_values", t_values, min_ndim=1)
-    if ts.ndim != 1:
-        raise ValueError(f"t_values must be 1-D, got shape {ts.shape}")
+    p = check_array("p", p, ndim=2).astype(np.float64)
+    ts = check_array("t_values", t_values, ndim=1)
     return np.array(
         [
             relative_deviation(blend_position_scores(p, w_q_random, w_k_random, t))
@@ -425,9 +416,7 @@ def blend_position_scores(
     >>> blend_position_scores(p, 3 * p, p, 1.0).tolist()
     [[3.0, 0.0], [0.0, 3.0]]
     """
-    p = check_array("p", p, min_ndim=2).astype(np.float64)
-    if p.ndim != 2:
-        raise ValueError(f"p must be 2-D, got shape {p.shape}")
+    p = check_array("p", p, ndim=2).astype(np.float64)
     w_q = blend_matrix(t, w_q_random)
     w_k = blend_matrix(t, w_k_random)
     if w_q.shape != w_k.shape or w_q.shape[0] != p.shape[1]:

@@ -145,9 +145,7 @@ def block_rotation(angles: ArrayLike) -> np.ndarray:
     >>> block_rotation([0.0, np.pi]).round(12).tolist()[2]
     [0.0, 0.0, -1.0, -0.0]
     """
-    theta = check_array("angles", angles).astype(np.float64)
-    if theta.ndim != 1:
-        raise ValueError(f"angles must be 1-D, got an array of shape {theta.shape}")
+    theta = check_array("angles", angles, ndim=1).astype(np.float64)
     c, s = np.cos(theta), np.sin(theta)
     size = 2 * theta.size
     out = np.zeros((size, size))

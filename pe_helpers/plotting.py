@@ -336,9 +336,7 @@ CIRCLE_FIGSIZE = (8.0, 5.5)
 
 def _check_matrix(name: str, value: object, columns: int | None = None) -> np.ndarray:
     """A finite real 2-D array (optionally with ``columns`` columns), as float64."""
-    arr = check_array(name, value, min_ndim=2).astype(np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
+    arr = check_array(name, value, ndim=2).astype(np.float64)
     if columns is not None and arr.shape[1] != columns:
         raise ValueError(f"{name} must have {columns} columns, got shape {arr.shape}")
     return arr
@@ -346,10 +344,7 @@ def _check_matrix(name: str, value: object, columns: int | None = None) -> np.nd
 
 def _check_vector(name: str, value: object) -> np.ndarray:
     """A finite real 1-D array, as float64."""
-    arr = check_array(name, value, min_ndim=1).astype(np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    return arr
+    return check_array(name, value, ndim=1).astype(np.float64)
 
 
 def rotation_caption(angle: float, frequency_index: int) -> str:
@@ -1111,13 +1106,6 @@ def plot_rope_offset(
 # --- Lesson 01–03: why position, addition, frequencies ---
 
 
-def _as_vector(name: str, value: object) -> np.ndarray:
-    arr = check_array(name, value).astype(np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    return arr
-
-
 def _same_length(**arrays: np.ndarray) -> None:
     sizes = {name: arr.shape[0] for name, arr in arrays.items()}
     if len(set(sizes.values())) > 1:
@@ -1175,9 +1163,7 @@ def plot_token_outputs(
     """
     arrays = []
     for j, matrix in enumerate(matrices):
-        arr = check_array(f"matrices[{j}]", matrix, min_ndim=2).astype(np.float64)
-        if arr.ndim != 2:
-            raise ValueError(f"matrices[{j}] must be 2-D, got shape {arr.shape}")
+        arr = check_array(f"matrices[{j}]", matrix, ndim=2).astype(np.float64)
         arrays.append(arr)
     if not arrays:
         raise ValueError("matrices must hold at least one matrix, got none")
@@ -1244,9 +1230,9 @@ def plot_serial_steps(
     >>> ax.lines[0].get_ydata().tolist()
     [1.0, 2.0]
     """
-    n = _as_vector("lengths", lengths)
-    rnn = _as_vector("recurrent_steps", recurrent_steps)
-    att = _as_vector("attention_steps", attention_steps)
+    n = _check_vector("lengths", lengths)
+    rnn = _check_vector("recurrent_steps", recurrent_steps)
+    att = _check_vector("attention_steps", attention_steps)
     _same_length(lengths=n, recurrent_steps=rnn, attention_steps=att)
     ax = new_axes(ax)
     ax.plot(n, rnn, color="C0", label="recurrent network: one step per token")
@@ -1313,7 +1299,7 @@ def plot_recurrence_weights(
     >>> ax.lines[0].get_xdata().tolist()
     [1.0, 2.0, 3.0]
     """
-    w = _as_vector("weights", weights)
+    w = _check_vector("weights", weights)
     decay = check_real("decay", decay)
     ax = new_axes(ax)
     steps = np.arange(1, w.size + 1, dtype=np.float64)
@@ -1364,9 +1350,9 @@ def plot_cosine_vs_dim(
     >>> ax.get_xscale()
     'log'
     """
-    d = _as_vector("dims", dims)
-    measured = _as_vector("mean_abs_cosines", mean_abs_cosines)
-    ref = _as_vector("reference", reference)
+    d = _check_vector("dims", dims)
+    measured = _check_vector("mean_abs_cosines", mean_abs_cosines)
+    ref = _check_vector("reference", reference)
     _same_length(dims=d, mean_abs_cosines=measured, reference=ref)
     ax = new_axes(ax)
     ax.loglog(d, measured, marker="o", color="C0", label="measured: mean |cos| of random pairs")
@@ -1412,9 +1398,9 @@ def plot_probe_vs_dim(
     >>> ax.lines[0].get_ydata().tolist()
     [0.3, 0.5]
     """
-    d = _as_vector("dims", dims)
-    mixed = _as_vector("r2_with_tokens", r2_with_tokens)
-    alone = _as_vector("r2_position_only", r2_position_only)
+    d = _check_vector("dims", dims)
+    mixed = _check_vector("r2_with_tokens", r2_with_tokens)
+    alone = _check_vector("r2_position_only", r2_position_only)
     _same_length(dims=d, r2_with_tokens=mixed, r2_position_only=alone)
     ax = new_axes(ax)
     ax.plot(d, mixed, marker="o", color="C0", label="probe on embedding + PE")
@@ -1441,7 +1427,7 @@ def cosine_histogram(cosines: ArrayLike) -> np.ndarray:
     >>> float(cosine_histogram([0.01, 0.02]).max())
     1.0
     """
-    c = _as_vector("cosines", cosines)
+    c = _check_vector("cosines", cosines)
     counts, _ = np.histogram(c, bins=COSINE_BINS)
     return counts / max(c.size, 1)
 
@@ -1499,9 +1485,9 @@ def plot_dimension_panels(
     >>> len(fig.axes[0].patches)
     40
     """
-    c = _as_vector("cosines", cosines)
-    truth = _as_vector("true_positions", true_positions)
-    guess = _as_vector("predicted_positions", predicted_positions)
+    c = _check_vector("cosines", cosines)
+    truth = _check_vector("true_positions", true_positions)
+    guess = _check_vector("predicted_positions", predicted_positions)
     _same_length(true_positions=truth, predicted_positions=guess)
     d_model = check_int("d_model", d_model, minimum=1)
     r2 = check_real("r2", r2)
@@ -1569,7 +1555,7 @@ def plot_wavelengths(
     >>> ax.get_yscale()
     'log'
     """
-    lam = _as_vector("wavelength_values", wavelength_values)
+    lam = _check_vector("wavelength_values", wavelength_values)
     if lam.min() <= 0:
         raise ValueError(f"wavelength_values must be > 0 (log axis), got minimum {lam.min():g}")
     base = check_real("base", base, positive=True)
@@ -1613,7 +1599,7 @@ def wavelength_limits(
     >>> lo < 6.28 and hi > 62.8
     True
     """
-    lam = _as_vector("wavelength_values", wavelength_values)
+    lam = _check_vector("wavelength_values", wavelength_values)
     if lam.min() <= 0:
         raise ValueError(f"wavelength_values must be > 0 (log axis), got minimum {lam.min():g}")
     base = check_real("base", base, positive=True)
@@ -1650,8 +1636,8 @@ def plot_frequency_readings(
     >>> len(ax.lines)
     2
     """
-    right = _as_vector("pair_reading", pair_reading)
-    wrong = _as_vector("column_reading", column_reading)
+    right = _check_vector("pair_reading", pair_reading)
+    wrong = _check_vector("column_reading", column_reading)
     _same_length(pair_reading=right, column_reading=wrong)
     ax = new_axes(ax)
     columns = np.arange(right.size)
@@ -1693,12 +1679,12 @@ def plot_min_distance(
     >>> ax.get_legend().get_texts()[0].get_text()
     'a'
     """
-    n = _as_vector("lengths", lengths)
+    n = _check_vector("lengths", lengths)
     if not curves:
         raise ValueError("curves must hold at least one curve, got none")
     ax = new_axes(ax)
     for j, (label, values) in enumerate(curves.items()):
-        y = _as_vector(f"curves[{label!r}]", values)
+        y = _check_vector(f"curves[{label!r}]", values)
         _same_length(lengths=n, curve=y)
         ax.semilogy(n, y, color=f"C{j}", label=str(label))
     ax.set_xlabel("number of positions n")
@@ -1781,8 +1767,8 @@ def stem_segments(values: ArrayLike, columns: ArrayLike) -> np.ndarray:
     >>> stem_segments([0.5], [3]).tolist()
     [[[3.0, 0.0], [3.0, 0.5]]]
     """
-    v = _as_vector("values", values)
-    x = _as_vector("columns", columns)
+    v = _check_vector("values", values)
+    x = _check_vector("columns", columns)
     _same_length(values=v, columns=x)
     return np.stack([np.column_stack([x, np.zeros_like(v)]), np.column_stack([x, v])], axis=1)
 
@@ -1815,7 +1801,7 @@ def plot_pe_vector(
     >>> ax.lines[1].get_ydata().tolist()
     [1.0, 0.9]
     """
-    row = _as_vector("pe_row", pe_row)
+    row = _check_vector("pe_row", pe_row)
     if row.size % 2:
         raise ValueError(f"pe_row must have an even length, got {row.size}")
     ax = new_axes(ax)
@@ -1872,8 +1858,8 @@ def plot_frequency_panels(
     >>> len(fig.axes)
     2
     """
-    row = _as_vector("pe_row", pe_row)
-    lam = _as_vector("wavelength_values", wavelength_values)
+    row = _check_vector("pe_row", pe_row)
+    lam = _check_vector("wavelength_values", wavelength_values)
     if row.size != 2 * lam.size:
         raise ValueError(
             f"pe_row must have twice as many entries as wavelength_values, got "

@@ -139,9 +139,7 @@ def halves_permutation(d_model: int) -> np.ndarray:
 
 
 def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
-    arr = check_array(name, value, min_ndim=1).astype(np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector, got shape {arr.shape}")
+    arr = check_array(name, value, ndim=1).astype(np.float64)
     check_d_model(arr.size, name=f"{name}.size")
     return arr
 

@@ -216,7 +216,7 @@ def test_plot_heatmap_row_shared_and_separate_colour_ranges():
         (np.eye(2), ["a", "b"], TypeError, "list"),
         ([np.eye(2)], ["a", "b"], ValueError, "titles"),
         ([], [], ValueError, "at least one"),
-        ([np.ones(3)], ["a"], ValueError, "dimension"),
+        ([np.ones(3)], ["a"], ValueError, r"matrices\[0\] must be 2-D, got shape \(3,\)"),
     ],
 )
 def test_plot_heatmap_row_rejects_bad_input(matrices, titles, error, text):
