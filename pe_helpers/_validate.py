@@ -81,9 +81,17 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
 
 
 def check_array(
-    name: str, value: object, *, min_ndim: int = 1, ndim: int | None = None
+    name: str,
+    value: object,
+    *,
+    min_ndim: int = 1,
+    ndim: int | None = None,
+    allow_nonfinite: bool = False,
 ) -> np.ndarray:
-    """A finite, non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes."""
+    """A non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes.
+
+    Finite unless ``allow_nonfinite`` (NaN and ±inf then pass: masked scores).
+    """
     arr = np.asarray(value)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
@@ -97,7 +105,7 @@ def check_array(
         )
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not allow_nonfinite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {_show(value)}")
     return arr
 

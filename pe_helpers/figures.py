@@ -1,0 +1,423 @@
+"""Figure basics shared by every lesson: style, projector mode, axes, heatmaps, curves.
+
+Importing this module changes no global matplotlib state: the course settings are
+applied around each drawing (:func:`course_style`, :func:`style_context`) and pinned on
+the figure afterwards. Signed quantities use a diverging colour map centred at 0, so 0
+and ±1 are never confused; cells that are NaN or infinite (masked scores) get a colour of
+their own and never stretch the colour scale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import TypeVar
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+from cycler import cycler
+from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
+from numpy.typing import ArrayLike
+
+from ._validate import check_array, check_real
+
+__all__ = [
+    "CIRCLE_FIGSIZE",
+    "CLASSROOM_RC",
+    "COURSE_RC",
+    "DIVERGING_CMAP",
+    "FIGSIZE",
+    "MASKED_COLOUR",
+    "OKABE_ITO",
+    "WIDE_FIGSIZE",
+    "active_rc",
+    "classroom_style",
+    "course_style",
+    "format_base",
+    "heatmap",
+    "new_axes",
+    "plain_log_ticks",
+    "plot_curves",
+    "style_context",
+]
+
+F = TypeVar("F", bound=Callable)
+
+#: Size of a single-panel course figure, in inches: legible on a projector.
+FIGSIZE = (8.0, 4.0)
+#: Size of a wide figure (heatmaps of many dimensions, several panels).
+WIDE_FIGSIZE = (11.0, 4.5)
+#: Size of a figure whose panel must stay square (a unit circle).
+CIRCLE_FIGSIZE = (11.0, 5.0)
+#: Diverging colour map used for every signed quantity (blue < 0 < red).
+DIVERGING_CMAP = "RdBu_r"
+#: Colour of heatmap cells that hold NaN or ±inf (masked scores): neither blue nor red.
+MASKED_COLOUR = "#bdbdbd"
+
+#: Matplotlib settings every course figure is drawn with (applied per drawing, never globally).
+COURSE_RC: dict = {
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "lines.linewidth": 2.0,
+    "axes.grid": False,
+}
+
+#: Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+#: Projector mode: large type, thick lines, colour-blind-safe high-contrast colours.
+CLASSROOM_RC: dict = {
+    **COURSE_RC,
+    "font.size": 16,
+    "axes.titlesize": 18,
+    "axes.labelsize": 16,
+    "xtick.labelsize": 14,
+    "ytick.labelsize": 14,
+    "legend.fontsize": 14,
+    "lines.linewidth": 3.0,
+    "lines.markersize": 9.0,
+    "axes.linewidth": 1.5,
+    "axes.prop_cycle": cycler(color=OKABE_ITO),
+}
+
+_classroom = [False]
+
+
+class classroom_style:  # noqa: N801 - used like a function: classroom_style()
+    """Switch projector mode on (or off) for every course figure drawn afterwards.
+
+    Call it once (``classroom_style()``) to switch on for the rest of the session,
+    ``classroom_style(False)`` to switch off, or use it as a context manager to
+    switch on for a block only. Nothing changes at import time and matplotlib's
+    own defaults are never touched: the setting applies only to figures drawn by
+    ``pe_helpers`` (see :data:`CLASSROOM_RC`), static and live alike.
+
+    Parameters
+    ----------
+    on : bool, default True
+        Whether projector mode is on.
+
+    Examples
+    --------
+    >>> with classroom_style():
+    ...     ax = heatmap(np.eye(2))
+    >>> ax.title.get_fontsize() >= CLASSROOM_RC["axes.titlesize"]
+    True
+    """
+
+    def __init__(self, on: bool = True) -> None:
+        if not isinstance(on, bool):
+            raise TypeError(f"on must be True or False, got {on!r}")
+        self._previous = _classroom[0]
+        _classroom[0] = on
+
+    def __enter__(self) -> classroom_style:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        _classroom[0] = self._previous
+
+    def __repr__(self) -> str:
+        return f"projector mode {'on' if _classroom[0] else 'off'}"
+
+
+def active_rc() -> dict:
+    """The settings course figures are drawn with right now (course or projector)."""
+    return CLASSROOM_RC if _classroom[0] else COURSE_RC
+
+
+@contextlib.contextmanager
+def style_context(settings: Mapping | None = None) -> Iterator[Mapping]:
+    """Apply ``settings`` (default: the active course settings) for the block; yield them.
+
+    Only the course's own keys are saved and restored. A full ``mpl.rc_context`` would
+    also undo what a backend sets up when the first figure of a session is made inside
+    it: IPython's inline backend switches matplotlib to interactive mode then, and once
+    that is reverted no later figure is shown in the notebook.
+    """
+    settings = active_rc() if settings is None else settings
+    saved = {key: mpl.rcParams[key] for key in settings}
+    mpl.rcParams.update(settings)
+    try:
+        yield settings
+    finally:
+        mpl.rcParams.update(saved)
+
+
+def course_style(function: F) -> F:
+    """Decorator: run a plotting function under :func:`style_context` and pin the result."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with style_context() as settings:
+            result = function(*args, **kwargs)
+            figure = _figure_of(result)
+            if figure is not None:
+                pin_style(figure, settings)
+            return result
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _figure_of(result: object) -> Figure | None:
+    """The figure a plotting function drew on, from the Axes, Figure or tuple it returned."""
+    if isinstance(result, (tuple, list)) and result:
+        result = result[0]
+    if isinstance(result, Figure):
+        return result
+    if isinstance(result, Axes):
+        return result.figure
+    return None
+
+
+_CYCLE_COLOUR = re.compile(r"^C\d+$")
+
+
+def pin_style(figure: Figure, settings: Mapping) -> None:
+    """Fix on ``figure`` what matplotlib would otherwise look up later, at draw time.
+
+    Tick labels are created lazily and "C0", "C1", ... colours are resolved when
+    drawn, both from the defaults in force *then*; fix them to ``settings`` now.
+    """
+    for ax in figure.axes:
+        ax.tick_params(axis="x", labelsize=settings["xtick.labelsize"])
+        ax.tick_params(axis="y", labelsize=settings["ytick.labelsize"])
+    for artist in figure.findobj(lambda a: isinstance(a, (Line2D, Text))):
+        pairs = [(artist.get_color, artist.set_color)]
+        if isinstance(artist, Line2D):
+            pairs += [
+                (artist.get_markerfacecolor, artist.set_markerfacecolor),
+                (artist.get_markeredgecolor, artist.set_markeredgecolor),
+            ]
+        for get, set_ in pairs:
+            value = get()
+            if isinstance(value, str) and _CYCLE_COLOUR.match(value):
+                set_(to_hex(value))
+
+
+def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
+    """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+    figsize : (float, float), default FIGSIZE
+        Size of the new figure, in inches.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> tuple(ax.figure.get_size_inches()) == FIGSIZE
+    True
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    elif not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    return ax
+
+
+def plain_log_ticks(axis) -> None:
+    """Label a log axis with plain numbers (2, 4, 8 or 0.1, 0.2) instead of powers."""
+    axis.set_major_formatter(mpl.ticker.FormatStrFormatter("%g"))
+    axis.set_minor_formatter(mpl.ticker.NullFormatter())
+
+
+def format_base(base: float) -> str:
+    """How figure titles show a frequency base: ``10,000`` or ``31.6``.
+
+    Examples
+    --------
+    >>> format_base(10000.0), format_base(31.622)
+    ('10,000', '31.6')
+    """
+    base = check_real("base", base, positive=True)
+    return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
+
+
+def colour_limit(values: np.ndarray) -> float:
+    """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none).
+
+    Examples
+    --------
+    >>> colour_limit(np.array([[1.0, -3.0], [np.nan, -np.inf]]))
+    3.0
+    """
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
+def diverging_cmap():
+    """The course's diverging colour map, with :data:`MASKED_COLOUR` for masked cells."""
+    return mpl.colormaps[DIVERGING_CMAP].with_extremes(bad=MASKED_COLOUR)
+
+
+def masked(values: np.ndarray) -> np.ma.MaskedArray:
+    """``values`` with every NaN or ±inf cell masked (drawn in :data:`MASKED_COLOUR`)."""
+    return np.ma.masked_invalid(values)
+
+
+@course_style
+def heatmap(
+    values: ArrayLike,
+    ax: Axes | None = None,
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    limit: float | None = None,
+    colorbar: bool = True,
+    colorbar_label: str = "",
+    figsize: tuple[float, float] = WIDE_FIGSIZE,
+) -> Axes:
+    """Draw a matrix with a diverging colour map centred at 0.
+
+    NaN and ±inf cells (for example scores hidden by a causal mask) are drawn in
+    :data:`MASKED_COLOUR`; the colour scale comes from the finite values only.
+
+    Parameters
+    ----------
+    values : array_like
+        2-D matrix with at least one row and one column; row ``i`` is drawn at
+        height ``i`` (row 0 on top).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new wide figure when None.
+    xlabel, ylabel, title : str
+        Axis labels and title.
+    limit : float, optional
+        Colour range is ``[-limit, limit]``; default: the largest finite absolute value.
+    colorbar : bool, default True
+        Add a colour bar.
+    colorbar_label : str
+        Label of the colour bar.
+    figsize : (float, float)
+        Size of the new figure when ``ax`` is None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes; the image is ``ax.images[0]``.
+
+    Examples
+    --------
+    >>> ax = heatmap(np.eye(3), limit=1.0)
+    >>> ax.images[0].get_array().shape
+    (3, 3)
+    """
+    arr = check_array("values", values, ndim=2, allow_nonfinite=True).astype(np.float64)
+    limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
+    ax = new_axes(ax, figsize)
+    image = ax.imshow(
+        masked(arr),
+        cmap=diverging_cmap(),
+        vmin=-limit,
+        vmax=limit,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if colorbar:
+        bar = ax.figure.colorbar(image, ax=ax)
+        bar.set_label(colorbar_label)
+    return ax
+
+
+@course_style
+def plot_curves(
+    x: ArrayLike,
+    curves: Mapping[str, ArrayLike],
+    ax: Axes | None = None,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    reference: float | None = None,
+    reference_label: str = "",
+    logx: bool = False,
+    logy: bool = False,
+    markers: bool = False,
+) -> Axes:
+    """Several labelled curves over the same x values, in the course colour cycle.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Shared x values.
+    curves : mapping of str to array_like
+        Legend label -> y values (shape ``(n,)``), drawn in order as ``C0, C1, ...``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+    xlabel, ylabel, title : str
+        Axis labels and title.
+    reference : float, optional
+        Draw a dashed horizontal line at this height (``ax.lines[-1]``).
+    reference_label : str
+        Legend label of the reference line.
+    logx, logy : bool
+        Logarithmic axes.
+    markers : bool
+        Mark every point.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[i]`` is curve ``i``.
+
+    Examples
+    --------
+    >>> ax = plot_curves([0, 1], {"a": [1, 2]}, xlabel="x", ylabel="y")
+    >>> ax.lines[0].get_ydata().tolist()
+    [1.0, 2.0]
+    """
+    xs = check_array("x", x, ndim=1).astype(np.float64)
+    if not isinstance(curves, Mapping) or not curves:
+        raise TypeError(f"curves must be a non-empty dict of label -> y values, got {curves!r}")
+    for flag, name in ((logx, "logx"), (logy, "logy"), (markers, "markers")):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if logx and xs.min() <= 0:
+        raise ValueError(f"x must be > 0 on a log axis (logx=True), got minimum {xs.min():g}")
+    ax = new_axes(ax, FIGSIZE)
+    for index, (label, values) in enumerate(curves.items()):
+        ys = check_array(f"curves[{label!r}]", values, ndim=1).astype(np.float64)
+        if ys.shape != xs.shape:
+            raise ValueError(
+                f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys.shape}"
+            )
+        if logy and ys.min() <= 0:
+            raise ValueError(
+                f"curves[{label!r}] must be > 0 on a log axis (logy=True), got minimum {ys.min():g}"
+            )
+        marker = "o" if markers else None
+        ax.plot(xs, ys, color=f"C{index % 10}", label=str(label), marker=marker, markersize=3)
+    if reference is not None:
+        height = check_real("reference", reference)
+        label = reference_label or None
+        ax.axhline(height, color="0.4", linestyle="--", linewidth=1.5, label=label)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    return ax

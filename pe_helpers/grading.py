@@ -1,0 +1,376 @@
+"""Grading for the self-checking exercises: feedback, and one set of answer helpers.
+
+A learner writes a function (or computes a value) and passes it to the lesson's
+``check_...`` function, which returns a :class:`Feedback`:
+
+* ``todo``    -- the stub is unfinished (returns None or raises NotImplementedError);
+* ``wrong``   -- a specific hint that names the property that failed;
+* ``correct`` -- it says so.
+
+Feedback shows itself as text (and coloured HTML in JupyterLab) and is truthy only
+when correct, so solution notebooks can ``assert check_...(answer)``. A learner's
+function is called at most once per distinct input (so a debugging ``print`` shows
+once per case), always on copies of the checker's inputs. Whatever goes wrong becomes
+feedback: an exception from the learner's code is reported as theirs, an unusable
+answer (text, NaN, the wrong shape) is named as such; nothing raises from inside
+``pe_helpers``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+__all__ = [
+    "AnswerProblem",
+    "Attempt",
+    "Check",
+    "Feedback",
+    "as_array",
+    "as_integer",
+    "as_number",
+    "as_pair",
+    "close",
+    "grade",
+    "tolerance",
+    "value_of",
+]
+
+#: A check receives the learner's answer and returns None when it holds, or a
+#: message saying which property failed. It may raise :class:`AnswerProblem`.
+Check = Callable[[object], "str | None"]
+
+_ICONS = {"todo": "…", "wrong": "✗", "correct": "✓"}
+_COLOURS = {"todo": "#8a6d00", "wrong": "#b00020", "correct": "#1b7a1b"}
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict on one exercise attempt.
+
+    Attributes
+    ----------
+    exercise : str
+        Short name of the exercise.
+    status : {"todo", "wrong", "correct"}
+    message : str
+        What happened, in one or two sentences.
+    hint : str
+        A nudge towards the answer (empty when correct).
+    """
+
+    exercise: str
+    status: str
+    message: str
+    hint: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True only for a correct answer."""
+        return self.status == "correct"
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        text = f"{_ICONS[self.status]} {self.exercise}: {self.message}"
+        if self.hint:
+            text += f"\n  Hint: {self.hint}"
+        return text
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        colour = _COLOURS[self.status]
+        hint = f"<br><em>Hint:</em> {escape(self.hint)}" if self.hint else ""
+        return (
+            f'<div style="border-left: 4px solid {colour}; padding: 4px 10px;">'
+            f'<strong style="color: {colour}">{_ICONS[self.status]} {escape(self.exercise)}'
+            f"</strong>: {escape(self.message)}{hint}</div>"
+        )
+
+
+class AnswerProblem(Exception):
+    """Raised by a check or an ``as_*`` helper: the message is the learner's feedback."""
+
+
+class _LearnerError(Exception):
+    """The learner's own function raised; carries the original exception."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(f"{type(original).__name__}: {original}")
+        self.original = original
+
+
+class _Unfinished(Exception):
+    """The learner's function is still a stub."""
+
+
+def _key(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape, value.dtype.str, value.tobytes())
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_key(v) for v in value))
+    return ("value", type(value).__name__, repr(value))
+
+
+class Attempt:
+    """A learner's function, called at most once per distinct input, on copies.
+
+    Parameters
+    ----------
+    function : callable
+        The learner's answer.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> attempt = Attempt(lambda x: calls.append(x) or 2 * x)
+    >>> attempt(3), attempt(3), len(calls)
+    (6, 6, 1)
+    """
+
+    def __init__(self, function: Callable) -> None:
+        self.function = function
+        self._results: dict = {}
+
+    def __call__(self, *args: object) -> object:
+        key = _key(args)
+        if key not in self._results:
+            try:
+                outcome = ("value", self.function(*copy.deepcopy(args)))
+            except NotImplementedError:
+                outcome = ("todo", None)
+            except Exception as exc:  # noqa: BLE001 - a learner's error becomes feedback
+                outcome = ("error", exc)
+            self._results[key] = outcome
+        kind, result = self._results[key]
+        if kind == "todo" or (kind == "value" and _unfinished(result)):
+            raise _Unfinished
+        if kind == "error":
+            raise _LearnerError(result)
+        return copy.deepcopy(result)
+
+
+def _unfinished(answer: object) -> bool:
+    return answer is None or answer is NotImplemented
+
+
+def value_of(answer: object) -> object:
+    """The answer itself, or what a zero-argument function answer returns."""
+    return answer() if callable(answer) else answer
+
+
+def as_number(value: object, what: str = "your answer") -> float:
+    """A finite real number from a learner's answer, or :class:`AnswerProblem`.
+
+    Accepts Python and numpy real scalars and arrays holding exactly one number;
+    refuses text, booleans, complex numbers, NaN and ±inf with a message saying so.
+
+    Examples
+    --------
+    >>> as_number(np.array([0.25]))
+    0.25
+    >>> as_number("0.25")
+    Traceback (most recent call last):
+    ...
+    pe_helpers.grading.AnswerProblem: your answer is text ('0.25'); give the number itself, \
+without quotes.
+    """
+    if isinstance(value, str):
+        return _refuse(f"{what} is text ({value!r}); give the number itself, without quotes.")
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            return _refuse(f"{what} must be one number, got an array of shape {value.shape}.")
+        value = value.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return _refuse(f"{what} must be a number, got {type(value).__name__} ({value!r}).")
+    number = float(value)
+    if not math.isfinite(number):
+        return _refuse(f"{what} is {number}; a finite number is expected.")
+    return number
+
+
+def as_integer(value: object, what: str = "your answer") -> int:
+    """A whole number from a learner's answer (``3`` or ``3.0``), or :class:`AnswerProblem`.
+
+    Examples
+    --------
+    >>> as_integer(np.float64(45.0))
+    45
+    """
+    number = as_number(value, what)
+    if number != round(number):
+        return _refuse(f"{what} must be a whole number, got {number:g}.")
+    return int(round(number))
+
+
+def as_array(value: object, what: str = "your answer", shape: tuple | None = None) -> np.ndarray:
+    """A finite real array from a learner's answer, of ``shape`` if given.
+
+    The dtype is kept when it is floating (so tolerances can follow it), otherwise
+    the values become float64.
+
+    Examples
+    --------
+    >>> as_array([[1, 2]], shape=(1, 2)).dtype
+    dtype('float64')
+    >>> as_array([1, 2], shape=(3,))
+    Traceback (most recent call last):
+    ...
+    pe_helpers.grading.AnswerProblem: your answer must have shape (3,), got (2,).
+    """
+    if value is None or isinstance(value, str):
+        return _refuse(f"{what} must be an array of numbers, got {type(value).__name__}.")
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        return _refuse(f"{what} is ragged: its rows have different lengths.")
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.integer)
+        or np.issubdtype(arr.dtype, np.floating)
+        or arr.dtype == np.bool_
+    ):
+        return _refuse(f"{what} must hold real numbers, got dtype {arr.dtype}.")
+    if not np.issubdtype(arr.dtype, np.floating):
+        arr = arr.astype(np.float64)
+    if shape is not None and arr.shape != tuple(shape):
+        return _refuse(f"{what} must have shape {tuple(shape)}, got {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        return _refuse(f"{what} holds NaN or infinite values.")
+    return arr
+
+
+def as_pair(value: object, what: str = "your answer") -> tuple[object, object]:
+    """Two items from a tuple, list or array of length two, or :class:`AnswerProblem`.
+
+    Examples
+    --------
+    >>> as_pair([1, 2])
+    (1, 2)
+    """
+    if isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2:
+        return value[0], value[1]
+    return _refuse(f"{what} must be a pair of two items, got {type(value).__name__}.")
+
+
+def tolerance(*arrays: object) -> float:
+    """Relative tolerance for comparing answers: follows the least precise float dtype.
+
+    float64 → 1e-9, float32 → 1e-5, float16 (or bfloat16) → 2e-3.
+
+    Examples
+    --------
+    >>> tolerance(np.zeros(2, np.float32), 1.0)
+    1e-05
+    """
+    eps = max(
+        (np.finfo(a.dtype).eps for a in arrays
+         if isinstance(a, (np.ndarray, np.generic)) and np.issubdtype(a.dtype, np.floating)),
+        default=np.finfo(np.float64).eps,
+    )
+    if eps <= np.finfo(np.float64).eps:
+        return 1e-9
+    if eps <= np.finfo(np.float32).eps:
+        return 1e-5
+    return 2e-3
+
+
+def close(got: object, want: object, *, scale: float = 1.0) -> bool:
+    """Whether ``got`` matches ``want`` within :func:`tolerance` of ``got``'s dtype.
+
+    ``scale`` sets the absolute floor (tolerance × scale) for values near 0.
+
+    Examples
+    --------
+    >>> close(np.float32(1 / 3), 1 / 3), close(1 / 3 + 1e-6, 1 / 3)
+    (True, False)
+    """
+    rtol = tolerance(got)
+    return bool(np.allclose(got, want, rtol=rtol, atol=rtol * scale))
+
+
+def _refuse(message: str):
+    raise AnswerProblem(message)
+
+
+def grade(
+    exercise: str,
+    answer: object,
+    checks: Sequence[Check],
+    hint: str,
+    *,
+    call: tuple | None = None,
+) -> Feedback:
+    """Run ``checks`` on ``answer`` and turn the outcome into :class:`Feedback`.
+
+    Parameters
+    ----------
+    exercise : str
+        Name shown to the learner.
+    answer : object
+        The learner's answer: a value, or a function. A function is wrapped in an
+        :class:`Attempt` before any check sees it.
+    checks : sequence of callables
+        Each takes the answer and returns None when its property holds or a message
+        naming the property that failed; it may raise :class:`AnswerProblem`.
+    hint : str
+        General hint shown while the exercise is unfinished or wrong.
+    call : tuple, optional
+        If given, ``answer`` must be callable, and is first called with these
+        arguments to detect an unfinished stub.
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> is_two = lambda a: None if as_number(a) == 2 else f"expected 2, got {a!r}"
+    >>> grade("one plus one", 2, [is_two], "add").status
+    'correct'
+    >>> grade("one plus one", None, [is_two], "add").status
+    'todo'
+    >>> grade("one plus one", float("nan"), [is_two], "add").message
+    'your answer is nan; a finite number is expected.'
+    """
+    if not isinstance(exercise, str) or not exercise:
+        raise TypeError(f"exercise must be a non-empty string, got {exercise!r}")
+    todo = Feedback(
+        exercise, "todo", "not done yet — fill in the cell above and run it again.", hint
+    )
+    if _unfinished(answer):
+        return todo
+    if call is not None and not callable(answer):
+        return Feedback(
+            exercise, "wrong", f"expected a function, got {type(answer).__name__}.", hint
+        )
+    if callable(answer) and not isinstance(answer, Attempt):
+        answer = Attempt(answer)
+    try:
+        if call is not None:
+            answer(*call)
+        for check in checks:
+            problem = check(answer)
+            if problem:
+                return Feedback(exercise, "wrong", problem, hint)
+    except _Unfinished:
+        return todo
+    except _LearnerError as exc:
+        return Feedback(exercise, "wrong", f"your function raised {exc}", hint)
+    except AnswerProblem as exc:
+        return Feedback(exercise, "wrong", str(exc), hint)
+    except Exception as exc:  # noqa: BLE001 - whatever the answer is, the learner gets feedback
+        return Feedback(
+            exercise, "wrong", f"this answer could not be used ({type(exc).__name__}: {exc}).", hint
+        )
+    return Feedback(exercise, "correct", "correct — well done.")

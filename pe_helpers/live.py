@@ -1,0 +1,534 @@
+"""Figures defined once, drawn statically or live under sliders.
+
+A lesson's figure is a subclass of :class:`LiveFigure` with two methods:
+
+* ``build(axes)`` creates the artists (with any data) and returns them in a
+  namespace, so ``update`` can reach each one by name — never by index;
+* ``update(art, **values)`` sets every data-dependent part (data, titles,
+  captions, limits) for the given control values.
+
+``draw(**values)`` is "build, then update": the static figure a notebook shows and
+strict nbval checks the text around. ``view(**values)`` builds the same figure off
+pyplot and calls the same ``update`` on every slider step. The controls of a figure
+(:class:`Control`) own their ranges: a value is checked once, where it enters.
+
+Why an ``ipywidgets.Image`` and not ``interact`` + Output: the figure is never rebuilt
+on a step, nothing depends on the notebook's matplotlib backend, the PNG is encoded
+with fast compression from the Agg buffer, and when a step leaves every axes limit
+alone only the artists listed by ``moving`` are redrawn over a cached background.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import numbers
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import ClassVar
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from ._validate import _show
+from .figures import FIGSIZE, active_rc, pin_style, style_context
+
+__all__ = [
+    "WIDGET_DPI",
+    "Control",
+    "InteractiveView",
+    "LiveFigure",
+    "even_control",
+    "float_control",
+    "int_control",
+    "live_figures",
+    "log_control",
+    "render_png",
+    "snapshot",
+]
+
+#: Resolution of live pictures: sharp on a projector, cheap to redraw.
+WIDGET_DPI = 80
+
+
+@dataclass(frozen=True)
+class Control:
+    """One slider of a live figure: its label, default and range, checked in one place.
+
+    Use the factories :func:`int_control`, :func:`even_control`, :func:`float_control`
+    and :func:`log_control` rather than this class directly.
+
+    Attributes
+    ----------
+    label : str
+        Text left of the slider.
+    default, minimum, maximum, step : float
+        Start value, range and step (for ``"log"``: the value range, step in decades).
+    kind : {"int", "even", "float", "log"}
+    """
+
+    label: str
+    default: float
+    minimum: float
+    maximum: float
+    step: float
+    kind: str
+
+    def check(self, name: str, value: object) -> float | int:
+        """Return ``value`` if it suits this control, else raise naming ``name``.
+
+        Examples
+        --------
+        >>> int_control("n", 5, 1, 10).check("n_steps", 11)
+        Traceback (most recent call last):
+        ...
+        ValueError: n_steps must lie in [1, 10], got 11
+        """
+        integral = self.kind in ("int", "even")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, numbers.Integral if integral else numbers.Real
+        ):
+            kind = "an integer" if integral else "a real number"
+            raise TypeError(f"{name} must be {kind}, got {_show(value)}")
+        value = int(value) if integral else float(value)
+        if not math.isfinite(value) or not self.minimum <= value <= self.maximum:
+            bounds = f"[{self.minimum:g}, {self.maximum:g}]"
+            raise ValueError(f"{name} must lie in {bounds}, got {value}")
+        if self.kind == "even" and value % 2:
+            raise ValueError(f"{name} must be even, got {value}")
+        return value
+
+    def widget(self, name: str, value: object) -> widgets.ValueWidget:
+        """A slider for this control, starting at ``value`` (checked first)."""
+        value = self.check(name, value)
+        style = {
+            "description": self.label,
+            "continuous_update": True,
+            "style": {"description_width": "initial"},
+            "layout": widgets.Layout(width="480px"),
+        }
+        if self.kind == "log":
+            return widgets.FloatLogSlider(
+                value=value,
+                base=10,
+                min=math.log10(self.minimum),
+                max=math.log10(self.maximum),
+                step=self.step,
+                readout_format=".3g",
+                **style,
+            )
+        if self.kind == "float":
+            return widgets.FloatSlider(
+                value=value, min=self.minimum, max=self.maximum, step=self.step, **style
+            )
+        return widgets.IntSlider(
+            value=value, min=int(self.minimum), max=int(self.maximum), step=int(self.step), **style
+        )
+
+
+def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
+    control = Control(str(label), default, minimum, maximum, step, kind)
+    if not minimum <= maximum or step <= 0:
+        raise ValueError(f"control {label!r}: need minimum <= maximum and step > 0")
+    control.check("default", default)
+    return control
+
+
+def int_control(label: str, default: int, minimum: int, maximum: int, step: int = 1) -> Control:
+    """An integer slider's definition.
+
+    Examples
+    --------
+    >>> int_control("n", 5, 1, 10).widget("n", 7).value
+    7
+    """
+    return _control(label, default, minimum, maximum, step, "int")
+
+
+def even_control(label: str, default: int, minimum: int = 2, maximum: int = 256) -> Control:
+    """A model-width slider's definition: even values only.
+
+    Examples
+    --------
+    >>> even_control("d", 64).widget("d_model", 64).step
+    2
+    """
+    return _control(label, default, minimum, maximum, 2, "even")
+
+
+def float_control(
+    label: str, default: float, minimum: float, maximum: float, step: float
+) -> Control:
+    """A float slider's definition.
+
+    Examples
+    --------
+    >>> float_control("Δ", 1.0, 0.0, 10.0, 0.5).widget("delta", 2.5).value
+    2.5
+    """
+    return _control(label, float(default), float(minimum), float(maximum), float(step), "float")
+
+
+def log_control(
+    label: str, default: float, minimum: float, maximum: float, step: float = 0.1
+) -> Control:
+    """A logarithmic slider's definition (``step`` in decades), e.g. a frequency base.
+
+    Examples
+    --------
+    >>> log_control("base", 10000.0, 10.0, 1e6).widget("base", 100.0).value
+    100.0
+    """
+    if not minimum > 0:
+        raise ValueError(f"control {label!r}: a log slider needs minimum > 0, got {minimum}")
+    return _control(label, float(default), float(minimum), float(maximum), float(step), "log")
+
+
+def render_png(figure: Figure) -> bytes:
+    """Draw ``figure`` with Agg and return it as PNG bytes (fast compression).
+
+    Examples
+    --------
+    >>> render_png(Figure(figsize=(1, 1)))[:4]
+    b'\\x89PNG'
+    """
+    if not isinstance(figure, Figure):
+        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
+    if not isinstance(figure.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    return _encode_png(figure)
+
+
+def _encode_png(figure: Figure) -> bytes:
+    rgba = np.asarray(figure.canvas.buffer_rgba())
+    buffer = io.BytesIO()
+    Image.fromarray(rgba[..., :3]).save(buffer, format="png", compress_level=1)
+    return buffer.getvalue()
+
+
+class InteractiveView(widgets.VBox):
+    """Sliders above a live figure.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure, built once (not through pyplot, so it is never displayed twice).
+    controls : mapping of str to ipywidgets.ValueWidget
+        The sliders, by the keyword they feed to ``update``.
+    update : callable
+        ``update(**values)`` changes the figure's artists in place.
+    moving : sequence of matplotlib artists, optional
+        Every artist ``update`` may change *without* changing any axes limits. When
+        given, a step that leaves all limits alone redraws only these artists over a
+        cached picture of the rest (blitting); any other step redraws everything.
+
+    Attributes
+    ----------
+    figure, controls, image : the figure, the sliders, the ``ipywidgets.Image``.
+    renders : int
+        Number of times the figure was rendered (1 after construction).
+    blits : int
+        How many of those renders redrew only the moving artists.
+    """
+
+    def __init__(
+        self,
+        figure: Figure,
+        controls: Mapping[str, widgets.ValueWidget],
+        update: Callable[..., None],
+        moving: Sequence[Artist] = (),
+    ) -> None:
+        self.figure = figure
+        self.controls = dict(controls)
+        self._update = update
+        self._moving = list(moving)
+        self._background = None
+        self.renders = 0
+        self.blits = 0
+        if not isinstance(figure.canvas, FigureCanvasAgg):
+            FigureCanvasAgg(figure)
+        if figure.get_layout_engine() is not None:
+            # Lay out once, then freeze: a layout engine costs a full extra pass per draw.
+            figure.canvas.draw()
+            figure.set_layout_engine("none")
+        for artist in self._moving:
+            artist.set_animated(True)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        super().__init__(children=[*self.controls.values(), self.image])
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.refresh()
+
+    def values(self) -> dict[str, object]:
+        """Current value of every control, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _limits(self) -> list:
+        return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
+
+    def refresh(self) -> None:
+        """Apply the current slider values to the figure and re-render it."""
+        if self.figure is None:
+            return
+        before = self._limits()
+        self._update(**self.values())
+        canvas = self.figure.canvas
+        if self._background is not None and self._limits() == before:
+            canvas.restore_region(self._background)
+            self.blits += 1
+        else:
+            canvas.draw()
+            if self._moving:
+                self._background = canvas.copy_from_bbox(self.figure.bbox)
+        for artist in self._moving:
+            self.figure.draw_artist(artist)
+        self.image.value = _encode_png(self.figure)
+        self.renders += 1
+
+    def _on_change(self, _change: dict) -> None:
+        self.refresh()
+
+    def close(self) -> None:
+        """Close the sliders and the picture and release the figure and its callbacks."""
+        for control in self.controls.values():
+            control.close()
+        self.image.close()
+        if self.figure is not None:
+            self.figure.clear()
+        self.figure = None
+        self._update = None
+        self._moving = []
+        self._background = None
+        super().close()
+
+
+#: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).
+_LIVE_FIGURES: list[type[LiveFigure]] = []
+#: The open view of each (figure class, notebook cell): re-running a cell closes the old one.
+_OPEN_VIEWS: dict[tuple, weakref.ref] = {}
+
+
+def _cell_id() -> str | None:
+    """The id of the JupyterLab cell being run, or None outside a front end that sends it."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return None
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent("shell")
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: no cell to track
+        return None
+    return (parent or {}).get("metadata", {}).get("cellId")
+
+
+class LiveFigure:
+    """A course figure, defined once for its static form and its slider form.
+
+    Subclasses set :attr:`controls` (name -> :class:`Control`), :attr:`figsize` and
+    :attr:`grid`, and define :meth:`build`, :meth:`update` and, for blitting,
+    :meth:`moving`. Options that are not sliders (a seed, a matrix to show) are
+    constructor arguments: validate them in ``__init__``.
+
+    Examples
+    --------
+    >>> class Line(LiveFigure):
+    ...     controls = {"slope": float_control("slope", 1.0, -2.0, 2.0, 0.1)}
+    ...     def build(self, axes):
+    ...         (line,) = axes.plot([0.0, 1.0], [0.0, 0.0])
+    ...         axes.set_ylim(-2, 2)
+    ...         return SimpleNamespace(axes=axes, line=line)
+    ...     def update(self, art, slope):
+    ...         art.line.set_ydata([0.0, slope])
+    ...         art.axes.title.set_text(f"slope {slope:g}")
+    >>> Line().draw(slope=0.5).axes[0].get_title()
+    'slope 0.5'
+    >>> view = Line().view()
+    >>> view.controls["slope"].value = -1.0
+    >>> view.figure.axes[0].get_title()
+    'slope -1'
+    """
+
+    #: The sliders, by the keyword ``update`` receives.
+    controls: ClassVar[dict[str, Control]] = {}
+    #: Figure size in inches.
+    figsize: ClassVar[tuple[float, float]] = FIGSIZE
+    #: Rows and columns of panels (``Figure.subplots``).
+    grid: ClassVar[tuple[int, int]] = (1, 1)
+    #: Extra ``Figure.subplots`` keywords (for example ``{"width_ratios": [2, 1]}``).
+    subplot_kw: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        _LIVE_FIGURES.append(cls)
+
+    # --- to be defined by each figure -------------------------------------------------
+
+    def build(self, axes) -> SimpleNamespace:
+        """Create the artists on ``axes`` (one Axes, or an array of them); return them."""
+        raise NotImplementedError
+
+    def update(self, art: SimpleNamespace, **values: object) -> None:
+        """Set every data-dependent part of the figure for ``values``."""
+        raise NotImplementedError
+
+    def moving(self, art: SimpleNamespace) -> list[Artist]:
+        """Artists a step may change while every axes limit stays (blitted); default none."""
+        return []
+
+    # --- shared by every figure ---------------------------------------------------------
+
+    def values(self, **values: object) -> dict[str, object]:
+        """``values`` checked against the controls, with each missing one at its default.
+
+        Examples
+        --------
+        >>> class Empty(LiveFigure):
+        ...     controls = {"n": int_control("n", 3, 1, 5)}
+        >>> Empty().values()
+        {'n': 3}
+        >>> Empty().values(m=1)
+        Traceback (most recent call last):
+        ...
+        TypeError: Empty has no control 'm'; its controls are ['n']
+        """
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__} has no control {unknown[0]!r}; "
+                f"its controls are {list(self.controls)}"
+            )
+        return {
+            name: control.check(name, values.get(name, control.default))
+            for name, control in self.controls.items()
+        }
+
+    def _render(self, figure: Figure, values: dict, settings: Mapping) -> SimpleNamespace:
+        with style_context(settings):
+            axes = figure.subplots(*self.grid, **self.subplot_kw)
+            art = self.build(axes)
+            self.update(art, **values)
+            pin_style(figure, settings)
+        return art
+
+    def draw(self, **values: object) -> Figure:
+        """The static figure for ``values`` (defaults for the rest), drawn through pyplot.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Shown inline by a notebook at the end of the cell.
+        """
+        values = self.values(**values)
+        figure = plt.figure(figsize=self.figsize, layout="constrained")
+        self._render(figure, values, active_rc())
+        return figure
+
+    def view(self, **values: object) -> InteractiveView:
+        """The same figure under sliders, starting at ``values`` (defaults for the rest).
+
+        In JupyterLab, running the cell again closes the view it made last time, so
+        its figure is freed; :meth:`InteractiveView.close` does the same by hand.
+        """
+        values = self.values(**values)
+        figure = Figure(figsize=self.figsize, dpi=WIDGET_DPI, layout="constrained")
+        FigureCanvasAgg(figure)
+        settings = active_rc()
+        art = self._render(figure, values, settings)
+
+        def update(**step: object) -> None:
+            # Every step runs under the settings the figure was built with.
+            with style_context(settings):
+                self.update(art, **step)
+                pin_style(figure, settings)
+
+        sliders = {name: c.widget(name, values[name]) for name, c in self.controls.items()}
+        view = InteractiveView(figure, sliders, update, moving=self.moving(art))
+        self._replace_open_view(view)
+        return view
+
+    def _replace_open_view(self, view: InteractiveView) -> None:
+        cell = _cell_id()
+        if cell is None:
+            return
+        key = (type(self).__module__, type(self).__qualname__, cell)
+        old = _OPEN_VIEWS.get(key)
+        if old is not None and old() is not None:
+            old().close()
+        _OPEN_VIEWS[key] = weakref.ref(view)
+
+
+def live_figures() -> list[type[LiveFigure]]:
+    """Every live figure of the course (each lesson module imported first).
+
+    Examples
+    --------
+    >>> all(issubclass(f, LiveFigure) for f in live_figures())
+    True
+    """
+    from .lessons import lesson_modules
+
+    lesson_modules()
+    return [cls for cls in _LIVE_FIGURES if cls.__module__.startswith("pe_helpers.lessons.")]
+
+
+def snapshot(figure: Figure) -> list[dict]:
+    """What a figure shows, as plain data: per Axes its texts, limits and artists' data.
+
+    Two figures with equal snapshots show the same titles, labels, captions, legend
+    entries, limits, line data, points, bar heights and images. Used by the parity
+    tests: a live view after any step must equal a freshly drawn static figure.
+    """
+    if not isinstance(figure, Figure):
+        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
+
+    def rounded(values) -> list:
+        arr = np.ma.filled(np.ma.asarray(values, dtype=np.float64), np.nan)
+        return np.round(arr, 9).tolist()
+
+    panels = []
+    for ax in figure.axes:
+        legend = ax.get_legend()
+        panels.append(
+            {
+                "title": ax.get_title(),
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "xlim": rounded(ax.get_xlim()),
+                "ylim": rounded(ax.get_ylim()),
+                "xscale": ax.get_xscale(),
+                "yscale": ax.get_yscale(),
+                "texts": [t.get_text() for t in ax.texts],
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "lines": [rounded(line.get_xydata()) for line in ax.lines],
+                "collections": [_collection_data(c, rounded) for c in ax.collections],
+                "patches": [
+                    rounded(p.get_patch_transform().transform(p.get_path().vertices))
+                    for p in ax.patches
+                ],
+                "images": [rounded(im.get_array()) for im in ax.images],
+            }
+        )
+    return panels
+
+
+def _collection_data(collection, rounded: Callable) -> list:
+    """Offsets, colour values and segments of a collection (scatter, stems, regions)."""
+    array = collection.get_array()
+    segments = getattr(collection, "get_segments", lambda: [])()
+    return [
+        rounded(collection.get_offsets()),
+        None if array is None else rounded(array),
+        [rounded(segment) for segment in segments],
+    ]

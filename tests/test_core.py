@@ -1,0 +1,262 @@
+"""The presentation core: figure basics, live figures and views, grading helpers."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from types import SimpleNamespace
+
+import matplotlib as mpl
+import numpy as np
+import pytest
+
+from pe_helpers import figures, grading, live
+from pe_helpers.attention import causal_mask
+from pe_helpers.figures import CLASSROOM_RC, COURSE_RC, classroom_style, heatmap
+from pe_helpers.live import LiveFigure, float_control, int_control, snapshot
+
+
+class Sine(LiveFigure):
+    """A test figure: a sine of adjustable frequency, with a title and a caption."""
+
+    controls = {
+        "frequency": float_control("frequency w", 1.0, 0.5, 4.0, 0.5),
+        "points": int_control("points", 50, 10, 100),
+    }
+
+    def build(self, axes):
+        (line,) = axes.plot([], [])
+        caption = axes.text(0.02, 0.9, "", transform=axes.transAxes)
+        axes.set_xlabel("t")
+        axes.set_ylim(-1.1, 1.1)
+        return SimpleNamespace(axes=axes, line=line, caption=caption)
+
+    def update(self, art, frequency, points):
+        t = np.linspace(0.0, 10.0, points)
+        art.line.set_data(t, np.sin(frequency * t))
+        art.axes.set_xlim(0.0, 10.0)
+        art.axes.title.set_text(f"sin({frequency:g} t)")
+        art.caption.set_text(f"{points} points")
+
+    def moving(self, art):
+        return [art.line, art.caption, art.axes.title]
+
+
+# --- figure basics -----------------------------------------------------------------------------
+def test_drawing_leaves_matplotlib_defaults_alone():
+    before = dict(mpl.rcParams)
+    heatmap(np.eye(3))
+    Sine().draw()
+    with classroom_style():
+        heatmap(np.eye(3))
+        Sine().view()
+    assert dict(mpl.rcParams) == before
+
+
+def test_masked_cells_get_their_own_colour_and_do_not_set_the_scale():
+    scores = np.arange(25.0).reshape(5, 5) - 3.0
+    ax = heatmap(np.where(causal_mask(5), scores, -np.inf))
+    image = ax.images[0]
+    assert image.get_clim() == (-21.0, 21.0)  # from the finite cells only
+    assert image.get_array().mask.sum() == 10
+    rgba = image.to_rgba(image.get_array())
+    assert np.allclose(rgba[0, 1], mpl.colors.to_rgba(figures.MASKED_COLOUR))
+    assert len({tuple(c) for c in rgba[np.tril(np.ones((5, 5), bool))]}) > 5
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "error", "match"),
+    [
+        (np.zeros((0, 3)), {}, ValueError, "values must not be empty"),
+        (np.eye(2), {"limit": "1"}, TypeError, "limit must be a real number, got '1'"),
+        (np.eye(2), {"limit": -1}, ValueError, "limit must be > 0, got -1"),
+        (np.zeros(3), {}, ValueError, "values must be 2-D"),
+    ],
+)
+def test_heatmap_names_bad_arguments(values, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        heatmap(values, **kwargs)
+
+
+def test_plot_curves_names_bad_arguments():
+    with pytest.raises(TypeError, match="curves must be a non-empty dict"):
+        figures.plot_curves([1, 2], [[1, 2]], xlabel="x", ylabel="y")
+    with pytest.raises(TypeError, match="logx must be True or False"):
+        figures.plot_curves([1, 2], {"a": [1, 2]}, xlabel="x", ylabel="y", logx=np.array([1, 0]))
+
+
+# --- controls ----------------------------------------------------------------------------------
+def test_a_control_checks_values_once_and_names_the_parameter():
+    control = int_control("n", 5, 1, 10)
+    assert control.check("n_steps", 7) == 7
+    with pytest.raises(ValueError, match=r"n_steps must lie in \[1, 10\], got 11"):
+        control.check("n_steps", 11)
+    with pytest.raises(TypeError, match="n_steps must be an integer, got 2.5"):
+        control.check("n_steps", 2.5)
+    with pytest.raises(ValueError, match="d_model must be even, got 7"):
+        live.even_control("d", 8, 2, 64).check("d_model", 7)
+    with pytest.raises(ValueError, match="frequency must lie"):
+        Sine().draw(frequency=float("nan"))
+    with pytest.raises(TypeError, match="Sine has no control 'freq'"):
+        Sine().view(freq=2.0)
+
+
+def test_slider_ranges_come_from_the_control():
+    view = Sine().view(points=20)
+    slider = view.controls["points"]
+    assert (slider.min, slider.max, slider.value, slider.description) == (10, 100, 20, "points")
+    log = live.log_control("base", 1e4, 10.0, 1e6).widget("base", 1e4)
+    assert (log.min, log.max, log.value) == (1.0, 6.0, 1e4)
+
+
+# --- one definition, two forms -----------------------------------------------------------------
+def test_a_view_equals_the_static_figure_before_and_after_each_step():
+    view = Sine().view()
+    assert snapshot(view.figure) == snapshot(Sine().draw())
+    view.controls["frequency"].value = 2.5
+    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5))
+    view.controls["points"].value = 80
+    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5, points=80))
+    assert snapshot(view.figure) != snapshot(Sine().draw(frequency=2.5, points=81))
+
+
+def test_blitted_steps_give_the_picture_of_a_full_redraw():
+    view = Sine().view()
+    view.controls["frequency"].value = 3.0
+    assert view.blits == 1
+    fresh = Sine().view(frequency=3.0)
+    assert view.image.value == fresh.image.value
+
+
+def test_projector_mode_reaches_static_and_live_figures_and_survives_steps():
+    with classroom_style():
+        static = Sine().draw()
+        view = Sine().view()
+    view.controls["frequency"].value = 2.0
+    for figure in (static, view.figure):
+        ax = figure.axes[0]
+        assert ax.title.get_fontsize() == CLASSROOM_RC["axes.titlesize"]
+        assert ax.lines[0].get_linewidth() == CLASSROOM_RC["lines.linewidth"]
+    assert Sine().draw().axes[0].title.get_fontsize() == COURSE_RC["axes.titlesize"]
+
+
+# --- views are freed ---------------------------------------------------------------------------
+def test_closing_a_view_releases_its_figure():
+    view = Sine().view()
+    figure = weakref.ref(view.figure)
+    view.close()
+    gc.collect()
+    assert figure() is None
+    view.refresh()  # a closed view ignores late events
+
+
+def test_re_running_a_cell_closes_the_view_it_made_before(monkeypatch):
+    monkeypatch.setattr(live, "_cell_id", lambda: "cell-1")
+    first = Sine().view()
+    figure = weakref.ref(first.figure)
+    second = Sine().view()
+    gc.collect()
+    assert figure() is None and first.figure is None
+    assert second.figure is not None
+    monkeypatch.setattr(live, "_cell_id", lambda: "cell-2")
+    other_cell = Sine().view()
+    assert second.figure is not None and other_cell.figure is not None
+
+
+# --- grading -----------------------------------------------------------------------------------
+def _is_quarter(answer):
+    return None if grading.as_number(grading.value_of(answer)) == 0.25 else "not 0.25"
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "message"),
+    [
+        (0.25, "correct", "correct"),
+        (np.array([0.25]), "correct", "correct"),
+        (np.float32(0.25), "correct", "correct"),
+        (lambda: 0.25, "correct", "correct"),
+        (None, "todo", "not done yet"),
+        (float("nan"), "wrong", "your answer is nan"),
+        (float("inf"), "wrong", "your answer is inf"),
+        ("0.25", "wrong", "is text"),
+        (True, "wrong", "must be a number, got bool"),
+        (np.array([0.25, 0.5]), "wrong", "must be one number"),
+        (1j, "wrong", "must be a number, got complex"),
+    ],
+)
+def test_number_answers(answer, status, message):
+    feedback = grading.grade("quarter", answer, [_is_quarter], "a quarter")
+    assert feedback.status == status
+    assert message in feedback.message
+
+
+def test_a_learners_function_runs_once_per_case_on_copies():
+    calls = []
+
+    def doubled_in_place(x):
+        calls.append(1)
+        x *= 2  # mutates its argument: the checker's own array must not change
+        return x
+
+    data = np.arange(3.0)
+
+    def twice(attempt):
+        first, again = attempt(data), attempt(data)
+        return None if np.allclose(first, 2 * data) and np.allclose(again, first) else "no"
+
+    assert grading.grade("double", doubled_in_place, [twice, twice], "x").passed
+    assert len(calls) == 1
+    assert np.array_equal(data, np.arange(3.0))
+
+
+def test_errors_become_feedback_and_say_whose_they_are():
+    def crashes(x):
+        raise ZeroDivisionError("oops")
+
+    def uses(attempt):
+        attempt(1.0)
+
+    feedback = grading.grade("f", crashes, [uses], "h", call=(1.0,))
+    assert feedback.message == "your function raised ZeroDivisionError: oops"
+
+    def checker_trips(answer):
+        return np.asarray(answer) + "x"
+
+    feedback = grading.grade("g", 1.0, [checker_trips], "h")
+    assert feedback.status == "wrong" and feedback.message.startswith("this answer could not")
+
+    def stub(x):
+        raise NotImplementedError
+
+    assert grading.grade("s", stub, [uses], "h", call=(1.0,)).status == "todo"
+
+
+def test_tolerances_follow_the_answer_dtype():
+    third = np.float32(1.0) / np.float32(3.0)
+    assert grading.close(third, 1 / 3)
+    assert not grading.close(np.float64(third), 1 / 3)
+    assert grading.tolerance(np.zeros(1, np.float16)) == 2e-3
+    with pytest.raises(grading.AnswerProblem, match="ragged"):
+        grading.as_array([[1, 2], [3]])
+    assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
+
+
+# --- every lesson figure -----------------------------------------------------------------------
+def _other_value(control):
+    """A value of ``control`` away from its default (its maximum, or minimum if that is it)."""
+    return control.minimum if control.default == control.maximum else control.maximum
+
+
+@pytest.mark.parametrize("figure_class", live.live_figures(), ids=lambda c: c.__name__)
+def test_every_live_view_equals_its_static_figure_at_every_step(figure_class):
+    view = figure_class().view()
+    assert snapshot(view.figure) == snapshot(figure_class().draw()), "first frame"
+    values = dict(view.values())
+    for name, control in figure_class.controls.items():
+        value = _other_value(control)
+        if control.kind in ("int", "even"):
+            value = int(value)
+        view.controls[name].value = value
+        values[name] = view.controls[name].value
+        assert snapshot(view.figure) == snapshot(figure_class().draw(**values)), name
+    view.close()
