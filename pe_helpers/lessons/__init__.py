@@ -55,7 +55,8 @@ def lessons(folder: Path | str = NOTEBOOKS) -> list[Lesson]:
         number, slug = int(match[1]), match[2]
         solutions = folder / "solutions" / f"{path.stem}_solutions.ipynb"
         module = f"{__name__}.{slug}"
-        has_module = (Path(__file__).parent / f"{slug}.py").is_file()
+        home = Path(__file__).parent
+        has_module = (home / f"{slug}.py").is_file() or (home / slug / "__init__.py").is_file()
         found.append(
             Lesson(
                 number,
