@@ -1,34 +1,45 @@
-"""Write the prev / index / next links at the top and bottom of every notebook.
+"""Write the prev / index / next links of every notebook, and its set-up guard.
 
 Usage: python scripts/navigation.py [--check]
 
-Lessons are the files ``notebooks/NN_slug.ipynb`` in name order; a lesson's
-title is its first level-1 markdown heading. Solution notebooks
-(``notebooks/solutions/NN_slug_solutions.ipynb``) link back to their lesson.
-The links live in markdown cells tagged ``nav``; this script owns those cells
-and rewrites them. ``--check`` changes nothing and exits 1 if any is stale.
+Lessons are the files ``notebooks/NN_slug.ipynb`` in name order
+(:func:`pe_helpers.lessons.lessons`); a lesson's title is its first level-1
+markdown heading. Solution notebooks (``notebooks/solutions/NN_slug_solutions.ipynb``)
+link back to their lesson. The links live in markdown cells tagged ``nav``; this
+script owns those cells and rewrites them. It also owns the first lines of each
+notebook's first code cell, :data:`GUARD`: a kernel started without the course
+installed then says what to run instead of a bare ``ModuleNotFoundError``.
+``--check`` changes nothing and exits 1 if anything is stale.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-LESSON_RE = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+from pe_helpers.lessons import NOTEBOOKS, lessons
+
+ROOT = NOTEBOOKS.parent
 TAG = "nav"
+GUARD = """\
+try:  # set-up check, written by scripts/navigation.py
+    import pe_helpers  # noqa: F401
+except ModuleNotFoundError as error:
+    raise ModuleNotFoundError(
+        "pe_helpers is not installed in this kernel. In a terminal, in the course folder, "
+        "run `make lab` (or `pip install -e .` in this kernel's environment), then restart."
+    ) from error
+"""
 
 
-def lessons() -> list[Path]:
-    return sorted(p for p in NOTEBOOKS.glob("*.ipynb") if LESSON_RE.match(p.name))
+def lesson_paths() -> list[Path]:
+    return [lesson.notebook for lesson in lessons()]
 
 
 def solutions() -> list[Path]:
-    return sorted((NOTEBOOKS / "solutions").glob("*_solutions.ipynb"))
+    return [lesson.solutions for lesson in lessons() if lesson.solutions]
 
 
 def title(path: Path) -> str:
@@ -75,6 +86,19 @@ def with_nav(nb: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
         return cell
 
     nb.cells = [nav_cell("top"), *cells, nav_cell("bottom")]
+    return with_guard(nb)
+
+
+def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return ``nb`` whose first code cell starts with exactly one copy of :data:`GUARD`."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if code:
+        source = code[0].source
+        start = source.find(GUARD.splitlines()[0])
+        if start >= 0:
+            end = source.find(") from error", start)
+            source = source[:start] + source[end + len(") from error") :].lstrip("\n")
+        code[0].source = GUARD + "\n" + source
     return nb
 
 
@@ -86,7 +110,7 @@ def _same(a: nbformat.NotebookNode, b: nbformat.NotebookNode) -> bool:
 
 
 def targets() -> list[tuple[Path, str]]:
-    order = lessons()
+    order = lesson_paths()
     out = [(p, lesson_nav(order, i)) for i, p in enumerate(order)]
     out += [(p, solution_nav(p)) for p in solutions()]
     return out

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK_DIR = ROOT / "notebooks"
-LESSONS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+from pe_helpers.lessons import NOTEBOOKS as NOTEBOOK_DIR
+from pe_helpers.lessons import lessons
+
+ROOT = NOTEBOOK_DIR.parent
+LESSONS = [lesson.notebook for lesson in lessons()]
 SOLUTIONS = sorted((NOTEBOOK_DIR / "solutions").glob("*.ipynb"))
 ALL = LESSONS + SOLUTIONS
 
@@ -31,6 +33,9 @@ def source(cell: dict) -> str:
 
 
 def test_lessons_are_numbered_and_index_comes_first():
+    assert {p.name for p in NOTEBOOK_DIR.glob("*.ipynb")} == {p.name for p in LESSONS}, (
+        "every notebook in notebooks/ must be named NN_slug.ipynb"
+    )
     names = [p.name for p in LESSONS]
     assert names, "no notebooks found"
     assert names[0] == "00_index.ipynb"
@@ -67,6 +72,7 @@ def test_notebook_starts_with_package_imports_and_a_seeded_rng(path: Path):
     nb = load(path)
     first = source(code_cells(nb)[0])
     assert "pe_helpers" in first, f"{path.name}: first code cell must import pe_helpers"
+    assert first.startswith(navigation().GUARD), f"{path.name}: set-up guard missing; `make nav`"
     assert "rng = np.random.default_rng(0)" in first, f"{path.name}: seed the rng in cell 1"
     everything = "".join(source(c) for c in nb["cells"])
     assert "sys.path" not in everything, f"{path.name} edits sys.path"
@@ -93,14 +99,32 @@ def test_navigation_links_are_current():
     assert result.returncode == 0, "navigation is stale; run `make nav`:\n" + result.stdout
 
 
-def test_navigation_check_detects_a_stale_link(tmp_path, monkeypatch):
+def navigation():
+    """The navigation script, imported as a module."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
         import navigation
     finally:
         sys.path.pop(0)
+    return navigation
+
+
+def test_navigation_check_detects_a_stale_link():
+    navigation = globals()["navigation"]()
     nb = navigation.nbformat.read(LESSONS[0], as_version=4)
     nb.cells[0].source = "<small>[a link to nowhere](99_gone.ipynb)</small>"
     fixed = navigation.with_nav(navigation.nbformat.read(LESSONS[0], as_version=4), "x")
     assert not navigation._same(nb, fixed)
     assert sum("nav" in c.metadata.get("tags", []) for c in fixed.cells) == 2
+
+
+def test_the_set_up_guard_is_written_once_and_says_what_to_run():
+    nav = navigation()
+    nb = nav.nbformat.read(LESSONS[1], as_version=4)
+    twice = nav.with_guard(nav.with_guard(nb))
+    first = next(c for c in twice.cells if c.cell_type == "code").source
+    assert first.count("set-up check") == 1
+    namespace: dict = {}
+    guard = nav.GUARD.replace("import pe_helpers", "import pe_helpers_not_installed")
+    with pytest.raises(ModuleNotFoundError, match="run `make lab`"):
+        exec(guard, namespace)  # noqa: S102 - the guard as a kernel without the course runs it

@@ -1,15 +1,23 @@
-"""The classroom kit: lesson openings and endings, the instructor guide, the cheat sheet."""
+"""The course's shape: every lesson has its parts, its home, its tests, its guide section.
+
+The list of lessons comes from the notebook names (``pe_helpers.lessons.lessons``); these
+tests check that the required parts exist, not how they are worded.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from pe_helpers.lessons import lessons
+
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = sorted((ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
+COURSE = [lesson for lesson in lessons() if lesson.number > 0]
+LESSONS = [lesson.notebook for lesson in COURSE]
 GUIDE = (ROOT / "docs" / "instructor_guide.md").read_text(encoding="utf-8")
 CHEATSHEET = (ROOT / "docs" / "cheatsheet.md").read_text(encoding="utf-8")
 SUBSECTIONS = [
@@ -45,23 +53,48 @@ def guide_section(path: Path) -> str:
     return GUIDE[start : following if following > 0 else len(GUIDE)]
 
 
+def takeaways(path: Path) -> str:
+    return next(c for c in content_cells(path) if c.startswith("## Key takeaways"))
+
+
 def bullets(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("- ")]
 
 
-def test_every_lesson_is_covered():
-    assert [p.name[:2] for p in LESSONS] == ["01", "02", "03", "04", "05", "06", "07"]
+def test_lessons_are_numbered_without_gaps():
+    assert [lesson.number for lesson in COURSE] == list(range(1, len(COURSE) + 1))
+
+
+@pytest.mark.parametrize("lesson", COURSE, ids=lambda lesson: lesson.slug)
+def test_every_lesson_has_a_home_module_solutions_and_a_test_file(lesson):
+    assert lesson.module, f"no pe_helpers/lessons/{lesson.slug}.py for {lesson.notebook.name}"
+    assert importlib.import_module(lesson.module).__doc__, f"{lesson.module} needs a docstring"
+    assert lesson.solutions, f"no solutions notebook for {lesson.notebook.name}"
+    test_file = ROOT / "tests" / f"test_lesson_{lesson.notebook.stem}.py"
+    assert test_file.is_file(), f"no {test_file.relative_to(ROOT)}"
+
+
+def test_every_lesson_module_belongs_to_a_notebook():
+    homes = {lesson.slug for lesson in COURSE}
+    modules = {
+        p.stem if p.suffix == ".py" else p.name
+        for p in (ROOT / "pe_helpers" / "lessons").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
+    assert modules <= homes, f"lesson modules without a notebook: {sorted(modules - homes)}"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_lesson_opens_with_time_and_goals_and_ends_with_takeaways(path: Path):
     cells = content_cells(path)
     assert 15 <= lesson_minutes(path) <= 25
-    assert "**Goals** — by the end of this lesson you can:" in cells[1]
+    assert "**Goals**" in cells[1]
     assert re.search(r"^1\. ", cells[1], re.MULTILINE), "goals must be a numbered list"
-    assert cells[-1].startswith("## Key takeaways")
-    assert 3 <= len(bullets(cells[-1])) <= 5
-    assert any(c.startswith("## Exercises") for c in cells), "lesson must have exercises"
+    headings = [c.splitlines()[0] for c in cells if c.startswith("## ")]
+    for part in ("## Exercises", "## Key takeaways", "## References"):
+        assert any(h.startswith(part) for h in headings), f"lesson needs a '{part}' section"
+    assert cells[-1].startswith("## References"), "a lesson ends with its sources"
+    assert 3 <= len(bullets(takeaways(path))) <= 6
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
@@ -79,7 +112,7 @@ def test_guide_section_has_every_part_in_order_and_fits_the_lesson(path: Path):
     live = section[positions[2] : positions[3]]
     assert len(re.findall(r"^\d\. \*\*", live, re.MULTILINE)) >= 2, "name two or three moments"
     guide_takeaways = bullets(section[positions[5] :])
-    assert len(guide_takeaways) == len(bullets(content_cells(path)[-1]))
+    assert len(guide_takeaways) == len(bullets(takeaways(path)))
     assert f"../notebooks/{path.name}" in section
 
 
