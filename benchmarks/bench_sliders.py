@@ -1,4 +1,4 @@
-"""Benchmark: kernel-side time of one slider step for every interactive view.
+"""Benchmark: kernel-side time of one slider step for every live figure of every lesson.
 
 A step is ``control.value = v``: the observer recomputes the data, updates the
 figure's artists and renders the PNG bytes the browser receives. The floor is
@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 
-from pe_helpers import widgets  # noqa: E402
+from pe_helpers.live import live_figures  # noqa: E402
 
 STEPS = 30
 
@@ -80,8 +80,9 @@ def floor_step(figure) -> float:
 
 def main() -> None:
     worst = 0.0
-    for view_name, builder in widgets.view_builders().items():
-        view = builder()
+    for figure_class in live_figures():
+        view_name = f"{figure_class.__module__.rsplit('.', 1)[-1]}.{figure_class.__name__}"
+        view = figure_class().view()
         floor = floor_step(view.figure)
         print(f"{view_name} floor (set_data + draw + PNG): {floor * 1e3:.1f} ms (1.00x)")
         for control in view.controls:

@@ -137,6 +137,7 @@ def lab(tmp_path_factory):
 def browser(lab):
     from playwright.sync_api import sync_playwright
 
+    (ARTIFACTS / "drag_fps.json").unlink(missing_ok=True)
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
