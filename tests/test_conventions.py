@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -15,6 +16,7 @@ from pe_helpers.conventions import (
     rope_mutants,
 )
 from pe_helpers.encodings import frequencies, shift_operator, sinusoidal_pe
+from pe_helpers.numerics import largest_exact_integer, rope_angle_error
 from pe_helpers.rope import apply_rope
 
 
@@ -316,3 +318,80 @@ def test_table_errors_are_reported():
         identify_pe_table(pe_table_variants()["divided"], 8, shift=np.eye(8))
     with pytest.raises(ValueError, match="n_positions must be >= 3"):
         identify_pe_table(pe_table_variants()["divided"], 8, n_positions=2)
+
+
+# --- numerics: exact integers and angle errors per dtype ------------------------------------
+
+EXACT = {"bfloat16": 2**8, "float16": 2**11, "float32": 2**24, "float64": 2**53}
+
+
+def as_dtype(name):
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_largest_exact_integer_survives_a_cast_and_the_next_does_not(name):
+    n = largest_exact_integer(name)
+    assert n == EXACT[name]
+    dtype = as_dtype(name)
+    below = np.arange(max(n - 4096, 0), n + 1)  # every integer up to n, the last 4097 of them
+    assert np.array_equal(below.astype(dtype).astype(np.float64), below.astype(np.float64))
+    assert int(np.array(n + 1, dtype=object).astype(dtype)) == n  # n + 1 rounds back to n
+    assert largest_exact_integer(dtype) == n
+
+
+def test_bfloat16_positions_collapse_past_256():
+    angles = rope_angle_error([256, 257, 258], 8, dtype="bfloat16")[:, 0]
+    assert angles[0] < 0.01 and angles[2] < 0.01  # 256 and 258 are bfloat16 numbers
+    assert angles[1] == pytest.approx(1.0, abs=0.01)  # 257 becomes 256: pair 0 one radian short
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_the_angle_error_grows_with_position_and_the_fix_removes_it(dtype):
+    positions = [1e2, 1e3, 1e4, 6e4]  # float16 holds up to 65504
+    error = rope_angle_error(positions, 128, 1e4, dtype).max(axis=-1)
+    fixed = rope_angle_error(positions, 128, 1e4, dtype, fix=True).max(axis=-1)
+    assert np.all(np.diff(error) > 0)
+    rounding = 2.0 ** -ml_dtypes.finfo(as_dtype(dtype)).nmant  # one unit in the last place of 1
+    assert fixed.max() <= rounding  # only cos and sin are rounded: no growth with position
+    assert fixed[-1] < error[-1] / 10
+
+
+def test_float32_errors_match_the_facts_of_the_lesson():
+    # BEYOND.md §11: d = 128, b = 1e4, float32 angle error about 2e-4 rad at 1e4, 5e-2 at 1e6
+    error = rope_angle_error([1e3, 1e4, 1e6], 128, 1e4, "float32").max(axis=-1)
+    assert 1e-5 < error[0] < 1e-4
+    assert 1e-4 < error[1] < 1e-3
+    assert 1e-2 < error[2] < 1e-1
+    assert rope_angle_error([1e6], 128, 1e4, "float64").max() < 1e-9
+    assert rope_angle_error([1e6], 128, 1e4, "float32", fix=True).max() < 1e-7
+
+
+def test_float32_angles_fix_bfloat16_up_to_where_float32_itself_drifts():
+    bf16 = rope_angle_error([1e4, 1e6], 128, 1e4, "bfloat16").max(axis=-1)
+    via_f32 = rope_angle_error([1e4, 1e6], 128, 1e4, "bfloat16", fix="float32").max(axis=-1)
+    f32 = rope_angle_error([1e4, 1e6], 128, 1e4, "float32").max(axis=-1)
+    assert bf16.min() > 1.0 and via_f32[0] < 0.01
+    assert via_f32[1] == pytest.approx(f32[1], rel=0.1)  # past 1e6 float32 is the limit
+
+
+def test_float16_overflow_is_nan_and_the_fix_keeps_it_finite():
+    assert np.isnan(rope_angle_error([1e6], 8, dtype="float16")).all()
+    assert np.isfinite(rope_angle_error([1e6], 8, dtype="float16", fix=True)).all()
+
+
+def test_numerics_reject_bad_arguments():
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        largest_exact_integer("int32")
+    with pytest.raises(TypeError, match="dtype must be one of"):
+        largest_exact_integer("float8")
+    with pytest.raises(TypeError, match="dtype must be one of"):
+        rope_angle_error(4, 8, dtype=None)
+    with pytest.raises(ValueError, match="fix must be"):
+        rope_angle_error(4, 8, fix=1)
+    with pytest.raises(ValueError, match="fix must be"):
+        rope_angle_error(4, 8, fix="bfloat16")
+    with pytest.raises(ValueError, match="must be even"):
+        rope_angle_error(4, 7)
+    with pytest.raises(ValueError, match="positions must be 1-D"):
+        rope_angle_error(np.zeros((2, 2)), 8)
