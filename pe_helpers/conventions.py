@@ -1,4 +1,4 @@
-"""Which RoPE is this? Conventions read off a black-box function, and what low precision does.
+"""Which RoPE is this? Conventions read off a black-box function's outputs, and the slips.
 
 Lesson 11. :func:`identify_rope` probes a RoPE function ``f(x, positions)`` with unit basis
 vectors and reads its pairing, direction and base off the outputs; :func:`identify_pe_table`
@@ -631,9 +631,10 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
 
 def _check_shift(shift: Callable, d: int, table: np.ndarray, atol: float) -> _Issues:
     """Does ``T_Δ = shift(Δ, d)`` map row t of the table to row t + Δ?"""
-    for delta in (1, 3):
+    rows = min(len(table), 64)
+    for delta in (1, min(3, rows - 1)):
         matrix = _call(shift, (delta, d), (d, d), f"shift({delta}, {d})")
-        before, after = table[: 64 - delta], table[delta:64]
+        before, after = table[: rows - delta], table[delta:rows]
         if np.abs(before @ matrix.T - after).max() <= atol:
             continue
         if np.abs(before @ matrix - after).max() <= atol:  # the transpose works: wrong way round

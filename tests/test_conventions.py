@@ -297,6 +297,8 @@ def test_the_shift_operator_direction_is_checked_on_the_table():
     cos_sin = pe_table_variants()["cos_sin_interleaved"]
     assert identify_pe_table(cos_sin, 8, shift=erratum_shift_operator).ok  # right for (cos, sin)
     assert identify_pe_table(cos_sin, 8, shift=shift_operator).issues == ("shift_direction",)
+    short = identify_pe_table(vaswani, 8, n_positions=3, shift=erratum_shift_operator)
+    assert short.issues == ("shift_direction",)  # three rows are enough
     wrong = identify_pe_table(vaswani, 8, shift=lambda delta, d: 2 * np.eye(d))
     assert wrong.issues == ("shift_wrong",)
     broken = identify_pe_table(vaswani, 8, shift=lambda delta, d: np.eye(3))
