@@ -604,7 +604,7 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
     (x0, y0), (x1, y1) = table[0, pair0], table[1, pair0]
     turn = _TURNS[-1.0 if x0 * y1 - y0 * x1 < 0 else 1.0]
     found.update(layout=key[0], order=key[1], scale=float(scale), shift_direction=turn)
-    issues = [] if shift is None else _check_shift(shift, d, table, atol)
+    issues = [] if shift is None else _check_shift(shift, table, turn, atol)
     ladder = 2 ** np.arange(int(np.log2(n - 1)) + 1)
     omega = _refine(np.arctan2(table[ladder][:, sin_cols], table[ladder][:, cos_cols]), ladder)
     t = np.arange(n)
@@ -629,8 +629,9 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
     return issues + _base_issues(model, expected)
 
 
-def _check_shift(shift: Callable, d: int, table: np.ndarray, atol: float) -> _Issues:
-    """Does ``T_Δ = shift(Δ, d)`` map row t of the table to row t + Δ?"""
+def _check_shift(shift: Callable, table: np.ndarray, needed: str, atol: float) -> _Issues:
+    """Does ``T_Δ = shift(Δ, d)`` map row t of the table to row t + Δ, turning as ``needed``?"""
+    d = table.shape[1]
     rows = min(len(table), 64)
     for delta in (1, min(3, rows - 1)):
         matrix = _call(shift, (delta, d), (d, d), f"shift({delta}, {d})")
@@ -638,9 +639,8 @@ def _check_shift(shift: Callable, d: int, table: np.ndarray, atol: float) -> _Is
         if np.abs(before @ matrix.T - after).max() <= atol:
             continue
         if np.abs(before @ matrix - after).max() <= atol:  # the transpose works: wrong way round
-            first = np.flatnonzero(np.abs(matrix[0, 1:]) > atol)[0] + 1
-            turn = "counter-clockwise" if matrix[first, 0] > matrix[0, first] else "clockwise"
-            return [_issue("shift_direction", turn)]
+            wrong_way = "counter-clockwise" if needed == "clockwise" else "clockwise"
+            return [_issue("shift_direction", wrong_way)]
         return [_issue("shift_wrong", delta)]
     return []
 
