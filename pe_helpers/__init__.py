@@ -1,7 +1,8 @@
 """pe_helpers: the small package behind the positional-encoding notebooks.
 
 Pure maths lives in :mod:`~pe_helpers.encodings`, :mod:`~pe_helpers.rope`,
-:mod:`~pe_helpers.attention` and :mod:`~pe_helpers.foundations` (lessons 01-03);
+:mod:`~pe_helpers.attention`, :mod:`~pe_helpers.foundations` (lessons 01-03),
+:mod:`~pe_helpers.conventions` and :mod:`~pe_helpers.numerics` (lesson 11);
 figures in :mod:`~pe_helpers.plotting`; sliders in :mod:`~pe_helpers.widgets`;
 self-checking exercises in :mod:`~pe_helpers.exercises`. The maths is re-exported
 here; import figures, views and checks from their modules.
@@ -20,6 +21,19 @@ from .attention import (
     relative_deviation,
     score_terms,
     softmax,
+)
+from .conventions import (
+    LIBRARY_FLAGS,
+    PE_TABLE_SOURCES,
+    LibraryFlag,
+    PeTableConvention,
+    RopeConvention,
+    TableSource,
+    erratum_shift_operator,
+    identify_pe_table,
+    identify_rope,
+    pe_table_variants,
+    rope_mutants,
 )
 from .encodings import (
     block_rotation,
@@ -41,6 +55,7 @@ from .foundations import (
     serial_steps,
     wavelengths,
 )
+from .numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 from .rope import (
     apply_rope,
     halves_permutation,
@@ -52,8 +67,15 @@ from .rope import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "FLOAT_DTYPES",
+    "LIBRARY_FLAGS",
+    "LibraryFlag",
+    "PE_TABLE_SOURCES",
+    "PeTableConvention",
     "ProbeResult",
+    "RopeConvention",
     "ScoreTerms",
+    "TableSource",
     "apply_rope",
     "attention",
     "attention_weights",
@@ -66,15 +88,22 @@ __all__ = [
     "causal_mask",
     "column_reading_frequencies",
     "column_reading_pe",
+    "erratum_shift_operator",
     "frequencies",
     "halves_permutation",
+    "identify_pe_table",
+    "identify_rope",
+    "largest_exact_integer",
+    "pe_table_variants",
     "position_probe",
     "random_cosines",
     "random_projection",
     "recurrence_states",
     "recurrence_weights",
     "relative_deviation",
+    "rope_angle_error",
     "rope_matrix",
+    "rope_mutants",
     "rope_score_bound",
     "rope_scores",
     "rotation_matrix",
