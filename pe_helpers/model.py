@@ -16,6 +16,7 @@ differences by :func:`gradient_check`. Training lives in :mod:`~pe_helpers.train
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "init_params",
     "forward",
     "loss_and_grads",
+    "softmax_backward",
     "gradient_check",
 ]
 
@@ -48,13 +50,11 @@ METHODS = (
 ROPE_METHODS = ("rope_adjacent", "rope_halves")
 
 
-def _as_tuple(name: str, value: ArrayLike | None, *, positive: bool) -> tuple[float, ...] | None:
+def _as_tuple(name: str, value: ArrayLike | None) -> tuple[float, ...] | None:
+    """A 1-D real array as a tuple (hashable, immutable), or None."""
     if value is None:
         return None
-    arr = check_array(name, value, ndim=1).astype(np.float64)
-    if positive and np.any(arr <= 0):
-        raise ValueError(f"{name} must be > 0 everywhere, got {arr.tolist()}")
-    return tuple(arr.tolist())
+    return tuple(check_array(name, value, ndim=1).astype(np.float64).tolist())
 
 
 @dataclass(frozen=True)
@@ -147,13 +147,13 @@ class ModelConfig:
             put("max_len", check_int("max_len", self.max_len, minimum=1))
         elif self.max_len is not None:
             put("max_len", check_int("max_len", self.max_len, minimum=1))
-        put("inv_freq", _as_tuple("inv_freq", self.inv_freq, positive=False))
+        put("inv_freq", _as_tuple("inv_freq", self.inv_freq))
         if self.inv_freq is not None and len(self.inv_freq) > self.d_head // 2:
             raise ValueError(
                 f"inv_freq must have at most d_head / 2 = {self.d_head // 2} entries, "
                 f"got {len(self.inv_freq)}"
             )
-        put("slopes", _as_tuple("slopes", self.slopes, positive=False))
+        put("slopes", _as_tuple("slopes", self.slopes))
         if self.slopes is not None and len(self.slopes) != self.n_heads:
             raise ValueError(
                 f"slopes must have one entry per head ({self.n_heads}), got {len(self.slopes)}"
@@ -290,8 +290,46 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray, scored: np.ndarray):
     return loss, (grad / rows.size).reshape(logits.shape)
 
 
+def _softmax_backward(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:
+    # masked entries have weight 0, so their score gradient is 0 too
+    return weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
+
+
+def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
+    """Gradient with respect to the scores of a row-wise softmax, from that of its output.
+
+    With ``a = softmax(s)`` along the last axis and ``g = dL/da``, the Jacobian
+    ``da_j / ds_k = a_j ([j == k] - a_k)`` gives ``dL/ds = a * (g - Σ_j g_j a_j)``. This is the
+    piece of the backward pass that :func:`gradient_check` can take from a learner.
+
+    Parameters
+    ----------
+    weights : array_like
+        Softmax output ``a``, rows summing to 1 (masked entries 0).
+    grad_weights : array_like
+        ``dL/da``, same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``dL/ds``, same shape; each row sums to 0.
+
+    Examples
+    --------
+    >>> softmax_backward([[0.5, 0.5]], [[1.0, 0.0]]).tolist()
+    [[0.25, -0.25]]
+    """
+    a = check_array("weights", weights).astype(np.float64)
+    g = check_array("grad_weights", grad_weights).astype(np.float64)
+    if a.shape != g.shape:
+        raise ValueError(f"weights and grad_weights must have the same shape, got {a.shape} "
+                         f"and {g.shape}")
+    return _softmax_backward(a, g)
+
+
 def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables,
-              cache: dict, grad_logits: np.ndarray) -> dict[str, np.ndarray]:
+              cache: dict, grad_logits: np.ndarray,
+              softmax_grad=_softmax_backward) -> dict[str, np.ndarray]:
     x, q, k, v, weights = (cache[key] for key in ("x", "q", "k", "v", "weights"))
     batch, n_heads, n, e = v.shape
     d = x.shape[-1]
@@ -303,8 +341,7 @@ def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Ta
         (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2)
     grad_weights = grad_heads @ np.swapaxes(v, -1, -2)
     grad_v = np.swapaxes(weights, -1, -2) @ grad_heads
-    # softmax backward; masked entries have weight 0, so their score gradient is 0 too
-    grad_scores = weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
+    grad_scores = softmax_grad(weights, grad_weights)
     if tables.buckets is not None:
         per_head = grad_scores.sum(axis=0).reshape(n_heads, -1)
         grads["t5_bias"] = np.stack(
@@ -482,10 +519,11 @@ def _check_batch(batch: object, config: ModelConfig):
     return tokens, targets.astype(np.int64), scored
 
 
-def _loss_and_grads(params, config, tokens, targets, scored, tables):
+def _loss_and_grads(params, config, tokens, targets, scored, tables,
+                    softmax_grad=_softmax_backward):
     logits, cache = _forward(params, config, tokens, tables)
     loss, grad_logits = _cross_entropy(logits, targets, scored)
-    return loss, _backward(params, config, tokens, tables, cache, grad_logits)
+    return loss, _backward(params, config, tokens, tables, cache, grad_logits, softmax_grad)
 
 
 def gradient_check(
@@ -495,6 +533,7 @@ def gradient_check(
     length: int = 5,
     seed: int = 0,
     step: float = 1e-5,
+    softmax_backward: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> dict[str, float]:
     """Relative error of the hand-written gradient against central finite differences.
 
@@ -513,6 +552,9 @@ def gradient_check(
         Seed of the parameters and the batch.
     step : float, default 1e-5
         Finite-difference step ``h``.
+    softmax_backward : callable, optional
+        ``f(weights, grad_weights) -> grad_scores`` to use in the hand-written pass instead of
+        the package's :func:`softmax_backward` (an exercise: write it, then check it here).
 
     Returns
     -------
@@ -537,7 +579,12 @@ def gradient_check(
                        seed=seed)
     tokens, targets, scored = _check_batch(batch, config)
     tables = _Tables(config, length)
-    _, grads = _loss_and_grads(params, config, tokens, targets, scored, tables)
+    softmax_grad = _softmax_backward
+    if softmax_backward is not None:
+        if not callable(softmax_backward):
+            raise TypeError(f"softmax_backward must be callable, got {softmax_backward!r}")
+        softmax_grad = softmax_backward
+    _, grads = _loss_and_grads(params, config, tokens, targets, scored, tables, softmax_grad)
     errors = {}
     for name, value in params.items():
         numeric = np.zeros_like(value)

@@ -20,6 +20,7 @@ from pe_helpers.model import (
     gradient_check,
     init_params,
     loss_and_grads,
+    softmax_backward,
 )
 from pe_helpers.rope import apply_rope
 from pe_helpers.tasks import (
@@ -79,6 +80,21 @@ def test_gradient_check_catches_a_wrong_backward(monkeypatch):
     monkeypatch.setattr(model, "_backward", broken)
     errors = gradient_check(ModelConfig("rope_halves", vocab_size=4, d_model=8))
     assert errors["w_k"] > 1e-3 and errors["w_q"] <= 1e-6
+
+
+def test_gradient_check_takes_a_learners_softmax_backward():
+    config = ModelConfig("sinusoidal", vocab_size=4, d_model=8)
+
+    def correct(a, g):
+        return a * g - a * (a * g).sum(axis=-1, keepdims=True)
+
+    def forgot_the_sum(a, g):
+        return a * g
+
+    assert max(gradient_check(config, softmax_backward=correct).values()) <= 1e-6
+    assert max(gradient_check(config, softmax_backward=forgot_the_sum).values()) > 1e-2
+    rows = softmax_backward(np.full((3, 4), 0.25), np.arange(12.0).reshape(3, 4))
+    np.testing.assert_allclose(rows.sum(axis=-1), 0.0, atol=1e-15)
 
 
 # --- RoPE hook: the table-driven rotation is lesson 07's apply_rope ---
