@@ -56,3 +56,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py
 	$(BIN)/python benchmarks/bench_sliders.py
 	$(BIN)/python benchmarks/bench_nbval.py
+	$(BIN)/python benchmarks/bench_training.py
