@@ -7,10 +7,10 @@ it into per-pair frequencies and an attention factor for the ``rope_type`` value
 
 The semantics follow transformers' ``src/transformers/modeling_rope_utils.py`` exactly, as shipped
 in the PyPI wheels of transformers 5.23.0 and 5.24.0 (the same file, sha256 ``2563c539...0b0f9``);
-``make crosscheck`` installs the newest 5.x and compares against it. The older GitHub snapshot at commit
-``0044e3b3facff1a1ad60b235c69d5b45beae75a4`` (v4 era, ``rope_scaling`` with ``config.rope_theta``)
-was read for the history of the renaming. The points where people most often go wrong, all
-mirrored here:
+``make crosscheck`` installs the newest 5.x and compares against it. The older GitHub snapshot at
+commit ``0044e3b3facff1a1ad60b235c69d5b45beae75a4`` (v4 era: ``rope_scaling``,
+``config.rope_theta``) was read for the history of the renaming. The points where people most
+often go wrong, all mirrored here:
 
 * "dynamic" measures the current length against ``max_position_embeddings``, never against
   ``original_max_position_embeddings``; for ``seq_len`` at or below it nothing changes.
@@ -135,7 +135,7 @@ def _check_head_dim(head_dim: Any) -> int:
     return head_dim
 
 
-def _check_block(rope_parameters: Any) -> tuple[dict[str, Any], str]:
+def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
     """Copy the block, check its keys and return it with its rope type."""
     if not isinstance(rope_parameters, Mapping):
         raise TypeError(
@@ -154,7 +154,7 @@ def _check_block(rope_parameters: Any) -> tuple[dict[str, Any], str]:
         raise ValueError(
             f"unknown rope_type {rope_type!r}; expected one of {', '.join(map(repr, ROPE_TYPES))}"
         )
-    for key in _REQUIRED[rope_type]:
+    for key in _REQUIRED[rope_type] if require else ():
         if key not in params:
             raise ValueError(f"rope_type {rope_type!r} needs the key {key!r} in rope_parameters")
     return params, rope_type
@@ -209,7 +209,7 @@ def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
     >>> rotary_dim({"rope_type": "default", "partial_rotary_factor": 0.25}, 128)
     32
     """
-    params, _ = _check_block(rope_parameters)
+    params, _ = _check_block(rope_parameters, require=False)
     head_dim = _check_head_dim(head_dim)
     factor = params.get("partial_rotary_factor")
     factor = 1.0 if factor is None else _number("partial_rotary_factor", factor, positive=True)
