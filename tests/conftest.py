@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-# tests/crosscheck needs the crosscheck extra (transformers, torch): only `make crosscheck`,
-# which sets PE_CROSSCHECK=1, collects it, so `make test` never imports torch.
+# tests/crosscheck needs the crosscheck extra (transformers, torch). Plain `pytest` (`make test`)
+# leaves the folder out, so it never imports torch; `make crosscheck` sets PE_CROSSCHECK=1.
 if os.environ.get("PE_CROSSCHECK") != "1":
     collect_ignore = ["crosscheck"]
