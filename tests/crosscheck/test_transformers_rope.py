@@ -3,6 +3,13 @@
 Needs the ``crosscheck`` extra (transformers, CPU torch); plain ``pytest`` skips this folder
 (tests/conftest.py), so ``make test`` never imports torch.
 
+The configs are built on ``RotaryEmbeddingConfigMixin``, the part of transformers'
+``PreTrainedConfig`` that standardizes ``rope_parameters``; the init functions read nothing else
+but ``head_dim``, ``hidden_size``, ``num_attention_heads`` and ``max_position_embeddings``. That
+keeps the run to the imports it needs (torch and ``modeling_rope_utils``). transformers v5 has no
+"default" entry in ``ROPE_INIT_FUNCTIONS`` (each model class computes it); its "linear" function
+with ``factor`` 1 evaluates the same plain-RoPE expression, ``partial_rotary_factor`` included.
+
 Two comparisons:
 
 * as people run it: transformers computes in float32, so agreement is checked to rtol 1e-6 --
@@ -28,8 +35,6 @@ import pytest
 import torch
 import transformers
 import transformers.modeling_rope_utils as rope_utils
-from transformers import LlamaConfig
-from transformers.models.gpt_neox import modeling_gpt_neox
 
 from pe_helpers.rope_configs import model_names, model_rope_config
 from pe_helpers.rope_scaling import ROPE_TYPES, rope_frequencies, rotary_dim
@@ -46,29 +51,28 @@ def test_versions_compared(record_property):
     assert set(rope_utils.ROPE_INIT_FUNCTIONS) >= set(ROPE_TYPES) - {"default"}
 
 
-def transformers_frequencies(params, head_dim, max_position_embeddings, seq_len=None):
-    """What transformers computes for a config carrying this ``rope_parameters`` block.
+class RopeConfig(rope_utils.RotaryEmbeddingConfigMixin):
+    """A model config as the v5 RoPE init functions see it."""
 
-    v5 reads ``config.rope_parameters`` (standardized: ``rope_theta`` inside, a missing
-    ``original_max_position_embeddings`` filled from ``max_position_embeddings``),
-    ``config.head_dim`` and ``config.max_position_embeddings``. "default" lives on each model
-    class; GPT-NeoX's version honours ``partial_rotary_factor`` as ours does.
-    """
-    config = LlamaConfig(
-        hidden_size=head_dim * 4,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        head_dim=head_dim,
-        max_position_embeddings=max_position_embeddings,
-        rope_parameters=copy.deepcopy(params),
-    )
+    def __init__(self, rope_parameters, head_dim, max_position_embeddings):
+        self.hidden_size = head_dim * 4
+        self.num_attention_heads = 4
+        self.head_dim = head_dim
+        self.max_position_embeddings = max_position_embeddings
+        self.rope_parameters = copy.deepcopy(rope_parameters)
+        # as PreTrainedConfig.__init__ does: rope_theta into the block, a missing
+        # original_max_position_embeddings filled from max_position_embeddings
+        self.convert_rope_params_to_dict()
+
+
+def transformers_frequencies(params, head_dim, max_position_embeddings, seq_len=None):
+    """What transformers computes for a config carrying this ``rope_parameters`` block."""
     rope_type = params.get("rope_type", "default")
     if rope_type == "default":
-        inv_freq, factor = modeling_gpt_neox.GPTNeoXRotaryEmbedding.compute_default_rope_parameters(
-            config
-        )
-    else:
-        inv_freq, factor = rope_utils.ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
+        params = dict(params, rope_type="linear", factor=1.0)
+        rope_type = "linear"
+    config = RopeConfig(params, head_dim, max_position_embeddings)
+    inv_freq, factor = rope_utils.ROPE_INIT_FUNCTIONS[rope_type](config, None, seq_len=seq_len)
     return inv_freq, float(factor)
 
 
@@ -84,12 +88,12 @@ class _Float64Torch(types.ModuleType):
 
 @contextlib.contextmanager
 def float64_transformers():
-    saved = rope_utils.torch, modeling_gpt_neox.torch
-    rope_utils.torch = modeling_gpt_neox.torch = _Float64Torch("torch")
+    saved = rope_utils.torch
+    rope_utils.torch = _Float64Torch("torch")
     try:
         yield
     finally:
-        rope_utils.torch, modeling_gpt_neox.torch = saved
+        rope_utils.torch = saved
 
 
 def random_case(rng: random.Random, rope_type: str):
