@@ -30,9 +30,10 @@ often go wrong, all mirrored here:
 * "longrope" uses ``long_factor`` only when ``seq_len`` exceeds the original length.
 
 Deliberate differences, for inputs transformers accepts with a logged warning or a crash: unknown
-keys, ``factor <= 0``, an odd rotary dimension, ``high_freq_factor <= low_freq_factor`` and a
-rotary dimension of 2 with "dynamic" raise a ``ValueError`` naming the parameter. transformers v5
-computes "default" per model class; here it honours ``partial_rotary_factor`` as most of them do.
+keys, ``factor <= 0``, ``rope_theta <= 1``, an odd rotary dimension, ``high_freq_factor <=
+low_freq_factor`` and a rotary dimension of 2 with "dynamic" raise a ``ValueError`` naming the
+parameter. transformers v5 computes "default" per model class; here it honours
+``partial_rotary_factor`` as GPT-NeoX's and GLM's do (Llama's ignores it).
 """
 
 from __future__ import annotations
