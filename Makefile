@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+CROSSCHECK_STAMP := $(VENV)/.crosscheck-installed
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb notebooks/solutions/*.ipynb))
 # JupyterLab refuses to run as root unless told; pass the flag only then.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -15,7 +16,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-cell-timeout=120 \
               --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean
+.PHONY: setup lab test lint unit nbval regen nav bench clean crosscheck
 
 setup: $(STAMP)
 
@@ -51,6 +52,17 @@ nav: $(STAMP)
 
 clean:
 	rm -rf $(VENV) test-artifacts
+
+# Optional conformance check: pe_helpers.rope_scaling against transformers' RoPE init functions.
+# Adds the crosscheck extra (transformers, torch==2.13.0: the CPU wheel pip finds on these
+# machines) to the same .venv once. tests/crosscheck runs only here, by path; --noconftest skips
+# the matplotlib set-up of the other tests, which it does not need.
+$(CROSSCHECK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,crosscheck]'
+	touch $(CROSSCHECK_STAMP)
+
+crosscheck: $(CROSSCHECK_STAMP)
+	$(BIN)/python -m pytest -q --noconftest tests/crosscheck
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py

@@ -21,11 +21,17 @@ def package_name(requirement: str) -> str:
     return name.lower().replace("_", "-")
 
 
+# Extras that only `make` installs with pip, on purpose absent from environment.yml:
+# crosscheck (transformers + a CPU torch) is the optional conformance check.
+PIP_ONLY_EXTRAS = {"crosscheck"}
+
+
 def pyproject_packages() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = list(project["dependencies"])
-    for extra in project.get("optional-dependencies", {}).values():
-        requirements += extra
+    for name, extra in project.get("optional-dependencies", {}).items():
+        if name not in PIP_ONLY_EXTRAS:
+            requirements += extra
     return {package_name(r) for r in requirements}
 
 
@@ -60,3 +66,12 @@ def test_package_name_parsing_sees_a_difference():
     assert package_name("numpy>=1.24") == "numpy"
     assert package_name("PyYAML >= 6") == "pyyaml"
     assert package_name("nbval[extra]>=0.11") == "nbval"
+
+
+def test_pip_only_extras_exist_and_stay_out_of_environment_yml():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert PIP_ONLY_EXTRAS <= set(extras)
+    only_pip = {package_name(r) for name in PIP_ONLY_EXTRAS for r in extras[name]}
+    assert not only_pip & environment_packages()
