@@ -15,7 +15,13 @@ export OPENBLAS_NUM_THREADS ?= 1
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-cell-timeout=120 \
               --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean
+# `make test-oldest`: the declared minimum of every runtime dependency, in its own venv.
+OLDEST       := .venv-oldest
+OLDEST_BIN   := $(OLDEST)/bin
+OLDEST_STAMP := $(OLDEST)/.installed
+OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
+
+.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest
 
 setup: $(STAMP)
 
@@ -49,8 +55,28 @@ regen: $(STAMP)
 nav: $(STAMP)
 	$(BIN)/python scripts/navigation.py
 
+# Prove the floors in pyproject.toml: a separate venv with every runtime dependency pinned
+# to its declared minimum (pins derived by scripts/oldest_requirements.py, never by hand),
+# then the unit tests (not the browser suite), strict nbval over one lesson, and JupyterLab
+# serving its page with the widget extension. Rebuilt whenever pyproject.toml changes.
+$(OLDEST_STAMP): pyproject.toml scripts/oldest_requirements.py $(STAMP)
+	rm -rf $(OLDEST)
+	$(PYTHON) -m venv $(OLDEST)
+	$(BIN)/python scripts/oldest_requirements.py > $(OLDEST)/oldest.txt
+	$(OLDEST_BIN)/python -m pip install --quiet --upgrade pip
+	$(OLDEST_BIN)/python -m pip install --quiet -c $(OLDEST)/oldest.txt -r $(OLDEST)/oldest.txt \
+	  -e '.[test]'
+	MPLBACKEND=Agg $(OLDEST_BIN)/python -c "import matplotlib.pyplot"
+	touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST_BIN)/python scripts/oldest_requirements.py --check
+	$(OLDEST_BIN)/python -m pytest -q --ignore=tests/e2e
+	$(OLDEST_BIN)/python -m pytest -q $(NBVAL_ARGS) $(OLDEST_NOTEBOOKS)
+	$(OLDEST_BIN)/python scripts/lab_smoke.py
+
 clean:
-	rm -rf $(VENV) test-artifacts
+	rm -rf $(VENV) $(OLDEST) test-artifacts
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py
