@@ -15,6 +15,9 @@ export OPENBLAS_NUM_THREADS ?= 1
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-cell-timeout=120 \
               --nbval-sanitize-with tests/nbval_sanitize.cfg
 
+# The tools the targets below run. A missing one (a half-deleted .venv) makes the stamp
+# out of date, so the next `make` reinstalls instead of dying with "Error 127".
+TOOLS  := $(BIN)/python $(BIN)/ruff $(BIN)/jupyter $(BIN)/pytest
 # `make test-oldest`: the declared minimum of every runtime dependency, in its own venv.
 OLDEST       := .venv-oldest
 OLDEST_BIN   := $(OLDEST)/bin
@@ -25,13 +28,26 @@ OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+# A .venv whose python cannot run pip (a `python3 -m venv` that failed half-way, or a
+# python that was removed) is rebuilt from scratch; a healthy one is reused.
+$(STAMP): pyproject.toml $(TOOLS)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+	  echo "$(VENV) is missing or has no working pip: rebuilding it"; \
+	  rm -rf $(VENV); \
+	  $(PYTHON) -m venv $(VENV) || { \
+	    echo "'$(PYTHON) -m venv' failed: install venv support (Debian: python3-venv)"; \
+	    exit 1; }; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@# Build matplotlib's font cache now, so no notebook prints the notice on stderr.
 	MPLBACKEND=Agg $(BIN)/python -c "import matplotlib.pyplot"
+	@for tool in $(TOOLS); do test -x $$tool || { \
+	  echo "$$tool is still missing after the install: run make clean, then make setup"; \
+	  exit 1; }; done
 	touch $(STAMP)
+
+# A missing tool has no recipe: make then treats it as changed and remakes the stamp.
+$(TOOLS):
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
