@@ -21,6 +21,46 @@ __all__ = [
 
 PAIRINGS = ("adjacent", "halves")
 
+# Long inputs are processed in blocks of about this many float64 entries per temporary
+# array (256 KiB), so memory stays near the size of the result: `rope_scores(q, k, [0],
+# 10**6)` and `rope_score_bound(10**6, 128)` once peaked at 2 GB for an 8 MB result.
+_BLOCK_ENTRIES = 1 << 15
+
+
+def _block_rows(width: int) -> int:
+    """Rows per block when each row holds ``width`` entries."""
+    return max(1, _BLOCK_ENTRIES // max(1, width))
+
+
+def _rotate(x: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
+    """RoPE without checks: rotate row ``i`` of ``x`` (last axis even) by ``t[i] * w``."""
+    d = x.shape[-1]
+    angles = np.multiply.outer(t, w)
+    cos, sin = np.cos(angles), np.sin(angles)
+    if pairing == "adjacent":
+        first, second = x[..., 0::2], x[..., 1::2]
+    else:
+        first, second = x[..., : d // 2], x[..., d // 2 :]
+    out = np.empty(np.broadcast_shapes(x.shape, (t.size, d)))
+    if pairing == "adjacent":
+        out[..., 0::2] = first * cos - second * sin
+        out[..., 1::2] = first * sin + second * cos
+    else:
+        out[..., : d // 2] = first * cos - second * sin
+        out[..., d // 2 :] = first * sin + second * cos
+    return out
+
+
+def _rotated_copies(
+    vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str
+) -> np.ndarray:
+    """``vector`` rotated to each position in ``t``: shape ``(t.size, d)``, built in blocks."""
+    out = np.empty((t.size, vector.size))
+    rows = _block_rows(vector.size)
+    for start in range(0, t.size, rows):
+        out[start : start + rows] = _rotate(vector, t[start : start + rows], w, pairing)
+    return out
+
 
 def apply_rope(
     x: ArrayLike,
@@ -64,20 +104,7 @@ def apply_rope(
     t = np.arange(n, dtype=np.float64) if positions is None else check_positions(positions)
     if t.size != n:
         raise ValueError(f"positions must have one entry per row of x ({n}), got {t.size}")
-    angles = np.multiply.outer(t, frequencies(d, base))
-    cos, sin = np.cos(angles), np.sin(angles)
-    if pairing == "adjacent":
-        first, second = x[..., 0::2], x[..., 1::2]
-    else:
-        first, second = x[..., : d // 2], x[..., d // 2 :]
-    rot_first = first * cos - second * sin
-    rot_second = first * sin + second * cos
-    out = np.empty_like(x)
-    if pairing == "adjacent":
-        out[..., 0::2], out[..., 1::2] = rot_first, rot_second
-    else:
-        out[..., : d // 2], out[..., d // 2 :] = rot_first, rot_second
-    return out
+    return _rotate(x, t, frequencies(d, base), pairing)
 
 
 def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -172,7 +199,9 @@ def rope_scores(
     Returns
     -------
     numpy.ndarray
-        Shape ``(len(query_positions), len(key_positions))``.
+        Shape ``(len(query_positions), len(key_positions))``. Computed in blocks: peak
+        memory stays near the size of this result plus the rotated copies of the shorter
+        side, however long the other side is.
 
     Examples
     --------
@@ -184,11 +213,25 @@ def rope_scores(
     k = _check_vector("k", k)
     if q.size != k.size:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    pairing = check_choice("pairing", pairing, PAIRINGS)
+    w = frequencies(q.size, base)
     tq = check_positions(query_positions, name="query_positions")
     tk = check_positions(key_positions, name="key_positions")
-    rotated_q = apply_rope(np.tile(q, (tq.size, 1)), tq, base, pairing)
-    rotated_k = apply_rope(np.tile(k, (tk.size, 1)), tk, base, pairing)
-    return rotated_q @ rotated_k.T
+    out = np.empty((tq.size, tk.size))
+    if tq.size <= tk.size:
+        # Rotate the queries once; walk through the keys a block at a time.
+        rotated_q = _rotated_copies(q, tq, w, pairing)
+        rows = _block_rows(max(q.size, tq.size))
+        for start in range(0, tk.size, rows):
+            block = _rotated_copies(k, tk[start : start + rows], w, pairing)
+            out[:, start : start + rows] = rotated_q @ block.T
+    else:
+        rotated_k = _rotated_copies(k, tk, w, pairing)
+        rows = _block_rows(max(k.size, tk.size))
+        for start in range(0, tq.size, rows):
+            block = _rotated_copies(q, tq[start : start + rows], w, pairing)
+            np.matmul(block, rotated_k.T, out=out[start : start + rows])
+    return out
 
 
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -212,7 +255,8 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     Returns
     -------
     numpy.ndarray
-        Shape ``(len(distances),)``, non-negative.
+        Shape ``(len(distances),)``, non-negative. Computed a block of distances at a
+        time, so peak memory stays near the size of this result.
 
     Examples
     --------
@@ -221,5 +265,10 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     """
     r = check_positions(distances, name="distances")
     theta = frequencies(d_model, base)
-    partial_sums = np.cumsum(np.exp(1j * np.multiply.outer(r, theta)), axis=-1)
-    return np.abs(partial_sums).mean(axis=-1)
+    out = np.empty(r.size)
+    rows = _block_rows(theta.size)
+    for start in range(0, r.size, rows):
+        phases = np.exp(1j * np.multiply.outer(r[start : start + rows], theta))
+        np.cumsum(phases, axis=-1, out=phases)
+        out[start : start + rows] = np.abs(phases).mean(axis=-1)
+    return out

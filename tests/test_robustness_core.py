@@ -1,0 +1,86 @@
+"""Regression tests for the robustness audit of the maths (issue 18, items 2, 11-14).
+
+Each test failed before its fix: memory far beyond the result, a scale-invariant
+measure that returned 0.0, an integer read as a count in one function and as a
+position in another, softmax accepting complex numbers, strings and dates, and errors
+that named numpy's internals or the wrong argument.
+"""
+
+from __future__ import annotations
+
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from pe_helpers import (
+    apply_rope,
+    frequencies,
+    rope_score_bound,
+    rope_scores,
+)
+from pe_helpers import rope as rope_module
+
+
+def says(*parts: str) -> str:
+    return ".*".join(re.escape(part) for part in parts)
+
+
+def peak_bytes(compute):
+    """Run ``compute()`` under tracemalloc; return its result and the peak traced bytes."""
+    tracemalloc.start()
+    try:
+        result = compute()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+# ------------------------------------------------- item 2: memory stays near the result
+
+
+def test_rope_score_bound_peak_memory_is_a_small_multiple_of_the_result():
+    # Before the fix this call held every (distance, frequency) phase at once: ~200x more.
+    result, peak = peak_bytes(lambda: rope_score_bound(250_000, 32))
+    assert result.shape == (250_000,)
+    assert peak <= 4 * result.nbytes, f"peak {peak / 2**20:.1f} MiB for {result.nbytes} bytes"
+
+
+@pytest.mark.parametrize(
+    ("query_positions", "key_positions"),
+    [([0], 250_000), (250_000, [0, 7])],
+    ids=["one query, many keys", "many queries, two keys"],
+)
+def test_rope_scores_peak_memory_is_a_small_multiple_of_the_result(
+    query_positions, key_positions
+):
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=32), rng.normal(size=32)
+    result, peak = peak_bytes(lambda: rope_scores(q, k, query_positions, key_positions))
+    assert result.size >= 250_000
+    assert peak <= 4 * result.nbytes, f"peak {peak / 2**20:.1f} MiB for {result.nbytes} bytes"
+
+
+@pytest.mark.parametrize("pairing", ["adjacent", "halves"])
+@pytest.mark.parametrize(("n_queries", "n_keys"), [(3, 50), (50, 3), (17, 17)])
+def test_blocked_rope_scores_equal_the_direct_product_across_block_edges(
+    monkeypatch, pairing, n_queries, n_keys
+):
+    monkeypatch.setattr(rope_module, "_BLOCK_ENTRIES", 16)  # blocks of 2 rows at d = 8
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    tq, tk = rng.uniform(-50, 500, n_queries), rng.uniform(-50, 500, n_keys)
+    direct = apply_rope(np.tile(q, (n_queries, 1)), tq, 100.0, pairing) @ apply_rope(
+        np.tile(k, (n_keys, 1)), tk, 100.0, pairing
+    ).T
+    np.testing.assert_allclose(rope_scores(q, k, tq, tk, 100.0, pairing), direct, atol=1e-12)
+
+
+def test_blocked_rope_score_bound_equals_the_formula_across_block_edges(monkeypatch):
+    monkeypatch.setattr(rope_module, "_BLOCK_ENTRIES", 8)  # blocks of 2 distances at d = 8
+    r = np.arange(-3.0, 20.0)
+    theta = frequencies(8, 10000.0)
+    direct = np.abs(np.cumsum(np.exp(1j * np.outer(r, theta)), axis=1)).mean(axis=1)
+    np.testing.assert_allclose(rope_score_bound(r, 8), direct, rtol=1e-13)
