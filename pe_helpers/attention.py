@@ -269,6 +269,12 @@ def relative_deviation(scores: ArrayLike) -> float:
     0.0
     """
     s = check_array("scores", scores, ndim=2).astype(np.float64)
+    # Scale to max |s| = 1 first: the value is scale-invariant, but squaring entries
+    # near 1e155 overflows to inf and near 1e-200 underflows to 0 (both gave 0.0).
+    peak = np.max(np.abs(s))
+    if peak == 0.0:
+        return 0.0
+    s = s / peak
     i, j = np.indices(s.shape)
     offset = (j - i).ravel() + (s.shape[0] - 1)
     sums = np.bincount(offset, weights=s.ravel())

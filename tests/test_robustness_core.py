@@ -17,6 +17,7 @@ import pytest
 from pe_helpers import (
     apply_rope,
     frequencies,
+    relative_deviation,
     rope_score_bound,
     rope_scores,
 )
@@ -84,3 +85,21 @@ def test_blocked_rope_score_bound_equals_the_formula_across_block_edges(monkeypa
     theta = frequencies(8, 10000.0)
     direct = np.abs(np.cumsum(np.exp(1j * np.outer(r, theta)), axis=1)).mean(axis=1)
     np.testing.assert_allclose(rope_score_bound(r, 8), direct, rtol=1e-13)
+
+
+# ----------------------------------------- item 11: relative_deviation at any scale
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e-200, 1e300, 1e-300, -1e250])
+def test_relative_deviation_is_scale_invariant_at_extreme_scales(scale):
+    s = np.random.default_rng(2).normal(size=(6, 6))
+    expected = relative_deviation(s)
+    assert 0.5 < expected < 1.0
+    assert relative_deviation(s * scale) == pytest.approx(expected, rel=1e-9)
+
+
+def test_relative_deviation_of_constant_or_zero_matrices_is_zero_at_any_scale():
+    assert relative_deviation(np.zeros((3, 4))) == 0.0
+    assert relative_deviation(np.full((4, 4), 1e300)) == 0.0
+    i, j = np.indices((5, 5))
+    assert relative_deviation(np.cos(j - i) * 1e-250) == pytest.approx(0.0, abs=1e-12)
