@@ -5,6 +5,8 @@ Pure numpy: nothing here draws.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -78,8 +80,11 @@ def apply_rope(
     ----------
     x : array_like
         Shape ``(..., n, d)`` with ``d`` even: ``n`` vectors of width ``d``.
-    positions : int or array_like, optional
-        Positions of the ``n`` rows (1-D, length ``n``); default ``0 .. n-1``.
+    positions : array_like, optional
+        Positions of the ``n`` rows (1-D, length ``n``); default ``0 .. n-1``. A bare
+        number is refused with ``TypeError``: ``sinusoidal_pe`` and ``rope_scores`` read
+        an integer as a count while ``rope_matrix`` reads it as a position, so here write
+        ``[m]`` for one row at position ``m``.
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
@@ -101,7 +106,20 @@ def apply_rope(
     n, d = x.shape[-2], x.shape[-1]
     check_d_model(d, name="x.shape[-1]")
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    t = np.arange(n, dtype=np.float64) if positions is None else check_positions(positions)
+    if positions is None:
+        t = np.arange(n, dtype=np.float64)
+    else:
+        if isinstance(positions, numbers.Number) or (
+            isinstance(positions, np.ndarray) and positions.ndim == 0
+        ):
+            number = positions.item() if hasattr(positions, "item") else positions
+            raise TypeError(
+                "positions must be a 1-D array with one position per row of x, got the "
+                f"number {number!r}: write [{number!r}] for a single row at that "
+                "position, or leave positions out for 0 .. n-1 (a bare number is ambiguous: "
+                "sinusoidal_pe reads it as a count, rope_matrix as a position)"
+            )
+        t = check_positions(positions)
     if t.size != n:
         raise ValueError(f"positions must have one entry per row of x ({n}), got {t.size}")
     return _rotate(x, t, frequencies(d, base), pairing)

@@ -18,6 +18,7 @@ from pe_helpers import (
     apply_rope,
     frequencies,
     relative_deviation,
+    rope_matrix,
     rope_score_bound,
     rope_scores,
 )
@@ -103,3 +104,23 @@ def test_relative_deviation_of_constant_or_zero_matrices_is_zero_at_any_scale():
     assert relative_deviation(np.full((4, 4), 1e300)) == 0.0
     i, j = np.indices((5, 5))
     assert relative_deviation(np.cos(j - i) * 1e-250) == pytest.approx(0.0, abs=1e-12)
+
+
+# ------------------------------------------------ item 12: apply_rope's positions
+
+
+@pytest.mark.parametrize("number", [1, np.int64(1), 1.0, np.array(1)])
+def test_apply_rope_refuses_a_bare_number_for_positions(number):
+    x_one_row = np.array([[1.0, 0.0, 0.0, 1.0]])
+    with pytest.raises(
+        TypeError,
+        match=says("positions must be a 1-D array with one position per row of x", "[", "]"),
+    ):
+        apply_rope(x_one_row, number)
+
+
+def test_apply_rope_with_a_one_element_list_agrees_with_rope_matrix():
+    x_one_row = np.random.default_rng(3).normal(size=(1, 6))
+    np.testing.assert_allclose(apply_rope(x_one_row, [1])[0], rope_matrix(1, 6) @ x_one_row[0])
+    # rope_matrix reads its number as a position, never a count
+    assert not np.allclose(rope_matrix(1, 6), np.eye(6))
