@@ -10,7 +10,13 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_choice, check_d_model, check_positions
+from ._validate import (
+    check_array,
+    check_choice,
+    check_d_model,
+    check_positions,
+    check_real,
+)
 from .encodings import block_rotation, frequencies
 
 __all__ = [
@@ -151,7 +157,7 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     >>> bool(np.allclose(R.T @ R, np.eye(4)))
     True
     """
-    (m,) = check_positions([position], name="position")
+    m = check_real("position", position)
     return block_rotation(m * frequencies(d_model, base))
 
 
@@ -208,7 +214,7 @@ def rope_scores(
     q, k : array_like
         1-D vectors of the same even width ``d``.
     query_positions, key_positions : int or array_like
-        A count ``n`` (positions ``0 .. n-1``) or a 1-D array of positions.
+        A count ``n`` >= 1 (positions ``0 .. n-1``) or a non-empty 1-D array of positions.
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
@@ -235,6 +241,12 @@ def rope_scores(
     w = frequencies(q.size, base)
     tq = check_positions(query_positions, name="query_positions")
     tk = check_positions(key_positions, name="key_positions")
+    for name, t, given in (
+        ("query_positions", tq, query_positions),
+        ("key_positions", tk, key_positions),
+    ):
+        if t.size == 0:
+            raise ValueError(f"{name} must hold at least one position, got {given!r}")
     out = np.empty((tq.size, tk.size))
     if tq.size <= tk.size:
         # Rotate the queries once; walk through the keys a block at a time.
