@@ -75,7 +75,7 @@ nav: $(STAMP)
 # to its declared minimum (pins derived by scripts/oldest_requirements.py, never by hand),
 # then the unit tests (not the browser suite), strict nbval over one lesson, and JupyterLab
 # serving its page with the widget extension. Rebuilt whenever pyproject.toml changes.
-$(OLDEST_STAMP): pyproject.toml scripts/oldest_requirements.py $(STAMP)
+$(OLDEST_STAMP): pyproject.toml scripts/oldest_requirements.py | $(STAMP)
 	rm -rf $(OLDEST)
 	$(PYTHON) -m venv $(OLDEST)
 	$(BIN)/python scripts/oldest_requirements.py > $(OLDEST)/oldest.txt

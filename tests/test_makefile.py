@@ -160,3 +160,31 @@ def test_a_tool_still_missing_after_install_says_make_clean(project):
     assert not (folder / ".venv" / ".installed").exists() or (
         (folder / ".venv" / ".installed").stat().st_mtime < time.time() - 10
     )
+
+
+def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(project):
+    folder, make, _ = project
+    _healthy_venv(folder)
+    (folder / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "oldest_requirements.py", folder / "scripts")
+    result = make("-n", "test-oldest")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "-m pip install --quiet -e" not in result.stdout, "the main .venv is up to date"
+    expected_in_order = [
+        "rm -rf .venv-oldest",
+        "-m venv .venv-oldest",
+        ".venv/bin/python scripts/oldest_requirements.py > .venv-oldest/oldest.txt",
+        "-c .venv-oldest/oldest.txt -r .venv-oldest/oldest.txt",
+        ".venv-oldest/bin/python scripts/oldest_requirements.py --check",
+        ".venv-oldest/bin/python -m pytest -q --ignore=tests/e2e",
+        "--nbval",
+        ".venv-oldest/bin/python scripts/lab_smoke.py",
+    ]
+    positions = [
+        next(i for i, line in enumerate(lines) if part in line) for part in expected_in_order
+    ]
+    assert positions == sorted(positions)
+    nbval_line = lines[positions[6]]
+    assert "notebooks/01_why_position.ipynb" in nbval_line
+    assert "--nbval-sanitize-with tests/nbval_sanitize.cfg" in nbval_line
