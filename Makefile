@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+CROSSCHECK_STAMP := $(VENV)/.crosscheck-installed
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb notebooks/solutions/*.ipynb))
 # JupyterLab refuses to run as root unless told; pass the flag only then.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -15,17 +16,39 @@ export OPENBLAS_NUM_THREADS ?= 1
 NBVAL_ARGS := --nbval --nbval-current-env --nbval-cell-timeout=120 \
               --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean
+# The tools the targets below run. A missing one (a half-deleted .venv) makes the stamp
+# out of date, so the next `make` reinstalls instead of dying with "Error 127".
+TOOLS  := $(BIN)/python $(BIN)/ruff $(BIN)/jupyter $(BIN)/pytest
+# `make test-oldest`: the declared minimum of every runtime dependency, in its own venv.
+OLDEST       := .venv-oldest
+OLDEST_BIN   := $(OLDEST)/bin
+OLDEST_STAMP := $(OLDEST)/.installed
+OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
+
+.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+# A .venv whose python cannot run pip (a `python3 -m venv` that failed half-way, or a
+# python that was removed) is rebuilt from scratch; a healthy one is reused.
+$(STAMP): pyproject.toml $(TOOLS)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+	  echo "$(VENV) is missing or has no working pip: rebuilding it"; \
+	  rm -rf $(VENV); \
+	  $(PYTHON) -m venv $(VENV) || { \
+	    echo "'$(PYTHON) -m venv' failed: install venv support (Debian: python3-venv)"; \
+	    exit 1; }; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@# Build matplotlib's font cache now, so no notebook prints the notice on stderr.
 	MPLBACKEND=Agg $(BIN)/python -c "import matplotlib.pyplot"
+	@for tool in $(TOOLS); do test -x $$tool || { \
+	  echo "$$tool is still missing after the install: run make clean, then make setup"; \
+	  exit 1; }; done
 	touch $(STAMP)
+
+# A missing tool has no recipe: make then treats it as changed and remakes the stamp.
+$(TOOLS):
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
@@ -49,10 +72,42 @@ regen: $(STAMP)
 nav: $(STAMP)
 	$(BIN)/python scripts/navigation.py
 
+# Prove the floors in pyproject.toml: a separate venv with every runtime dependency pinned
+# to its declared minimum (pins derived by scripts/oldest_requirements.py, never by hand),
+# then the unit tests (not the browser suite), strict nbval over one lesson, and JupyterLab
+# serving its page with the widget extension. Rebuilt whenever pyproject.toml changes.
+$(OLDEST_STAMP): pyproject.toml scripts/oldest_requirements.py | $(STAMP)
+	rm -rf $(OLDEST)
+	$(PYTHON) -m venv $(OLDEST)
+	$(BIN)/python scripts/oldest_requirements.py > $(OLDEST)/oldest.txt
+	$(OLDEST_BIN)/python -m pip install --quiet --upgrade pip
+	$(OLDEST_BIN)/python -m pip install --quiet -c $(OLDEST)/oldest.txt -r $(OLDEST)/oldest.txt \
+	  -e '.[test]'
+	MPLBACKEND=Agg $(OLDEST_BIN)/python -c "import matplotlib.pyplot"
+	touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST_BIN)/python scripts/oldest_requirements.py --check
+	$(OLDEST_BIN)/python -m pytest -q --ignore=tests/e2e
+	$(OLDEST_BIN)/python -m pytest -q $(NBVAL_ARGS) $(OLDEST_NOTEBOOKS)
+	$(OLDEST_BIN)/python scripts/lab_smoke.py
+
 clean:
-	rm -rf $(VENV) test-artifacts
+	rm -rf $(VENV) $(OLDEST) test-artifacts
+
+# Optional conformance check: pe_helpers.rope_scaling against transformers' RoPE init functions.
+# Adds the crosscheck extra (transformers, torch==2.13.0: the CPU wheel pip finds on these
+# machines) to the same .venv once. tests/crosscheck runs only here, by path; --noconftest skips
+# the matplotlib set-up of the other tests, which it does not need.
+$(CROSSCHECK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,crosscheck]'
+	touch $(CROSSCHECK_STAMP)
+
+crosscheck: $(CROSSCHECK_STAMP)
+	$(BIN)/python -m pytest -q --noconftest tests/crosscheck
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py
 	$(BIN)/python benchmarks/bench_sliders.py
 	$(BIN)/python benchmarks/bench_nbval.py
+	$(BIN)/python benchmarks/bench_training.py

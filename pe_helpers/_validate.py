@@ -19,9 +19,19 @@ def _show(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _is_time(value: object) -> bool:
+    # numpy registers timedelta64 as an Integral (it subclasses signedinteger): a duration
+    # is not a count or a position, so every check below refuses it, as it does datetimes.
+    return isinstance(value, (np.timedelta64, np.datetime64))
+
+
 def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     """Return ``value`` as an ``int``; reject bools, floats and values below ``minimum``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if (
+        isinstance(value, (bool, np.bool_))
+        or _is_time(value)
+        or not isinstance(value, numbers.Integral)
+    ):
         raise TypeError(f"{name} must be an integer, got {_show(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
@@ -39,7 +49,11 @@ def check_d_model(value: object, name: str = "d_model") -> int:
 
 def check_real(name: str, value: object, *, positive: bool = False) -> float:
     """Return a finite real scalar as ``float``; optionally require it to be > 0."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if (
+        isinstance(value, (bool, np.bool_))
+        or _is_time(value)
+        or not isinstance(value, numbers.Real)
+    ):
         raise TypeError(f"{name} must be a real number, got {_show(value)}")
     value = float(value)
     if not np.isfinite(value):
@@ -54,6 +68,28 @@ def check_base(value: object) -> float:
     return check_real("base", value, positive=True)
 
 
+def as_array(name: str, value: object) -> np.ndarray:
+    """``np.asarray(value)``, with numpy's own errors replaced by one naming ``name``.
+
+    A ragged nested list (rows of different lengths) raises ``ValueError``; anything
+    else numpy cannot turn into an array raises ``TypeError``.
+    """
+    try:
+        return np.asarray(value)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} must be a rectangular array (every row the same length), got {_show(value)}"
+        ) from exc
+    except TypeError as exc:
+        raise TypeError(f"{name} must be an array, got {_show(value)}") from exc
+
+
+def _is_real_dtype(dtype: np.dtype) -> bool:
+    # kind "i"/"u"/"f": not bool ("b"), complex ("c"), timedelta ("m"), datetime ("M"),
+    # strings ("U", "S") or objects ("O").
+    return dtype.kind in "iuf"
+
+
 def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     """Turn a count ``n`` or a 1-D array of positions into a float64 array.
 
@@ -65,10 +101,8 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     ):
         count = check_int(name, positions, minimum=0)
         return np.arange(count, dtype=np.float64)
-    arr = np.asarray(positions)
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
+    arr = as_array(name, positions)
+    if not _is_real_dtype(arr.dtype):
         raise TypeError(
             f"{name} must be an int or a 1-D array of real numbers, got {_show(positions)}"
         )
@@ -86,16 +120,17 @@ def check_array(
     *,
     min_ndim: int = 1,
     ndim: int | None = None,
-    allow_nonfinite: bool = False,
+    finite: bool = True,
 ) -> np.ndarray:
     """A non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes.
 
-    Finite unless ``allow_nonfinite`` (NaN and ±inf then pass: masked scores).
+    Real means integer or floating dtype: bools, complex numbers, strings (even
+    numeric ones), datetimes, timedeltas and objects raise ``TypeError``; a ragged
+    nested list raises ``ValueError``. With ``finite=True`` (the default) NaN and
+    ±inf raise ``ValueError`` too; callers that accept some infinities check them.
     """
-    arr = np.asarray(value)
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
+    arr = as_array(name, value)
+    if not _is_real_dtype(arr.dtype):
         raise TypeError(f"{name} must be an array of real numbers, got {_show(value)}")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
@@ -105,7 +140,7 @@ def check_array(
         )
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not allow_nonfinite and not np.all(np.isfinite(arr)):
+    if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {_show(value)}")
     return arr
 

@@ -320,7 +320,7 @@ def heatmap(
     >>> ax.images[0].get_array().shape
     (3, 3)
     """
-    arr = check_array("values", values, ndim=2, allow_nonfinite=True).astype(np.float64)
+    arr = check_array("values", values, ndim=2, finite=False).astype(np.float64)
     limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
     ax = new_axes(ax, figsize)
     image = ax.imshow(

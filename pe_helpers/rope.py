@@ -5,10 +5,18 @@ Pure numpy: nothing here draws.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_choice, check_d_model, check_positions
+from ._validate import (
+    check_array,
+    check_choice,
+    check_d_model,
+    check_positions,
+    check_real,
+)
 from .encodings import block_rotation, frequencies
 
 __all__ = [
@@ -20,6 +28,46 @@ __all__ = [
 ]
 
 PAIRINGS = ("adjacent", "halves")
+
+# Long inputs are processed in blocks of about this many float64 entries per temporary
+# array (256 KiB), so memory stays near the size of the result: `rope_scores(q, k, [0],
+# 10**6)` and `rope_score_bound(10**6, 128)` once peaked at 2 GB for an 8 MB result.
+_BLOCK_ENTRIES = 1 << 15
+
+
+def _block_rows(width: int) -> int:
+    """Rows per block when each row holds ``width`` entries."""
+    return max(1, _BLOCK_ENTRIES // max(1, width))
+
+
+def _rotate(x: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
+    """RoPE without checks: rotate row ``i`` of ``x`` (last axis even) by ``t[i] * w``."""
+    d = x.shape[-1]
+    angles = np.multiply.outer(t, w)
+    cos, sin = np.cos(angles), np.sin(angles)
+    if pairing == "adjacent":
+        first, second = x[..., 0::2], x[..., 1::2]
+    else:
+        first, second = x[..., : d // 2], x[..., d // 2 :]
+    out = np.empty(np.broadcast_shapes(x.shape, (t.size, d)))
+    if pairing == "adjacent":
+        out[..., 0::2] = first * cos - second * sin
+        out[..., 1::2] = first * sin + second * cos
+    else:
+        out[..., : d // 2] = first * cos - second * sin
+        out[..., d // 2 :] = first * sin + second * cos
+    return out
+
+
+def _rotated_copies(
+    vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str
+) -> np.ndarray:
+    """``vector`` rotated to each position in ``t``: shape ``(t.size, d)``, built in blocks."""
+    out = np.empty((t.size, vector.size))
+    rows = _block_rows(vector.size)
+    for start in range(0, t.size, rows):
+        out[start : start + rows] = _rotate(vector, t[start : start + rows], w, pairing)
+    return out
 
 
 def apply_rope(
@@ -38,8 +86,11 @@ def apply_rope(
     ----------
     x : array_like
         Shape ``(..., n, d)`` with ``d`` even: ``n`` vectors of width ``d``.
-    positions : int or array_like, optional
-        Positions of the ``n`` rows (1-D, length ``n``); default ``0 .. n-1``.
+    positions : array_like, optional
+        Positions of the ``n`` rows (1-D, length ``n``); default ``0 .. n-1``. A bare
+        number is refused with ``TypeError``: ``sinusoidal_pe`` and ``rope_scores`` read
+        an integer as a count while ``rope_matrix`` reads it as a position, so here write
+        ``[m]`` for one row at position ``m``.
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
@@ -61,23 +112,23 @@ def apply_rope(
     n, d = x.shape[-2], x.shape[-1]
     check_d_model(d, name="x.shape[-1]")
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    t = np.arange(n, dtype=np.float64) if positions is None else check_positions(positions)
+    if positions is None:
+        t = np.arange(n, dtype=np.float64)
+    else:
+        if isinstance(positions, numbers.Number) or (
+            isinstance(positions, np.ndarray) and positions.ndim == 0
+        ):
+            number = positions.item() if hasattr(positions, "item") else positions
+            raise TypeError(
+                "positions must be a 1-D array with one position per row of x, got the "
+                f"number {number!r}: write [{number!r}] for a single row at that "
+                "position, or leave positions out for 0 .. n-1 (a bare number is ambiguous: "
+                "sinusoidal_pe reads it as a count, rope_matrix as a position)"
+            )
+        t = check_positions(positions)
     if t.size != n:
         raise ValueError(f"positions must have one entry per row of x ({n}), got {t.size}")
-    angles = np.multiply.outer(t, frequencies(d, base))
-    cos, sin = np.cos(angles), np.sin(angles)
-    if pairing == "adjacent":
-        first, second = x[..., 0::2], x[..., 1::2]
-    else:
-        first, second = x[..., : d // 2], x[..., d // 2 :]
-    rot_first = first * cos - second * sin
-    rot_second = first * sin + second * cos
-    out = np.empty_like(x)
-    if pairing == "adjacent":
-        out[..., 0::2], out[..., 1::2] = rot_first, rot_second
-    else:
-        out[..., : d // 2], out[..., d // 2 :] = rot_first, rot_second
-    return out
+    return _rotate(x, t, frequencies(d, base), pairing)
 
 
 def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -106,7 +157,7 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     >>> bool(np.allclose(R.T @ R, np.eye(4)))
     True
     """
-    (m,) = check_positions([position], name="position")
+    m = check_real("position", position)
     return block_rotation(m * frequencies(d_model, base))
 
 
@@ -163,7 +214,7 @@ def rope_scores(
     q, k : array_like
         1-D vectors of the same even width ``d``.
     query_positions, key_positions : int or array_like
-        A count ``n`` (positions ``0 .. n-1``) or a 1-D array of positions.
+        A count ``n`` >= 1 (positions ``0 .. n-1``) or a non-empty 1-D array of positions.
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
@@ -172,7 +223,9 @@ def rope_scores(
     Returns
     -------
     numpy.ndarray
-        Shape ``(len(query_positions), len(key_positions))``.
+        Shape ``(len(query_positions), len(key_positions))``. Computed in blocks: peak
+        memory stays near the size of this result plus the rotated copies of the shorter
+        side, however long the other side is.
 
     Examples
     --------
@@ -184,11 +237,31 @@ def rope_scores(
     k = _check_vector("k", k)
     if q.size != k.size:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    pairing = check_choice("pairing", pairing, PAIRINGS)
+    w = frequencies(q.size, base)
     tq = check_positions(query_positions, name="query_positions")
     tk = check_positions(key_positions, name="key_positions")
-    rotated_q = apply_rope(np.tile(q, (tq.size, 1)), tq, base, pairing)
-    rotated_k = apply_rope(np.tile(k, (tk.size, 1)), tk, base, pairing)
-    return rotated_q @ rotated_k.T
+    for name, t, given in (
+        ("query_positions", tq, query_positions),
+        ("key_positions", tk, key_positions),
+    ):
+        if t.size == 0:
+            raise ValueError(f"{name} must hold at least one position, got {given!r}")
+    out = np.empty((tq.size, tk.size))
+    if tq.size <= tk.size:
+        # Rotate the queries once; walk through the keys a block at a time.
+        rotated_q = _rotated_copies(q, tq, w, pairing)
+        rows = _block_rows(max(q.size, tq.size))
+        for start in range(0, tk.size, rows):
+            block = _rotated_copies(k, tk[start : start + rows], w, pairing)
+            out[:, start : start + rows] = rotated_q @ block.T
+    else:
+        rotated_k = _rotated_copies(k, tk, w, pairing)
+        rows = _block_rows(max(k.size, tk.size))
+        for start in range(0, tq.size, rows):
+            block = _rotated_copies(q, tq[start : start + rows], w, pairing)
+            np.matmul(block, rotated_k.T, out=out[start : start + rows])
+    return out
 
 
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -212,7 +285,8 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     Returns
     -------
     numpy.ndarray
-        Shape ``(len(distances),)``, non-negative.
+        Shape ``(len(distances),)``, non-negative. Computed a block of distances at a
+        time, so peak memory stays near the size of this result.
 
     Examples
     --------
@@ -221,5 +295,10 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     """
     r = check_positions(distances, name="distances")
     theta = frequencies(d_model, base)
-    partial_sums = np.cumsum(np.exp(1j * np.multiply.outer(r, theta)), axis=-1)
-    return np.abs(partial_sums).mean(axis=-1)
+    out = np.empty(r.size)
+    rows = _block_rows(theta.size)
+    for start in range(0, r.size, rows):
+        phases = np.exp(1j * np.multiply.outer(r[start : start + rows], theta))
+        np.cumsum(phases, axis=-1, out=phases)
+        out[start : start + rows] = np.abs(phases).mean(axis=-1)
+    return out

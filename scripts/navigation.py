@@ -24,13 +24,14 @@ from pe_helpers.lessons import NOTEBOOKS, lessons
 ROOT = NOTEBOOKS.parent
 TAG = "nav"
 GUARD = """\
-try:  # set-up check, written by scripts/navigation.py
-    import pe_helpers  # noqa: F401
-except ModuleNotFoundError as error:
+import importlib.util  # set-up check, written by scripts/navigation.py
+
+if importlib.util.find_spec("pe_helpers") is None:
     raise ModuleNotFoundError(
-        "pe_helpers is not installed in this kernel. In a terminal, in the course folder, "
-        "run `make lab` (or `pip install -e .` in this kernel's environment), then restart."
-    ) from error
+        "pe_helpers is not installed in this kernel: run `make lab` from the course folder "
+        "(or `pip install -e .` there), then restart the kernel.",
+        name="pe_helpers",
+    )
 """
 
 
@@ -93,12 +94,12 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` whose first code cell starts with exactly one copy of :data:`GUARD`."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
-        source = code[0].source
-        start = source.find(GUARD.splitlines()[0])
-        if start >= 0:
-            end = source.find(") from error", start)
-            source = source[:start] + source[end + len(") from error") :].lstrip("\n")
-        code[0].source = GUARD + "\n" + source
+        lines = code[0].source.splitlines()
+        if lines and "set-up check, written by scripts/navigation.py" in lines[0]:
+            end = lines.index("    )")  # the guard's last line
+            lines = lines[end + 1 :]
+        body = "\n".join(lines).lstrip("\n")
+        code[0].source = GUARD + "\n" + body
     return nb
 
 

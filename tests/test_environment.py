@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 if sys.version_info >= (3, 11):
@@ -21,11 +22,17 @@ def package_name(requirement: str) -> str:
     return name.lower().replace("_", "-")
 
 
+# Extras that only `make` installs with pip, on purpose absent from environment.yml:
+# crosscheck (transformers + a CPU torch) is the optional conformance check.
+PIP_ONLY_EXTRAS = {"crosscheck"}
+
+
 def pyproject_packages() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = list(project["dependencies"])
-    for extra in project.get("optional-dependencies", {}).values():
-        requirements += extra
+    for name, extra in project.get("optional-dependencies", {}).items():
+        if name not in PIP_ONLY_EXTRAS:
+            requirements += extra
     return {package_name(r) for r in requirements}
 
 
@@ -60,3 +67,70 @@ def test_package_name_parsing_sees_a_difference():
     assert package_name("numpy>=1.24") == "numpy"
     assert package_name("PyYAML >= 6") == "pyyaml"
     assert package_name("nbval[extra]>=0.11") == "nbval"
+
+
+def test_pip_only_extras_exist_and_stay_out_of_environment_yml():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert PIP_ONLY_EXTRAS <= set(extras)
+    only_pip = {package_name(r) for name in PIP_ONLY_EXTRAS for r in extras[name]}
+    assert not only_pip & environment_packages()
+
+
+def _load_oldest_requirements():
+    import importlib.util
+
+    path = ROOT / "scripts" / "oldest_requirements.py"
+    spec = importlib.util.spec_from_file_location("oldest_requirements", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _floors(requirements) -> dict[str, str]:
+    floors = {}
+    for requirement in requirements:
+        match = re.fullmatch(r"\s*([A-Za-z0-9_.-]+)\s*>=\s*([0-9][0-9.]*)\s*", requirement)
+        if match:
+            floors[package_name(match[1])] = match[2]
+    return floors
+
+
+def test_environment_yml_declares_the_same_runtime_floors_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = _floors(project["dependencies"])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    in_env = _floors(e for e in env["dependencies"] if isinstance(e, str))
+    assert len(runtime) == len(project["dependencies"]), "every runtime dependency needs a floor"
+    assert {name: in_env.get(name) for name in runtime} == runtime
+
+
+def test_matplotlib_floor_has_the_apis_the_package_calls():
+    # Axes.get_figure(root=True) arrived in matplotlib 3.10: the old floor (3.7) was false.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    floors = _floors(project["dependencies"])
+    uses_root = any(
+        "get_figure(root=True)" in p.read_text() for p in (ROOT / "pe_helpers").glob("*.py")
+    )
+    version = tuple(int(part) for part in floors["matplotlib"].split("."))
+    assert not uses_root or version >= (3, 10)
+
+
+def test_oldest_pins_are_the_declared_floors_pinned_exactly():
+    oldest = _load_oldest_requirements()
+    text = (ROOT / "pyproject.toml").read_text()
+    project = tomllib.loads(text)["project"]
+    pins = oldest.oldest_pins(text)
+    expected = [f"{name}=={floor}" for name, floor in _floors(project["dependencies"]).items()]
+    assert pins == expected
+
+
+def test_oldest_pins_refuse_a_dependency_without_a_single_floor():
+    oldest = _load_oldest_requirements()
+    for bad in ('"numpy"', '"numpy>=1.24,<3"', '"numpy==1.26"'):
+        text = f"[project]\nname = 'x'\ndependencies = [{bad}]\n"
+        with pytest.raises(ValueError, match="exactly one '>=' floor"):
+            oldest.oldest_pins(text)
+    text = "[project]\nname = 'x'\ndependencies = ['tomli>=2.0; python_version < \"3.11\"']\n"
+    assert oldest.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']

@@ -1,0 +1,172 @@
+"""Additive attention biases that encode relative position: ALiBi and T5's buckets.
+
+Pure numpy: nothing here draws. Both add a number to the logit of query ``i`` and key ``j``
+that depends on ``j - i`` only, so every head's bias matrix is Toeplitz.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import check_array, check_int
+
+__all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket"]
+
+
+def _check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The ALiBi head slopes of Press, Smith and Lewis (2022), arXiv 2108.12409.
+
+    For ``H`` a power of two, ``m_h = 2 ** (-8 h / H)`` for ``h = 1 .. H`` (8 heads: 1/2 ...
+    1/256). Otherwise the first ``P = 2 ** floor(log2 H)`` slopes are those of ``P`` heads and
+    the remaining ``H - P`` are every other slope (the 1st, 3rd, ...) of ``2P`` heads. This is
+    the rule of the authors' code, ``get_slopes`` in
+    https://github.com/ofirpress/attention_with_linear_biases/blob/master/fairseq/models/transformer.py
+    (checked against that file).
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_heads,)``, float64, in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> (1 / alibi_slopes(8)).tolist()
+    [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
+    >>> (1 / alibi_slopes(6)).round(3).tolist()
+    [4.0, 16.0, 64.0, 256.0, 2.0, 8.0]
+    """
+    n_heads = check_int("n_heads", n_heads, minimum=1)
+    power = 2 ** int(math.floor(math.log2(n_heads)))
+    own = 2.0 ** (-8.0 * np.arange(1, power + 1) / power)
+    if power == n_heads:
+        return own
+    doubled = 2.0 ** (-8.0 * np.arange(1, 2 * power + 1) / (2 * power))
+    return np.concatenate([own, doubled[0::2][: n_heads - power]])
+
+
+def alibi_bias(
+    n_positions: int, n_heads: int | None = None, *, slopes: ArrayLike | None = None
+) -> np.ndarray:
+    """ALiBi's additive logit bias ``-m_h * |i - j|`` for query ``i`` and key ``j``.
+
+    Under a causal mask only ``j <= i`` is used, which is the paper's ``-m_h (i - j)``; without
+    a mask the same penalty applies to keys on both sides (a symmetric extension).
+
+    Parameters
+    ----------
+    n_positions : int
+        Sequence length, >= 1.
+    n_heads : int, optional
+        Number of heads, >= 1: slopes from :func:`alibi_slopes`.
+    slopes : array_like, optional
+        Or the slopes themselves, one per head (then ``n_heads``, if given, must match).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_heads, n_positions, n_positions)``, each slice Toeplitz.
+
+    Examples
+    --------
+    >>> (256 * alibi_bias(3, 1)[0] + 0.0).tolist()
+    [[0.0, -1.0, -2.0], [-1.0, 0.0, -1.0], [-2.0, -1.0, 0.0]]
+    >>> alibi_bias(2, slopes=[1.0, 0.5])[:, 1, 0].tolist()
+    [-1.0, -0.5]
+    """
+    n = check_int("n_positions", n_positions, minimum=1)
+    if slopes is None:
+        if n_heads is None:
+            raise ValueError("give n_heads or slopes, got neither")
+        m = alibi_slopes(n_heads)
+    else:
+        m = check_array("slopes", slopes, ndim=1).astype(np.float64)
+        if n_heads is not None and check_int("n_heads", n_heads, minimum=1) != m.size:
+            raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {m.size}")
+    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    return -m[:, None, None] * distance
+
+
+def t5_relative_bucket(
+    relative_position: ArrayLike,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> np.ndarray:
+    """T5's bucket of each relative position ``key - query``, as transformers computes it.
+
+    With ``bidirectional`` the buckets are split by sign (``key > query`` in the upper half);
+    otherwise positive offsets share bucket 0 with offset 0. Of the ``N`` buckets per half,
+    ``N / 2`` hold the exact distances ``0 .. N/2 - 1``, the rest are log-spaced up to
+    ``max_distance``, and every larger distance falls into the last bucket. The log step runs
+    in float32 like ``T5Attention._relative_position_bucket`` in transformers
+    (``src/transformers/models/t5/modeling_t5.py``, which adapts Mesh TensorFlow's
+    ``_relative_position_bucket``), so bucket edges agree with it even where float64 would
+    round the other way.
+
+    Parameters
+    ----------
+    relative_position : array_like of int
+        Offsets ``key_position - query_position``, any shape.
+    bidirectional : bool, default True
+        Separate buckets for keys after the query (encoder); False for causal decoders.
+    num_buckets : int, default 32
+        Total number of buckets, >= 2 (>= 4 when bidirectional).
+    max_distance : int, default 128
+        Distance from which on every offset shares the last bucket; > the exact range.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer buckets in ``0 .. num_buckets - 1``, same shape as ``relative_position``.
+
+    Examples
+    --------
+    >>> t5_relative_bucket([-200, -20, -7, 0, 1, 7, 8, 200]).tolist()
+    [15, 10, 7, 0, 17, 23, 24, 31]
+    >>> t5_relative_bucket([-300, -20, 0, 5], bidirectional=False).tolist()
+    [31, 17, 0, 0]
+    """
+    rel = check_array("relative_position", relative_position, min_ndim=0)
+    if not np.issubdtype(rel.dtype, np.integer):
+        if not np.array_equal(rel, np.round(rel)):
+            raise TypeError(f"relative_position must hold integers, got dtype {rel.dtype}")
+        rel = rel.astype(np.int64)
+    bidirectional = _check_bool("bidirectional", bidirectional)
+    num_buckets = check_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
+    max_distance = check_int("max_distance", max_distance, minimum=1)
+    buckets = np.zeros(rel.shape, dtype=np.int64)
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (rel > 0) * num_buckets
+        distance = np.abs(rel)
+    else:
+        distance = -np.minimum(rel, 0)
+    max_exact = num_buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(
+            f"max_distance must exceed the {max_exact} exact buckets, got {max_distance}"
+        )
+    is_small = distance < max_exact
+    # float32 throughout, as torch does for a float tensor divided by Python scalars.
+    ratio = np.maximum(distance, 1).astype(np.float32) / np.float32(max_exact)
+    scaled = (
+        np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+        * np.float32(num_buckets - max_exact)
+    )
+    large = np.minimum(max_exact + scaled.astype(np.int64), num_buckets - 1)
+    return buckets + np.where(is_small, distance, large)

@@ -1,0 +1,135 @@
+"""RoPE settings of published models, shipped with the package (no network at run time).
+
+The data lives in ``pe_helpers/data/rope_configs.json``: for each model its ``rope_parameters``
+block (transformers v5 layout), ``head_dim``, ``max_position_embeddings``, the address of its
+``config.json`` on the Hugging Face Hub and, per value, the source it was confirmed from.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .rope_scaling import rope_frequencies
+
+__all__ = ["ModelRopeConfig", "model_names", "model_rope_config"]
+
+_FIELDS = (
+    "display_name",
+    "hf_config",
+    "head_dim",
+    "max_position_embeddings",
+    "rope_parameters",
+    "sources",
+    "unconfirmed",
+    "note",
+)
+
+
+@dataclass(frozen=True)
+class ModelRopeConfig:
+    """One published model's RoPE settings and where each value was read.
+
+    ``rope_parameters`` is a fresh dict on every :func:`model_rope_config` call, so changing it
+    (say, to try another ``factor``) does not touch the shipped data.
+    """
+
+    name: str
+    display_name: str
+    hf_config: str
+    head_dim: int
+    max_position_embeddings: int
+    rope_parameters: dict[str, Any]
+    sources: dict[str, str]
+    unconfirmed: tuple[str, ...]
+    note: str
+
+    def frequencies(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+        """:func:`~pe_helpers.rope_scaling.rope_frequencies` of this model."""
+        return rope_frequencies(
+            self.rope_parameters,
+            self.head_dim,
+            max_position_embeddings=self.max_position_embeddings,
+            seq_len=seq_len,
+        )
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict[str, dict[str, Any]]:
+    text = resources.files("pe_helpers").joinpath("data/rope_configs.json").read_text("utf-8")
+    models = json.loads(text)["models"]
+    for name, entry in models.items():
+        missing = [field for field in _FIELDS if field not in entry]
+        if missing:
+            raise ValueError(f"rope_configs.json: model {name!r} lacks {', '.join(missing)}")
+        keys = set(entry["rope_parameters"]) | {"head_dim", "max_position_embeddings"}
+        sources = entry["sources"]
+        unsourced = sorted(k for k in keys if k not in sources and "all" not in sources)
+        if unsourced:
+            raise ValueError(f"rope_configs.json: model {name!r} gives no source for {unsourced}")
+        rope_frequencies(  # every shipped block must be one rope_frequencies accepts
+            entry["rope_parameters"],
+            entry["head_dim"],
+            max_position_embeddings=entry["max_position_embeddings"],
+        )
+    return models
+
+
+def model_names() -> list[str]:
+    """Names of the shipped models, in file order.
+
+    Examples
+    --------
+    >>> "llama-3.1-8b" in model_names()
+    True
+    """
+    return list(_load())
+
+
+def model_rope_config(name: str) -> ModelRopeConfig:
+    """The RoPE settings of a shipped model.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`model_names`.
+
+    Returns
+    -------
+    ModelRopeConfig
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> cfg = model_rope_config("llama-3.1-8b")
+    >>> cfg.rope_parameters["rope_type"], cfg.head_dim, cfg.max_position_embeddings
+    ('llama3', 128, 131072)
+    >>> inv_freq, attention_factor = cfg.frequencies()
+    >>> inv_freq.shape, attention_factor
+    ((64,), 1.0)
+    """
+    models = _load()
+    if not isinstance(name, str) or name not in models:
+        raise ValueError(f"unknown model {name!r}; shipped: {', '.join(models)}")
+    entry = copy.deepcopy(models[name])
+    return ModelRopeConfig(
+        name=name,
+        display_name=entry["display_name"],
+        hf_config=entry["hf_config"],
+        head_dim=entry["head_dim"],
+        max_position_embeddings=entry["max_position_embeddings"],
+        rope_parameters=entry["rope_parameters"],
+        sources=entry["sources"],
+        unconfirmed=tuple(entry["unconfirmed"]),
+        note=entry["note"],
+    )

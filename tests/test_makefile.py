@@ -1,0 +1,190 @@
+"""The Makefile heals a broken .venv by itself (issue 18, item 17).
+
+Each test copies the real Makefile and pyproject.toml into a temporary folder and runs
+``make`` there against a fake Python: a shell script that logs every call, creates a
+venv folder on ``-m venv``, answers ``-m pip`` (or fails like a venv without pip when
+the venv holds a ``NO_PIP`` marker) and installs fake ``ruff`` / ``jupyter`` /
+``pytest`` on ``-m pip install`` (only those named in ``FAKE_TOOLS``, if set). So the
+recipes run for real, in milliseconds, with no network and no real install.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAKE = shutil.which("make")
+pytestmark = pytest.mark.skipif(MAKE is None, reason="make is not installed")
+
+FAKE_PYTHON = textwrap.dedent(
+    """\
+    #!/usr/bin/env bash
+    echo "$0 $*" >> "$FAKE_LOG"
+    here="$(dirname "$0")"
+    if [ "$1" = -m ] && [ "$2" = venv ]; then
+        [ -e "$FAKE_VENV_FAILS" ] && { echo "ensurepip is not available" >&2; exit 1; }
+        mkdir -p "$3/bin" && cp "$FAKE_PYTHON" "$3/bin/python" && exit 0
+    fi
+    if [ "$1" = -m ] && [ "$2" = pip ]; then
+        if [ -e "$here/NO_PIP" ]; then echo "$0: No module named pip" >&2; exit 1; fi
+        if [ "$3" = install ]; then
+            for tool in ${FAKE_TOOLS:-ruff jupyter pytest}; do
+                printf '#!/bin/sh\\necho "%s $*" >> "$FAKE_LOG"\\n' "$tool" > "$here/$tool"
+                chmod +x "$here/$tool"
+            done
+        fi
+        exit 0
+    fi
+    exit 0
+    """
+)
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A folder with the real Makefile and pyproject.toml, and a fake system Python."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    fake = tmp_path / "fake-python3"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    log = tmp_path / "calls.log"
+    log.touch()
+    env = dict(
+        os.environ,
+        FAKE_LOG=str(log),
+        FAKE_PYTHON=str(fake),
+        FAKE_VENV_FAILS=str(tmp_path / "VENV_FAILS"),
+    )
+    env.pop("MAKEFLAGS", None)
+
+    def make(*targets: str, **extra_env: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [MAKE, "--no-print-directory", f"PYTHON={fake}", *targets],
+            cwd=tmp_path,
+            env={**env, **extra_env},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    return tmp_path, make, log
+
+
+def _healthy_venv(folder: Path) -> None:
+    """A .venv as `make setup` leaves it, its stamp newer than pyproject.toml."""
+    bin_dir = folder / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shutil.copy(folder / "fake-python3", bin_dir / "python")
+    for tool in ("ruff", "jupyter", "pytest"):
+        (bin_dir / tool).write_text('#!/bin/sh\necho "' + tool + ' $*" >> "$FAKE_LOG"\n')
+        (bin_dir / tool).chmod(0o755)
+    stamp = folder / ".venv" / ".installed"
+    stamp.touch()
+    now = time.time()
+    for path in [folder / "pyproject.toml", *bin_dir.iterdir()]:
+        os.utime(path, (now - 100, now - 100))
+    os.utime(stamp, (now - 50, now - 50))
+
+
+def test_a_venv_without_pip_is_rebuilt_not_a_dead_end(project):
+    folder, make, log = project
+    bin_dir = folder / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    shutil.copy(folder / "fake-python3", bin_dir / "python")
+    (bin_dir / "NO_PIP").touch()  # what a `python3 -m venv` that failed at ensurepip leaves
+    result = make("setup")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No module named pip" not in result.stderr
+    assert "rebuilding it" in result.stdout
+    calls = log.read_text()
+    assert "-m venv .venv" in calls
+    assert "-m pip install --quiet -e .[test]" in calls
+    assert not (bin_dir / "NO_PIP").exists()
+    assert (folder / ".venv" / ".installed").exists()
+
+
+def test_a_stamped_venv_missing_ruff_reinstalls_before_lint(project):
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / ".venv" / "bin" / "ruff").unlink()
+    result = make("lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    calls = log.read_text().splitlines()
+    install = next(i for i, c in enumerate(calls) if "-m pip install --quiet -e" in c)
+    lint = next(i for i, c in enumerate(calls) if c.startswith("ruff check"))
+    assert install < lint
+    assert not any("-m venv" in c for c in calls), "a venv with pip must be reused, not rebuilt"
+
+
+def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
+    folder, make, log = project
+    _healthy_venv(folder)
+    result = make("lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert log.read_text().splitlines() == ["ruff check ."]
+
+
+def test_editing_pyproject_reinstalls(project):
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / "pyproject.toml").touch()
+    result = make("lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "-m pip install --quiet -e .[test]" in log.read_text()
+
+
+def test_a_failing_venv_module_says_what_to_install(project):
+    folder, make, _ = project
+    (folder / "VENV_FAILS").touch()
+    result = make("setup")
+    assert result.returncode != 0
+    assert "install venv support" in result.stdout
+    assert not (folder / ".venv" / ".installed").exists()
+
+
+def test_a_tool_still_missing_after_install_says_make_clean(project):
+    folder, make, _ = project
+    _healthy_venv(folder)
+    (folder / ".venv" / "bin" / "jupyter").unlink()
+    result = make("setup", FAKE_TOOLS="ruff pytest")  # an install that does not bring it back
+    assert result.returncode != 0
+    assert ".venv/bin/jupyter is still missing after the install: run make clean" in result.stdout
+    assert not (folder / ".venv" / ".installed").exists() or (
+        (folder / ".venv" / ".installed").stat().st_mtime < time.time() - 10
+    )
+
+
+def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(project):
+    folder, make, _ = project
+    _healthy_venv(folder)
+    (folder / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "oldest_requirements.py", folder / "scripts")
+    result = make("-n", "test-oldest")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "-m pip install --quiet -e" not in result.stdout, "the main .venv is up to date"
+    expected_in_order = [
+        "rm -rf .venv-oldest",
+        "-m venv .venv-oldest",
+        ".venv/bin/python scripts/oldest_requirements.py > .venv-oldest/oldest.txt",
+        "-c .venv-oldest/oldest.txt -r .venv-oldest/oldest.txt",
+        ".venv-oldest/bin/python scripts/oldest_requirements.py --check",
+        ".venv-oldest/bin/python -m pytest -q --ignore=tests/e2e",
+        "--nbval",
+        ".venv-oldest/bin/python scripts/lab_smoke.py",
+    ]
+    positions = [
+        next(i for i, line in enumerate(lines) if part in line) for part in expected_in_order
+    ]
+    assert positions == sorted(positions)
+    nbval_line = lines[positions[6]]
+    assert "notebooks/01_why_position.ipynb" in nbval_line
+    assert "--nbval-sanitize-with tests/nbval_sanitize.cfg" in nbval_line

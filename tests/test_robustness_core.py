@@ -1,0 +1,230 @@
+"""Regression tests for the robustness audit of the maths (issue 18, items 2, 11-14).
+
+Each test failed before its fix: memory far beyond the result, a scale-invariant
+measure that returned 0.0, an integer read as a count in one function and as a
+position in another, softmax accepting complex numbers, strings and dates, and errors
+that named numpy's internals or the wrong argument.
+"""
+
+from __future__ import annotations
+
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from pe_helpers import (
+    apply_rope,
+    attention,
+    attention_weights,
+    block_rotation,
+    frequencies,
+    relative_deviation,
+    rope_matrix,
+    rope_score_bound,
+    rope_scores,
+    rotation_matrix,
+    running_min_distance,
+    score_terms,
+    shift_operator,
+    sinusoidal_pe,
+    softmax,
+)
+from pe_helpers import rope as rope_module
+
+
+def says(*parts: str) -> str:
+    return ".*".join(re.escape(part) for part in parts)
+
+
+def peak_bytes(compute):
+    """Run ``compute()`` under tracemalloc; return its result and the peak traced bytes."""
+    tracemalloc.start()
+    try:
+        result = compute()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+# ------------------------------------------------- item 2: memory stays near the result
+
+
+def test_rope_score_bound_peak_memory_is_a_small_multiple_of_the_result():
+    # Before the fix this call held every (distance, frequency) phase at once: ~200x more.
+    result, peak = peak_bytes(lambda: rope_score_bound(250_000, 32))
+    assert result.shape == (250_000,)
+    assert peak <= 4 * result.nbytes, f"peak {peak / 2**20:.1f} MiB for {result.nbytes} bytes"
+
+
+@pytest.mark.parametrize(
+    ("query_positions", "key_positions"),
+    [([0], 250_000), (250_000, [0, 7])],
+    ids=["one query, many keys", "many queries, two keys"],
+)
+def test_rope_scores_peak_memory_is_a_small_multiple_of_the_result(
+    query_positions, key_positions
+):
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=32), rng.normal(size=32)
+    result, peak = peak_bytes(lambda: rope_scores(q, k, query_positions, key_positions))
+    assert result.size >= 250_000
+    assert peak <= 4 * result.nbytes, f"peak {peak / 2**20:.1f} MiB for {result.nbytes} bytes"
+
+
+@pytest.mark.parametrize("pairing", ["adjacent", "halves"])
+@pytest.mark.parametrize(("n_queries", "n_keys"), [(3, 50), (50, 3), (17, 17)])
+def test_blocked_rope_scores_equal_the_direct_product_across_block_edges(
+    monkeypatch, pairing, n_queries, n_keys
+):
+    monkeypatch.setattr(rope_module, "_BLOCK_ENTRIES", 16)  # blocks of 2 rows at d = 8
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    tq, tk = rng.uniform(-50, 500, n_queries), rng.uniform(-50, 500, n_keys)
+    direct = apply_rope(np.tile(q, (n_queries, 1)), tq, 100.0, pairing) @ apply_rope(
+        np.tile(k, (n_keys, 1)), tk, 100.0, pairing
+    ).T
+    np.testing.assert_allclose(rope_scores(q, k, tq, tk, 100.0, pairing), direct, atol=1e-12)
+
+
+def test_blocked_rope_score_bound_equals_the_formula_across_block_edges(monkeypatch):
+    monkeypatch.setattr(rope_module, "_BLOCK_ENTRIES", 8)  # blocks of 2 distances at d = 8
+    r = np.arange(-3.0, 20.0)
+    theta = frequencies(8, 10000.0)
+    direct = np.abs(np.cumsum(np.exp(1j * np.outer(r, theta)), axis=1)).mean(axis=1)
+    np.testing.assert_allclose(rope_score_bound(r, 8), direct, rtol=1e-13)
+
+
+# ----------------------------------------- item 11: relative_deviation at any scale
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e-200, 1e300, 1e-300, -1e250])
+def test_relative_deviation_is_scale_invariant_at_extreme_scales(scale):
+    s = np.random.default_rng(2).normal(size=(6, 6))
+    expected = relative_deviation(s)
+    assert 0.5 < expected < 1.0
+    assert relative_deviation(s * scale) == pytest.approx(expected, rel=1e-9)
+
+
+def test_relative_deviation_of_constant_or_zero_matrices_is_zero_at_any_scale():
+    assert relative_deviation(np.zeros((3, 4))) == 0.0
+    assert relative_deviation(np.full((4, 4), 1e300)) == 0.0
+    i, j = np.indices((5, 5))
+    assert relative_deviation(np.cos(j - i) * 1e-250) == pytest.approx(0.0, abs=1e-12)
+
+
+# ------------------------------------------------ item 12: apply_rope's positions
+
+
+@pytest.mark.parametrize("number", [1, np.int64(1), 1.0, np.array(1)])
+def test_apply_rope_refuses_a_bare_number_for_positions(number):
+    x_one_row = np.array([[1.0, 0.0, 0.0, 1.0]])
+    with pytest.raises(
+        TypeError,
+        match=says("positions must be a 1-D array with one position per row of x", "[", "]"),
+    ):
+        apply_rope(x_one_row, number)
+
+
+def test_apply_rope_with_a_one_element_list_agrees_with_rope_matrix():
+    x_one_row = np.random.default_rng(3).normal(size=(1, 6))
+    np.testing.assert_allclose(apply_rope(x_one_row, [1])[0], rope_matrix(1, 6) @ x_one_row[0])
+    # rope_matrix reads its number as a position, never a count
+    assert not np.allclose(rope_matrix(1, 6), np.eye(6))
+
+
+# ---------------------------- item 13: only real numbers, in softmax and everywhere else
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([1 + 2j, 3.0]),
+        [1 + 0j, 2 + 0j],
+        ["1.0", "2.0"],
+        np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+        [True, False],
+    ],
+    ids=["complex", "complex-zero-imag", "numeric-strings", "datetimes", "timedeltas", "bools"],
+)
+def test_softmax_rejects_what_is_not_real_naming_x(bad):
+    with pytest.raises(TypeError, match="x must be an array of real numbers"):
+        softmax(bad)
+
+
+def test_softmax_still_accepts_integers_and_minus_infinity():
+    np.testing.assert_allclose(softmax(np.array([1, 1])), [0.5, 0.5])
+    np.testing.assert_allclose(softmax([0.0, -np.inf]), [1.0, 0.0])
+
+
+TIMEDELTAS = np.array([1, 2], dtype="timedelta64[s]")
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: sinusoidal_pe(np.timedelta64(3), 8), "positions"),
+        (lambda: sinusoidal_pe(TIMEDELTAS, 8), "positions"),
+        (lambda: sinusoidal_pe(3, np.timedelta64(8)), "d_model"),
+        (lambda: frequencies(8, np.timedelta64(100)), "base"),
+        (lambda: block_rotation(TIMEDELTAS), "angles"),
+        (lambda: block_rotation([1 + 1j]), "angles"),
+        (lambda: rotation_matrix(np.timedelta64(1)), "theta"),
+        (lambda: shift_operator(1 + 1j, 4), "delta"),
+        (lambda: rope_matrix(1 + 2j, 4), "position"),
+        (lambda: rope_matrix(np.datetime64("2020-01-01"), 4), "position"),
+        (lambda: rope_matrix("3", 4), "position"),
+        (lambda: apply_rope(np.ones((2, 4)), TIMEDELTAS), "positions"),
+        (lambda: rope_score_bound(TIMEDELTAS, 4), "distances"),
+        (lambda: attention(np.ones((2, 2)) * 1j, np.ones((2, 2)), np.ones((2, 2))), "q"),
+        (lambda: relative_deviation(np.ones((2, 2), dtype=bool)), "scores"),
+    ],
+)
+def test_public_maths_rejects_complex_strings_and_dates_naming_the_argument(call, name):
+    with pytest.raises(TypeError, match=rf"^{re.escape(name)} must be"):
+        call()
+
+
+# ------------------------------------------ item 14: errors name the right argument
+
+RAGGED = [[1.0, 2.0], [3.0]]
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: sinusoidal_pe(RAGGED, 8), "positions"),
+        (lambda: block_rotation(RAGGED), "angles"),
+        (lambda: apply_rope(RAGGED), "x"),
+        (lambda: apply_rope(np.ones((2, 2)), RAGGED), "positions"),
+        (lambda: rope_scores(RAGGED, [1.0, 0.0], 2, 2), "q"),
+        (lambda: rope_scores([1.0, 0.0], [1.0, 0.0], RAGGED, 2), "query_positions"),
+        (lambda: rope_score_bound(RAGGED, 4), "distances"),
+        (lambda: softmax(RAGGED), "x"),
+        (lambda: attention_weights(RAGGED, np.ones((2, 2))), "q"),
+        (lambda: attention(np.ones((2, 2)), np.ones((2, 2)), RAGGED), "v"),
+        (lambda: attention_weights(np.ones((2, 2)), np.ones((2, 2)), [[True], [True, False]]),
+         "mask"),
+        (lambda: score_terms(RAGGED, np.ones((2, 2)), np.eye(2), np.eye(2)), "e"),
+        (lambda: relative_deviation(RAGGED), "scores"),
+        (lambda: running_min_distance(RAGGED), "vectors"),
+    ],
+)  # fmt: skip
+def test_ragged_lists_are_named_in_every_array_taking_helper(call, name):
+    with pytest.raises(
+        ValueError, match=rf"^{re.escape(name)} must be a rectangular array \(every row"
+    ):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("positions", "name", "shown"),
+    [((0, 3), "query_positions", "0"), ((3, []), "key_positions", "[]")],
+)
+def test_rope_scores_with_no_positions_names_the_empty_argument(positions, name, shown):
+    q = k = [1.0, 0.0]
+    with pytest.raises(ValueError, match=says(f"{name} must hold at least one position", shown)):
+        rope_scores(q, k, *positions)

@@ -1,0 +1,444 @@
+"""Tests of lesson 08's trainer: pe_helpers.model, .training, .tasks and .biases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from pe_helpers.attention import relative_deviation
+from pe_helpers.biases import alibi_bias, alibi_slopes, t5_relative_bucket
+from pe_helpers.encodings import frequencies
+from pe_helpers.model import (
+    METHODS,
+    ModelConfig,
+    _rotate,
+    _Tables,
+    forward,
+    gradient_check,
+    init_params,
+    loss_and_grads,
+    softmax_backward,
+)
+from pe_helpers.rope import apply_rope
+from pe_helpers.tasks import (
+    Batch,
+    Task,
+    copy_back,
+    make_task,
+    order_blind_accuracy,
+    task_batch,
+    token_at,
+)
+from pe_helpers.training import Adam, TrainedModel, train
+
+L = 16  # training length of the trained-model tests (the package defaults: vocab 16, d 32)
+
+
+# --- The backward pass, against central finite differences ---
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("method", METHODS)
+def test_gradient_matches_finite_differences(method, causal):
+    config = ModelConfig(
+        method, vocab_size=5, d_model=8, n_heads=2, causal=causal, residual=not causal,
+        max_len=7, num_buckets=6, max_distance=5,  # short buckets: the log range is used
+    )
+    errors = gradient_check(config, length=6)
+    assert set(errors) == set(config.param_shapes())
+    assert max(errors.values()) <= 1e-6, errors
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(method="rope_adjacent", inv_freq=[0.9, 0.2], attention_factor=1.3),
+        dict(method="rope_halves", inv_freq=[0.7], attention_factor=0.8),  # partial rotary
+        dict(method="alibi", slopes=[0.5, 2.0], residual=True),
+        dict(method="t5_bias", causal=False, num_buckets=4, max_distance=3),
+        dict(method="learned", max_len=9, n_heads=1, d_head=6),
+    ],
+)
+def test_gradient_with_the_hooks(options):
+    config = ModelConfig(**(dict(vocab_size=4, d_model=8, n_heads=2) | options))
+    assert max(gradient_check(config, length=6, seed=3).values()) <= 1e-6
+
+
+def test_gradient_check_catches_a_wrong_backward(monkeypatch):
+    import pe_helpers.model as model
+
+    original = model._backward
+
+    def broken(*args):
+        grads = original(*args)
+        grads["w_k"] = grads["w_k"] * 1.01
+        return grads
+
+    monkeypatch.setattr(model, "_backward", broken)
+    errors = gradient_check(ModelConfig("rope_halves", vocab_size=4, d_model=8))
+    assert errors["w_k"] > 1e-3 and errors["w_q"] <= 1e-6
+
+
+def test_gradient_check_takes_a_learners_softmax_backward():
+    config = ModelConfig("sinusoidal", vocab_size=4, d_model=8)
+
+    def correct(a, g):
+        return a * g - a * (a * g).sum(axis=-1, keepdims=True)
+
+    def forgot_the_sum(a, g):
+        return a * g
+
+    assert max(gradient_check(config, softmax_backward=correct).values()) <= 1e-6
+    assert max(gradient_check(config, softmax_backward=forgot_the_sum).values()) > 1e-2
+    rows = softmax_backward(np.full((3, 4), 0.25), np.arange(12.0).reshape(3, 4))
+    np.testing.assert_allclose(rows.sum(axis=-1), 0.0, atol=1e-15)
+
+
+# --- RoPE hook: the table-driven rotation is lesson 07's apply_rope ---
+
+
+@pytest.mark.parametrize("pairing", ["adjacent", "halves"])
+def test_rotation_is_apply_rope(pairing):
+    config = ModelConfig(f"rope_{pairing}", vocab_size=4, d_model=16, n_heads=2, base=100.0)
+    tables = _Tables(config, 11)
+    x = np.random.default_rng(0).normal(size=(3, 2, 11, 8))
+    expected = apply_rope(x, base=100.0, pairing=pairing)
+    np.testing.assert_allclose(_rotate(x, tables.cos, tables.sin, config.method), expected,
+                               rtol=0, atol=1e-13)
+    back = _rotate(expected, tables.cos, -tables.sin, config.method)
+    np.testing.assert_allclose(back, x, rtol=0, atol=1e-13)
+
+
+def test_partial_inv_freq_rotates_the_leading_dimensions_only():
+    config = ModelConfig("rope_halves", vocab_size=4, d_model=8, n_heads=1,
+                         inv_freq=frequencies(4, 50.0), attention_factor=2.0)
+    tables = _Tables(config, 6)
+    x = np.random.default_rng(1).normal(size=(6, 8))
+    out = _rotate(x, tables.cos, tables.sin, config.method)
+    np.testing.assert_allclose(out[:, :4], 2.0 * apply_rope(x[:, :4], base=50.0,
+                                                            pairing="halves"), atol=1e-13)
+    np.testing.assert_array_equal(out[:, 4:], x[:, 4:])
+
+
+def test_default_inv_freq_equals_explicit_frequencies():
+    tokens = np.arange(7) % 5
+    a = ModelConfig("rope_adjacent", vocab_size=5, d_model=8)
+    b = ModelConfig("rope_adjacent", vocab_size=5, d_model=8, inv_freq=frequencies(4))
+    params = init_params(a)
+    np.testing.assert_array_equal(forward(params, a, tokens), forward(params, b, tokens))
+
+
+# --- ALiBi slopes and T5 buckets ---
+
+
+def reference_alibi_slopes(n):
+    """The recursion of get_slopes in ofirpress/attention_with_linear_biases, as a spec."""
+
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start**i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + reference_alibi_slopes(2 * closest)[0::2][: n - closest]
+
+
+@pytest.mark.parametrize("n_heads", range(1, 33))
+def test_alibi_slopes_follow_the_reference_rule(n_heads):
+    np.testing.assert_allclose(alibi_slopes(n_heads), reference_alibi_slopes(n_heads),
+                               rtol=1e-14)
+
+
+def test_alibi_slopes_for_eight_heads_and_toeplitz_bias():
+    assert (1 / alibi_slopes(8)).tolist() == [2.0**h for h in range(1, 9)]
+    bias = alibi_bias(9, 3)
+    assert bias.shape == (3, 9, 9)
+    assert all(relative_deviation(head) == 0.0 for head in bias)
+
+
+def transformers_bucket(rel, bidirectional, num_buckets, max_distance):
+    """transformers' T5Attention._relative_position_bucket for one int, float32 like torch."""
+    bucket = 0
+    if bidirectional:
+        num_buckets //= 2
+        bucket += num_buckets if rel > 0 else 0
+        rel = abs(rel)
+    else:
+        rel = -min(rel, 0)
+    max_exact = num_buckets // 2
+    if rel < max_exact:
+        return bucket + rel
+    f32 = np.float32
+    large = max_exact + int(
+        np.log(f32(rel) / f32(max_exact)) / f32(math.log(max_distance / max_exact))
+        * f32(num_buckets - max_exact)
+    )
+    return bucket + min(large, num_buckets - 1)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (16, 50), (12, 77), (8, 20)])
+def test_t5_buckets_match_transformers_on_offsets_to_300(bidirectional, num_buckets,
+                                                         max_distance):
+    offsets = np.arange(-300, 301)
+    expected = [transformers_bucket(int(r), bidirectional, num_buckets, max_distance)
+                for r in offsets]
+    got = t5_relative_bucket(offsets, bidirectional=bidirectional, num_buckets=num_buckets,
+                             max_distance=max_distance)
+    assert got.tolist() == expected
+
+
+def test_t5_default_buckets_as_documented():
+    # bidirectional: exact 0-7, log-spaced to 128, then the last bucket; keys after the
+    # query in the upper half (BEYOND.md section 09)
+    assert t5_relative_bucket(np.arange(8)).tolist()[1:] == list(range(17, 24))
+    assert t5_relative_bucket(-np.arange(8)).tolist() == list(range(8))
+    far = t5_relative_bucket(np.array([-128, -1000, 128, 1000]))
+    assert far.tolist() == [15, 15, 31, 31]
+    magnitudes = t5_relative_bucket(-np.arange(200))
+    assert np.all(np.diff(magnitudes) >= 0) and magnitudes.max() == 15
+    # the same offsets computed in float64 give the same buckets for the defaults
+    r = np.arange(8, 2000)
+    float64 = np.minimum(8 + (np.log(r / 8) / np.log(16) * 8).astype(int), 15)
+    assert t5_relative_bucket(-r).tolist() == float64.tolist()
+
+
+# --- Determinism and Adam ---
+
+
+def test_same_seed_gives_bit_identical_parameters():
+    runs = [train("copy_back", "rope_halves", length=8, vocab_size=6, steps=30, seed=s)
+            for s in (4, 4, 5)]
+    for name in runs[0].params:
+        assert np.array_equal(runs[0].params[name], runs[1].params[name])
+    assert np.array_equal(runs[0].losses, runs[1].losses)
+    assert not np.array_equal(runs[0].params["w_q"], runs[2].params["w_q"])
+
+
+def test_adam_first_step_moves_each_entry_by_lr():
+    params = {"w": np.array([1.0, 2.0, 3.0])}
+    Adam(lr=0.5).step(params, {"w": np.array([1e-3, -7.0, 0.0])})
+    np.testing.assert_allclose(params["w"], [0.5, 2.5, 3.0], atol=1e-4)
+
+
+def test_training_lowers_the_loss():
+    model = train("copy_back", "learned", length=8, vocab_size=6, steps=60)
+    assert model.losses[-5:].mean() < 0.5 * model.losses[:5].mean()
+
+
+# --- Facts about trained models (trained once per module) ---
+
+
+@pytest.fixture(scope="module")
+def models():
+    def fit(task, method, causal=True):
+        return train(task, method, task_arg={"copy_back": 2, "token_at": 0}[task], length=L,
+                     causal=causal, seed=0)
+
+    trained = {}
+    for task in ("copy_back", "token_at"):
+        trained[task, "none", False] = fit(task, "none", causal=False)
+        for method in ("none", "sinusoidal", "learned", "rope_adjacent", "rope_halves"):
+            trained[task, method, True] = fit(task, method)
+    return trained
+
+
+@pytest.mark.parametrize("task", ["copy_back", "token_at"])
+def test_no_position_no_mask_is_permutation_equivariant(models, task):
+    model = models[task, "none", False]
+    rng = np.random.default_rng(7)
+    tokens = rng.integers(0, 16, size=(4, L))
+    perm = rng.permutation(L)
+    np.testing.assert_allclose(model.logits(tokens[:, perm]), model.logits(tokens)[:, perm],
+                               rtol=0, atol=1e-12)
+    # ... so it cannot beat the best order-blind guess (well above 1/vocab)
+    ceiling = order_blind_accuracy(model.task, L, 16)
+    assert 1 / 16 < ceiling < 0.35
+    assert model.accuracy(n_samples=400) <= ceiling + 0.03
+
+
+def test_a_position_signal_breaks_equivariance(models):
+    model = models["copy_back", "sinusoidal", True]
+    tokens = np.arange(L)[None] % 16
+    perm = np.roll(np.arange(L), 1)
+    assert not np.allclose(model.logits(tokens[:, perm]), model.logits(tokens)[:, perm])
+
+
+def test_nope_with_a_causal_mask_learns_the_prefix_but_not_the_order(models):
+    # copy-back k=2: at t = 2 the target is one of the 2 tokens before the query, at t the
+    # best order-blind guess is right about 1/t of the time; NoPE reaches that and no more.
+    model = models["copy_back", "none", True]
+    per_position = model.accuracy(n_samples=1000, per_position=True)
+    assert np.isnan(per_position[:2]).all()
+    assert per_position[2] > 0.45  # 1/2 at t = 2
+    assert per_position[-4:].mean() < 0.2  # about 1/15 at the end
+    causal_ceiling = order_blind_accuracy(model.task, L, 16, causal=True)
+    assert model.accuracy(n_samples=400) <= causal_ceiling + 0.03
+    # ... and it gets there: at every position it matches the best guess from the prefix
+    # multiset (the most frequent earlier token other than its own), position by position
+    ceiling = order_blind_accuracy(model.task, L, 16, causal=True, per_position=True)
+    np.testing.assert_allclose(per_position[2:], ceiling[2:], atol=0.07)
+    assert model.accuracy(n_samples=400) > models["copy_back", "none", False].accuracy() + 0.05
+    # token_at p=0: the query at t = 1 sees one other token, the target: always right
+    first = models["token_at", "none", True].accuracy(n_samples=400, per_position=True)
+    assert first[:2].min() > 0.95 and first[-4:].mean() < 0.3
+
+
+@pytest.mark.parametrize("method", ["sinusoidal", "learned", "rope_adjacent", "rope_halves"])
+@pytest.mark.parametrize("task", ["copy_back", "token_at"])
+def test_position_methods_learn_both_tasks_at_the_training_length(models, task, method):
+    assert models[task, method, True].accuracy(n_samples=200) >= 0.95
+
+
+def test_accuracy_past_the_training_length(models):
+    for key in (("copy_back", "sinusoidal", True), ("copy_back", "rope_adjacent", True)):
+        for length in (2 * L, 4 * L):
+            assert 0.0 <= models[key].accuracy(length=length, n_samples=50) <= 1.0
+    learned = models["copy_back", "learned", True]
+    with pytest.raises(ValueError, match=rf"max_len = {L}.*length {2 * L}"):
+        learned.accuracy(length=2 * L)
+    with pytest.raises(ValueError, match="max_len"):
+        learned.attention(np.zeros(L + 1, dtype=int))
+
+
+def test_attention_rows(models):
+    model = models["copy_back", "rope_adjacent", True]
+    tokens = np.arange(L) % 16
+    weights = model.attention(tokens)
+    assert weights.shape == (2, L, L)
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    assert np.all(np.triu(weights, 1) == 0.0)
+    assert model.attention(tokens[None].repeat(3, 0)).shape == (3, 2, L, L)
+    # the trained copy-back(2) model looks two tokens back from every query t >= 2
+    best_head = weights[:, np.arange(2, L), np.arange(L - 2)].mean(axis=-1).max()
+    assert best_head > 0.5
+
+
+def test_replace_keeps_the_parameters(models):
+    model = models["copy_back", "rope_adjacent", True]
+    changed = model.replace(attention_factor=1.0)
+    np.testing.assert_array_equal(changed.logits(np.arange(5)), model.logits(np.arange(5)))
+    assert isinstance(changed, TrainedModel)
+    with pytest.raises(TypeError, match="unknown config fields"):
+        model.replace(colour="red")
+
+
+# --- Tasks ---
+
+
+def test_task_generators():
+    batch = copy_back(4, 9, 7, offset=3, seed=2)
+    assert batch.tokens.shape == (4, 9) and batch.tokens.max() < 7
+    assert (batch.targets[:, 3:] == batch.tokens[:, :-3]).all()
+    assert (batch.targets[:, :3] == -1).all() and not batch.scored[:, :3].any()
+    at = token_at(4, 9, 7, position=4, seed=2)
+    assert (at.targets[:, 4:] == at.tokens[:, 4:5]).all() and not at.scored[:, :4].any()
+    assert np.array_equal(copy_back(4, 9, 7, seed=2).tokens, at.tokens)  # same seed, same draw
+    assert not np.array_equal(copy_back(4, 9, 7, seed=3).tokens, at.tokens)
+    assert task_batch(Task("token_at", 4), 4, 9, 7, seed=2).targets.tolist() == \
+        at.targets.tolist()
+
+
+def brute_force_order_blind(task, length, vocab):
+    """Best accuracy of any function of (own token, multiset of all tokens), by enumeration."""
+    hits = {}
+    for seq in itertools.product(range(vocab), repeat=length):
+        bag = tuple(sorted(seq))
+        for t in range(length):
+            target = seq[t - task.arg] if task.name == "copy_back" else seq[task.arg]
+            if (task.name == "copy_back" and t < task.arg) or (
+                task.name == "token_at" and t < task.arg
+            ):
+                continue
+            counts = hits.setdefault((seq[t], bag), np.zeros(vocab))
+            counts[target] += 1
+    scored = sum(c.sum() for c in hits.values())
+    return sum(c.max() for c in hits.values()) / scored
+
+
+@pytest.mark.parametrize("task", [Task("copy_back", 1), Task("token_at", 0), Task("token_at", 2)])
+def test_order_blind_accuracy_is_the_bayes_ceiling(task):
+    exact = brute_force_order_blind(task, 4, 3)
+    assert order_blind_accuracy(task, 4, 3, n_samples=20000, seed=1) == pytest.approx(exact,
+                                                                                     abs=0.01)
+
+
+# --- Argument checks ---
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(method="sine"), ValueError, r"method must be one of \('none', 'sinusoidal'"),
+        (dict(vocab_size=1), ValueError, "vocab_size must be >= 2, got 1"),
+        (dict(vocab_size=4.0), TypeError, "vocab_size must be an integer, got 4.0"),
+        (dict(method="learned"), ValueError, "max_len must be given"),
+        (dict(method="rope_adjacent", d_head=3), ValueError, "d_head must be even"),
+        (dict(method="rope_adjacent", inv_freq=[1.0] * 5), ValueError, "at most d_head / 2"),
+        (dict(method="rope_adjacent", attention_factor=0.0), ValueError, "attention_factor"),
+        (dict(method="alibi", slopes=[1.0]), ValueError, r"one entry per head \(2\), got 1"),
+        (dict(method="t5_bias", num_buckets=4, max_distance=2), ValueError, "max_distance"),
+        (dict(causal=1), TypeError, "causal must be a bool, got 1"),
+    ],
+)
+def test_bad_config(kwargs, error, message):
+    options = dict(method="none", vocab_size=4, d_model=8) | kwargs
+    with pytest.raises(error, match=message):
+        ModelConfig(**options)
+
+
+def test_bad_model_inputs():
+    config = ModelConfig("learned", vocab_size=4, d_model=4, max_len=5)
+    params = init_params(config)
+    with pytest.raises(ValueError, match=r"tokens must lie in 0 \.\. 3.*got values from 0 to 4"):
+        forward(params, config, [0, 4])
+    with pytest.raises(TypeError, match="integer token ids"):
+        forward(params, config, [0.0, 1.0])
+    with pytest.raises(ValueError, match="max_len = 5 rows and cannot encode length 6"):
+        forward(params, config, np.zeros(6, dtype=int))
+    with pytest.raises(ValueError, match=r"exactly the keys .*'pos'"):
+        forward({k: v for k, v in params.items() if k != "pos"}, config, [0])
+    with pytest.raises(ValueError, match=r"params\['embed'\] must have shape \(4, 4\)"):
+        forward(params | {"embed": np.zeros((3, 4))}, config, [0])
+    with pytest.raises(TypeError, match="config must be a ModelConfig"):
+        forward(params, "learned", [0])
+    with pytest.raises(TypeError, match="batch must be a Batch"):
+        loss_and_grads(params, config, (np.zeros((1, 3), dtype=int),) * 3)
+    empty = Batch(np.zeros((1, 3), dtype=int), np.full((1, 3), -1), np.zeros((1, 3), bool))
+    with pytest.raises(ValueError, match="at least one position"):
+        loss_and_grads(params, config, empty)
+
+
+def test_bad_training_and_task_arguments():
+    with pytest.raises(TypeError, match=r"unknown options \['width'\]"):
+        train("copy_back", "none", width=3)
+    with pytest.raises(ValueError, match=r"task must be one of \('copy_back', 'token_at'\)"):
+        train("reverse", "none")
+    with pytest.raises(ValueError, match="method must be one of"):
+        train("copy_back", "rotary")
+    with pytest.raises(ValueError, match="copy_back argument must be >= 1, got 0"):
+        make_task("copy_back", 0)
+    with pytest.raises(ValueError, match="offset k = 5 leaves no scored position.*length 5"):
+        copy_back(2, 5, 4, offset=5)
+    with pytest.raises(ValueError, match="position p = 3 leaves no scored position"):
+        token_at(2, 3, 4, position=3)
+    with pytest.raises(ValueError, match="seed must be >= 0, got -1"):
+        copy_back(2, 5, 4, seed=-1)
+    with pytest.raises(TypeError, match="causal must be a bool"):
+        order_blind_accuracy("copy_back", 5, 4, causal="yes")
+    with pytest.raises(ValueError, match="lr must be > 0"):
+        Adam(lr=0.0)
+    with pytest.raises(ValueError, match="beta2 must lie in"):
+        Adam(beta2=1.0)
+    with pytest.raises(TypeError, match="relative_position must hold integers"):
+        t5_relative_bucket([0.5])
+    with pytest.raises(ValueError, match="n_heads must be >= 1, got 0"):
+        alibi_slopes(0)
+    with pytest.raises(ValueError, match="give n_heads or slopes"):
+        alibi_bias(3)
+    with pytest.raises(ValueError, match="slopes must have n_heads = 2 entries, got 1"):
+        alibi_bias(3, 2, slopes=[1.0])
