@@ -141,9 +141,9 @@ def test_dimension_panels_show_the_cosines_and_the_probe():
     figure = lesson.DimensionPanels().draw(d_model=8)
     left, right = figure.axes
     cosines, probe = lesson.DimensionPanels().data(8)
-    heights = [bar.get_height() for bar in left.patches]
+    (histogram,) = left.patches
     counts, _ = np.histogram(cosines, bins=lesson.COSINE_BINS)
-    assert np.allclose(heights, counts / cosines.size)
+    assert np.allclose(histogram.get_data().values, counts / cosines.size)
     assert np.allclose(right.collections[0].get_offsets()[:, 1], probe.predicted_positions)
     assert "d = 8" in left.get_title() and f"R² = {probe.r2:.2f}" in right.get_title()
 
@@ -154,7 +154,7 @@ def test_dimension_view_owns_its_range_and_blits_every_step():
     assert (slider.min, slider.max, slider.step, slider.value) == (2, 256, 2, 16)
     slider.value = 256
     slider.value = 2
-    assert view.blits == 2  # fixed limits: every step redraws only bars, points and titles
+    assert view.blits == 2  # fixed limits: every step redraws only the histogram, points and titles
     assert snapshot(view.figure) == snapshot(lesson.DimensionPanels().draw(d_model=2))
     view.close()
     with pytest.raises(ValueError, match="d_model must be even, got 9"):

@@ -359,7 +359,7 @@ class DimensionPanels(LiveFigure):
     Left: a histogram of the cosines of :data:`DIMENSION_PAIRS` random pairs in ``d``
     dimensions. Right: held-out samples, true position against the position a linear
     probe reads from embedding + PE. Both axes keep their limits at every ``d``, so a
-    step redraws only the bars, points and titles.
+    step redraws only the histogram, points and titles.
 
     Parameters
     ----------
@@ -391,13 +391,7 @@ class DimensionPanels(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        bars = left.bar(
-            COSINE_BINS[:-1],
-            np.zeros(COSINE_BINS.size - 1),
-            width=np.diff(COSINE_BINS),
-            align="edge",
-            color="C0",
-        )
+        histogram = left.stairs(np.zeros(COSINE_BINS.size - 1), COSINE_BINS, fill=True, color="C0")
         left.set_xlim(-1.0, 1.0)
         left.set_ylim(0.0, _HISTOGRAM_TOP)
         left.set_xlabel("cosine of two random vectors")
@@ -412,13 +406,12 @@ class DimensionPanels(LiveFigure):
         right.set_xlabel("true position t")
         right.set_ylabel("position read by the probe")
         right.legend(loc="upper left")
-        return SimpleNamespace(left=left, right=right, bars=list(bars), points=points)
+        return SimpleNamespace(left=left, right=right, histogram=histogram, points=points)
 
     def update(self, art: SimpleNamespace, d_model: int) -> None:
         cosines, probe = self.data(d_model)
         counts, _ = np.histogram(cosines, bins=COSINE_BINS)
-        for bar, height in zip(art.bars, counts / cosines.size, strict=True):
-            bar.set_height(height)
+        art.histogram.set_data(counts / cosines.size)
         art.points.set_offsets(np.column_stack([probe.true_positions, probe.predicted_positions]))
         art.left.title.set_text(
             f"Random pairs, d = {d_model}: mean |cos| = {np.abs(cosines).mean():.3f}"
@@ -426,7 +419,7 @@ class DimensionPanels(LiveFigure):
         art.right.title.set_text(f"Probe on embedding + PE, d = {d_model}: R² = {probe.r2:.2f}")
 
     def moving(self, art: SimpleNamespace) -> list:
-        return [*art.bars, art.points, art.left.title, art.right.title]
+        return [art.histogram, art.points, art.left.title, art.right.title]
 
 
 # --- exercises ------------------------------------------------------------------------------
