@@ -30,6 +30,7 @@ from ..grading import Feedback, as_array, as_integer, as_number, close, grade
 from ..live import LiveFigure, float_control, int_control
 
 __all__ = [
+    "MAX_LAYER_TOKENS",
     "MAX_TOKENS",
     "MAX_WIDTH",
     "LayerRun",
@@ -46,11 +47,13 @@ __all__ = [
     "recurrent_layer",
 ]
 
-#: Longest sequence the layer helpers and the recurrence accept.
+#: Longest sequence the linear recurrence accepts.
 MAX_TOKENS = 100_000
+#: Longest sequence the layer helpers accept (attention holds n² scores: 32 MB of float64).
+MAX_LAYER_TOKENS = 2048
 #: Widest token vector the layer helpers accept.
 MAX_WIDTH = 1024
-#: Most numbers a layer helper may hold at once (n² scores or n·d states: 32 MB of float64).
+#: Most numbers the recurrence may hold (32 MB of float64).
 _MAX_CELLS = 2**22
 
 
@@ -106,10 +109,10 @@ class _Tally:
 def _sequence(x: ArrayLike) -> np.ndarray:
     x = _array("x", x, ndim=2).astype(np.float64)
     n, d = x.shape
-    if n > MAX_TOKENS or d > MAX_WIDTH or max(n * n, n * d) > _MAX_CELLS:
+    if n > MAX_LAYER_TOKENS or d > MAX_WIDTH:
         raise ValueError(
-            f"x must have at most {MAX_TOKENS} rows, {MAX_WIDTH} columns and "
-            f"{_MAX_CELLS} numbers in its n x n scores, got shape {x.shape}"
+            f"x must have at most {MAX_LAYER_TOKENS} rows and {MAX_WIDTH} columns, "
+            f"got shape {x.shape}"
         )
     return x
 
