@@ -88,6 +88,17 @@ def _check_models(models: object) -> dict[str, TrainedModel]:
     return {str(name): model for name, model in models.items()}
 
 
+def _accuracies(name: str, values: object) -> np.ndarray:
+    """A 1-D float array of accuracies where NaN (a refused length) is allowed, ±inf is not."""
+    arr = np.asarray(values)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be an array of accuracies, got {_show(values)}")
+    arr = arr.astype(np.float64)
+    if arr.ndim != 1 or arr.size == 0 or np.isinf(arr).any():
+        raise ValueError(f"{name} must be a non-empty 1-D array without ±inf, got {_show(values)}")
+    return arr
+
+
 def _refuses(model: TrainedModel, length: int) -> bool:
     """Whether ``model`` cannot run sequences of ``length`` (a learned table too short)."""
     config = model.config
@@ -188,7 +199,7 @@ def format_accuracy_table(
     widths = [max(len(h), 7) for h in heads]
     lines = [f"{'method':<20}" + "".join(f"  {h:>{w}}" for h, w in zip(heads, widths, strict=True))]
     for label, values in rows.items():
-        arr = check_array(f"rows[{label!r}]", values, ndim=1, allow_nonfinite=True)
+        arr = _accuracies(f"rows[{label!r}]", values)
         if arr.size != len(lengths):
             raise ValueError(
                 f"rows[{label!r}] must hold one value per length ({len(lengths)}), got {arr.size}"
@@ -311,8 +322,7 @@ def plot_extrapolation(
                 f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} method -> accuracies"
             )
         for index, (method, values) in enumerate(rows.items()):
-            ys = check_array(f"tables[{title!r}][{method!r}]", values, ndim=1,
-                             allow_nonfinite=True).astype(np.float64)
+            ys = _accuracies(f"tables[{title!r}][{method!r}]", values)
             if ys.shape != xs.shape:
                 raise ValueError(f"tables[{title!r}][{method!r}] needs one value per length")
             refused = np.isnan(ys)
