@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .._validate import check_array, check_d_model, check_int, check_real
-from ..attention import relative_deviation
+from ..attention import attention, relative_deviation
 from ..encodings import sinusoidal_pe
 from ..figures import WIDE_FIGSIZE, colour_limit, course_style, diverging_cmap, heatmap
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
@@ -35,6 +35,7 @@ __all__ = [
     "MAX_POSITIONS",
     "MAX_WIDTH",
     "AttentionBlend",
+    "attention_stack",
     "blend_deviations",
     "blend_inputs",
     "blend_matrix",
@@ -42,6 +43,7 @@ __all__ = [
     "blend_title",
     "check_position_position",
     "check_relative_projections",
+    "encoding_readout",
     "plot_heatmap_row",
     "random_projection",
 ]
@@ -83,14 +85,14 @@ def _check_square(name: str, value: object, size: int | None = None) -> np.ndarr
     return w
 
 
-def _check_encoding(p: object) -> np.ndarray:
-    p = check_array("p", p, ndim=2).astype(np.float64)
-    if p.shape[0] > MAX_POSITIONS or p.shape[1] > MAX_WIDTH:
+def _check_rows(name: str, value: object) -> np.ndarray:
+    arr = check_array(name, value, ndim=2).astype(np.float64)
+    if arr.shape[0] > MAX_POSITIONS or arr.shape[1] > MAX_WIDTH:
         raise ValueError(
-            f"p may have at most {MAX_POSITIONS} rows and {MAX_WIDTH} columns "
-            f"(keeps memory small), got shape {p.shape}"
+            f"{name} may have at most {MAX_POSITIONS} rows and {MAX_WIDTH} columns "
+            f"(keeps memory small), got shape {arr.shape}"
         )
-    return p
+    return arr
 
 
 def random_projection(
@@ -191,7 +193,7 @@ def blend_position_scores(
     >>> blend_position_scores(p, 3 * p, p, 1.0).tolist()
     [[3.0, 0.0], [0.0, 3.0]]
     """
-    p = _check_encoding(p)
+    p = _check_rows("p", p)
     w_q = _check_square("w_q_random", w_q_random, p.shape[1])
     w_k = _check_square("w_k_random", w_k_random, p.shape[1])
     return _position_scores(p, w_q, w_k, _check_blend("t", t))
@@ -229,7 +231,7 @@ def blend_deviations(
     >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
     [0.0]
     """
-    p = _check_encoding(p)
+    p = _check_rows("p", p)
     w_q = _check_square("w_q_random", w_q_random, p.shape[1])
     w_k = _check_square("w_k_random", w_k_random, p.shape[1])
     ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
@@ -277,6 +279,96 @@ def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np
         raise ValueError(f"d_model must be at most {MAX_WIDTH} (keeps memory small), got {d_model}")
     n_positions = _bounded_int("n_positions", n_positions, 2, MAX_POSITIONS)
     return _inputs(d_model, n_positions, check_int("seed", seed, minimum=0))
+
+
+def attention_stack(
+    x: ArrayLike, n_layers: int = 6, *, residual: bool = True, seed: int = 0
+) -> list[np.ndarray]:
+    """Inputs of a stack of random single-head attention layers, with or without residuals.
+
+    Layer ``l`` computes ``F_l(x) = attention(x W_Q, x W_K, x W_V)`` with untrained
+    projections from :func:`random_projection`; with residual connections its output
+    is ``x + F_l(x)``, without them ``F_l(x)``. No normalisation, no feed-forward part:
+    only what carries (or loses) the input from layer to layer.
+
+    Parameters
+    ----------
+    x : array_like
+        Input rows, shape ``(n, d)`` (at most :data:`MAX_POSITIONS` rows, :data:`MAX_WIDTH`
+        columns).
+    n_layers : int, default 6
+        Number of layers, 1 to 48.
+    residual : bool, default True
+        Add each layer's output to its input.
+    seed : int, default 0
+        Seed (>= 0) of the projections: the same seed gives the same layers.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``n_layers + 1`` arrays of shape ``(n, d)``: the input, then each layer's output.
+
+    Examples
+    --------
+    >>> states = attention_stack(np.eye(4), 2)
+    >>> len(states), states[-1].shape
+    (3, (4, 4))
+    """
+    x = _check_rows("x", x)
+    n_layers = _bounded_int("n_layers", n_layers, 1, 48)
+    if not isinstance(residual, bool):
+        raise TypeError(f"residual must be True or False, got {residual!r}")
+    generator = np.random.default_rng(check_int("seed", seed, minimum=0))
+    states = [x]
+    for _ in range(n_layers):
+        w_q, w_k, w_v = (random_projection(x.shape[1], seed=generator) for _ in range(3))
+        out = attention(x @ w_q, x @ w_k, x @ w_v)
+        x = x + out if residual else out
+        states.append(x)
+    return states
+
+
+def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
+    """How much of the encoding ``p`` a linear read-out recovers from ``x`` (held-out R²).
+
+    A least-squares map ``x A + b ≈ p`` is fitted on a random three quarters of the
+    rows and scored on the other quarter: ``1 - ||p - fit||² / ||p - mean(p)||²``.
+    1 means the read-out recovers ``p`` exactly, 0 no better than the mean row.
+
+    Parameters
+    ----------
+    x : array_like
+        Rows to read from, shape ``(n, d)``, ``n >= 8``.
+    p : array_like
+        Encodings to recover, shape ``(n, d_p)``.
+    seed : int, default 0
+        Seed (>= 0) of the split.
+
+    Returns
+    -------
+    float
+        R² on the held-out rows (at most 1; below 0 when worse than the mean).
+
+    Examples
+    --------
+    >>> p = np.random.default_rng(1).normal(size=(40, 3))
+    >>> round(encoding_readout(2 * p, p), 6)
+    1.0
+    """
+    x = _check_rows("x", x)
+    p = _check_rows("p", p)
+    if x.shape[0] != p.shape[0] or x.shape[0] < 8:
+        raise ValueError(
+            f"x and p must have the same number of rows, at least 8; got {x.shape} and {p.shape}"
+        )
+    order = np.random.default_rng(check_int("seed", seed, minimum=0)).permutation(x.shape[0])
+    cut = 3 * x.shape[0] // 4
+    train, test = order[:cut], order[cut:]
+    features = np.hstack([x, np.ones((x.shape[0], 1))])
+    coefficients, *_ = np.linalg.lstsq(features[train], p[train], rcond=None)
+    residual = p[test] - features[test] @ coefficients
+    spread = p[test] - p[test].mean(axis=0)
+    return float(1.0 - np.sum(residual**2) / np.sum(spread**2))
 
 
 # --- figures --------------------------------------------------------------------------------
