@@ -325,9 +325,8 @@ def check_rotate_pair(rotate_pair: Callable) -> Feedback:
             if not isinstance(original, TypeError):
                 raise
             return (
-                f"your function works on single numbers but raised TypeError on numpy arrays "
-                f"({original}). math.cos and math.sin take one number; np.cos and np.sin work "
-                "on whole arrays."
+                "your function works on single numbers but raised TypeError on numpy arrays: "
+                "math.cos and math.sin take one number; np.cos and np.sin work on whole arrays."
             )
         what = "your result for arrays of 20 values"
         got = as_array(as_pair(result, what), what, shape=(2, 20))
