@@ -16,7 +16,6 @@ from pe_helpers.lessons.attention_breakdown import (
     blend_inputs,
     blend_matrix,
     blend_position_scores,
-    blend_title,
     check_position_position,
     check_relative_projections,
     plot_heatmap_row,
@@ -202,7 +201,8 @@ def test_the_blend_figure_shows_the_blended_term_and_its_deviation():
     scores = blend_position_scores(p, w_q, w_k, 0.3)
     assert np.allclose(heat.images[0].get_array(), scores / np.abs(scores).max())
     assert heat.images[0].get_clim() == (-1.0, 1.0)
-    assert heat.get_title() == blend_title(0.3, relative_deviation(scores))
+    deviation = relative_deviation(scores)
+    assert heat.get_title() == f"p W_Q W_Kᵀ pᵀ at t = 0.30\nrelative deviation {deviation:.3f}"
     curve, marker = curve_ax.lines
     assert np.allclose(curve.get_ydata(), blend_deviations(p, w_q, w_k, BLEND_T_VALUES))
     assert np.asarray(marker.get_xdata()).tolist() == [0.3]

@@ -4,11 +4,12 @@ The notebook ``notebooks/06_attention_breakdown.ipynb`` splits the attention sco
 inputs ``e + p`` into four terms and measures how far each one is from depending on
 ``j - i`` alone. What only this lesson needs lives here:
 
-* the blend sweep, both projections on the line ``(1 - t) I + t W_random``:
-  :func:`random_projection`, :func:`blend_matrix`, :func:`blend_inputs`,
-  :func:`blend_position_scores`, :func:`blend_deviations`;
-* its figures: :func:`plot_heatmap_row` (static panels side by side) and
-  :class:`AttentionBlend` (the blend, static or under sliders);
+* the blend sweep, both projections on the line ``(1 - t) I + t W_random``
+  (:func:`random_projection`, :func:`blend_matrix`, :func:`blend_inputs`,
+  :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
+  attention layers to weigh the article's verdict (:func:`attention_stack`,
+  :func:`encoding_readout`);
+* the figures :func:`plot_heatmap_row` (static) and :class:`AttentionBlend` (slider);
 * the exercise checkers :func:`check_position_position` and
   :func:`check_relative_projections`.
 """
@@ -20,6 +21,8 @@ from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
@@ -40,7 +43,6 @@ __all__ = [
     "blend_inputs",
     "blend_matrix",
     "blend_position_scores",
-    "blend_title",
     "check_position_position",
     "check_relative_projections",
     "encoding_readout",
@@ -331,9 +333,8 @@ def attention_stack(
 def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
     """How much of the encoding ``p`` a linear read-out recovers from ``x`` (held-out R²).
 
-    A least-squares map ``x A + b ≈ p`` is fitted on a random three quarters of the
-    rows and scored on the other quarter: ``1 - ||p - fit||² / ||p - mean(p)||²``.
-    1 means the read-out recovers ``p`` exactly, 0 no better than the mean row.
+    A least-squares map ``x A + b ≈ p`` is fitted on a random three quarters of the rows
+    and scored on the rest: 1 recovers ``p`` exactly, 0 is no better than the mean row.
 
     Parameters
     ----------
@@ -347,7 +348,7 @@ def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
     Returns
     -------
     float
-        R² on the held-out rows (at most 1; below 0 when worse than the mean).
+        R² on the held-out rows (below 0 when worse than the mean row).
 
     Examples
     --------
@@ -407,7 +408,7 @@ def plot_heatmap_row(
     Returns
     -------
     matplotlib.figure.Figure
-        Panels first (in the order of ``matrices``), then the colour bars.
+        Panels first, in the order of ``matrices``, then the colour bars.
 
     Examples
     --------
@@ -432,10 +433,13 @@ def plot_heatmap_row(
     if not isinstance(shared_limit, bool):
         raise TypeError(f"shared_limit must be True or False, got {shared_limit!r}")
     size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
-    figure, axes = plt.subplots(1, len(arrays), figsize=size, layout="constrained", squeeze=False)
+    same_shape = len({a.shape for a in arrays}) == 1
+    figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
+    # A fixed layout: constrained layout costs a full extra pass for a row this simple.
+    figure.subplots_adjust(left=0.07, right=0.9 if shared_limit else 0.96, bottom=0.16, top=0.8,
+                           wspace=0.25 if shared_limit and same_shape else 0.5)
     limit = max(colour_limit(a) for a in arrays)
     for index, (ax, arr, title) in enumerate(zip(axes[0], arrays, titles, strict=True)):
-        bar = index == len(arrays) - 1 or not shared_limit
         heatmap(
             arr,
             ax,
@@ -443,21 +447,13 @@ def plot_heatmap_row(
             ylabel=ylabel if index == 0 else "",
             title=title,
             limit=limit if shared_limit else None,
-            colorbar=bar,
-            colorbar_label=colorbar_label if bar else "",
+            colorbar=not shared_limit,
+            colorbar_label=colorbar_label,
         )
+    if shared_limit:
+        scale = ScalarMappable(Normalize(-limit, limit), cmap=diverging_cmap())
+        figure.colorbar(scale, ax=list(axes[0]), label=colorbar_label, fraction=0.04, pad=0.02)
     return figure
-
-
-def blend_title(t: float, deviation: float) -> str:
-    """Title of the blend heatmap: the blend t and the relative deviation.
-
-    Examples
-    --------
-    >>> blend_title(0.5, 0.71)
-    'p W_Q W_Kᵀ pᵀ at t = 0.50\\nrelative deviation 0.710'
-    """
-    return f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"
 
 
 class AttentionBlend(LiveFigure):
@@ -506,16 +502,11 @@ class AttentionBlend(LiveFigure):
         heat_ax, curve_ax = axes
         n = self.n_positions
         image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
+            np.zeros((n, n)), cmap=diverging_cmap(), vmin=-1.0, vmax=1.0, aspect="auto",
             interpolation="nearest",
         )
         heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
-        heat_ax.set_xlabel("key position j")
-        heat_ax.set_ylabel("query position i")
+        heat_ax.set(xlabel="key position j", ylabel="query position i")
         (curve,) = curve_ax.plot(
             BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
         )
@@ -523,10 +514,8 @@ class AttentionBlend(LiveFigure):
             [0.0], [0.0], color="C1", marker="o", markersize=10, linestyle="none",
             label="current t",
         )
-        curve_ax.set_xlim(0.0, 1.0)
-        curve_ax.set_ylim(0.0, 1.0)
+        curve_ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), ylabel="relative deviation")
         curve_ax.set_xlabel("blend t  (0: W = I,  1: W random)")
-        curve_ax.set_ylabel("relative deviation")
         curve_ax.legend(loc="lower right")
         return SimpleNamespace(
             heat_ax=heat_ax, curve_ax=curve_ax, image=image, curve=curve, marker=marker
@@ -537,7 +526,8 @@ class AttentionBlend(LiveFigure):
         scores = _position_scores(p, w_q, w_k, t)
         deviation = relative_deviation(scores)
         art.image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
-        art.heat_ax.title.set_text(blend_title(t, deviation))
+        title = f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"
+        art.heat_ax.title.set_text(title)
         art.curve.set_ydata(curve)
         art.marker.set_data([t], [deviation])
         art.curve_ax.title.set_text(f"Distance from 'depends on j − i only', d = {d_model}")

@@ -22,13 +22,14 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_array, check_base, check_d_model, check_int, check_positions
+from .._validate import check_array, check_base, check_d_model, check_positions
 from ..attention import relative_deviation
 from ..encodings import frequencies
 from ..figures import WIDE_FIGSIZE, diverging_cmap, format_base
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
 from ..live import LiveFigure, int_control, log_control
 from ..rope import apply_rope, rope_scores
+from .attention_breakdown import _bounded_int
 
 __all__ = [
     "MAX_WIDTH",
@@ -49,13 +50,6 @@ MAX_SCORES = 10_000_000
 MAX_LENGTH = 100_000
 
 
-def _bounded_int(name: str, value: object, minimum: int, maximum: int) -> int:
-    value = check_int(name, value, minimum=minimum)
-    if value > maximum:
-        raise ValueError(f"{name} must be at most {maximum} (keeps it fast), got {value}")
-    return value
-
-
 def _check_width(name: str, width: int) -> int:
     check_d_model(width, name=name)
     if width > MAX_WIDTH:
@@ -73,7 +67,9 @@ def mean_abs_scores(
 
     Row ``i`` pairs query ``q_i`` at position 0 with key ``k_i`` at position ``r``
     (RoPE, adjacent pairs): the typical size of a score at distance ``r``, to set
-    beside RoFormer's bound (:func:`pe_helpers.rope.rope_score_bound`).
+    beside RoFormer's bound (:func:`pe_helpers.rope.rope_score_bound`). Computed in
+    complex form: with pair products ``h = z_q conj(z_k)`` the score is
+    ``Re Σ_k h_k exp(-i r w_k)``, one matrix product for all distances.
 
     Parameters
     ----------
@@ -108,13 +104,14 @@ def mean_abs_scores(
             f"queries rows × distances may be at most {MAX_SCORES:,}, "
             f"got {q.shape[0]} × {r.size}"
         )
-    base = check_base(base)
-    return np.array(
-        [
-            np.abs(np.sum(q * apply_rope(k, np.full(len(k), distance), base), axis=1)).mean()
-            for distance in r
-        ]
-    )
+    w = frequencies(q.shape[1], check_base(base))
+    products = (q[:, 0::2] + 1j * q[:, 1::2]) * np.conj(k[:, 0::2] + 1j * k[:, 1::2])
+    block = max(1, 1_000_000 // q.shape[0])  # distances per step: at most ~16 MB of scores
+    means = [
+        np.abs((products @ np.exp(-1j * np.outer(w, r[start : start + block]))).real).mean(axis=0)
+        for start in range(0, r.size, block)
+    ]
+    return np.concatenate(means)
 
 
 def unseen_angle_gaps(
