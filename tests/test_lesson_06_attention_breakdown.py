@@ -12,12 +12,13 @@ from pe_helpers.lessons.attention_breakdown import (
     BLEND_T_VALUES,
     MAX_WIDTH,
     AttentionBlend,
+    attention_stack,
     blend_deviations,
     blend_inputs,
-    blend_matrix,
     blend_position_scores,
     check_position_position,
     check_relative_projections,
+    encoding_readout,
     plot_heatmap_row,
     random_projection,
 )
@@ -53,32 +54,36 @@ def test_random_projection_rejects_bad_arguments(kwargs, error, text):
         random_projection(**kwargs)
 
 
-def test_blend_matrix_end_points_and_midpoint():
-    w = np.arange(9.0).reshape(3, 3)
-    assert np.array_equal(blend_matrix(0.0, w), np.eye(3))
-    assert np.array_equal(blend_matrix(1.0, w), w)
-    assert np.allclose(blend_matrix(0.5, w), 0.5 * np.eye(3) + 0.5 * w)
-
-
 @pytest.mark.parametrize(
     ("t", "w", "error", "text"),
     [
         (1.5, np.eye(2), ValueError, r"t must lie in \[0, 1\], got 1.5"),
         (-0.1, np.eye(2), ValueError, "t must lie"),
         ("0.5", np.eye(2), TypeError, "t must be a real number"),
-        (0.5, np.ones((2, 3)), ValueError, "w_random must be a square matrix"),
-        (0.5, np.ones(3), ValueError, "w_random must be 2-D"),
+        (0.5, np.ones((2, 3)), ValueError, r"w_q_random must be a \(2, 2\) matrix"),
+        (0.5, np.ones(3), ValueError, "w_q_random must be 2-D"),
     ],
 )
-def test_blend_matrix_rejects_bad_arguments(t, w, error, text):
+def test_blend_position_scores_rejects_bad_arguments(t, w, error, text):
     with pytest.raises(error, match=text):
-        blend_matrix(t, w)
+        blend_position_scores(np.eye(2), w, np.eye(2), t)
 
 
-def test_blend_position_scores_end_points():
+def test_blend_position_scores_end_points_and_midpoint():
     p, w_q, w_k = blend_inputs(16, 10, seed=2)
     assert np.allclose(blend_position_scores(p, w_q, w_k, 0.0), p @ p.T)
     assert np.allclose(blend_position_scores(p, w_q, w_k, 1.0), p @ w_q @ w_k.T @ p.T)
+    half_q, half_k = (np.eye(16) + w_q) / 2, (np.eye(16) + w_k) / 2
+    assert np.allclose(blend_position_scores(p, w_q, w_k, 0.5), p @ half_q @ half_k.T @ p.T)
+
+
+def test_blend_helpers_refuse_too_much_work():
+    p = np.zeros((2048, 2048))
+    with pytest.raises(ValueError, match="too much work"):
+        blend_position_scores(p, np.eye(2048), np.eye(2048), 0.5)
+    p, w_q, w_k = blend_inputs(256, 256)
+    with pytest.raises(ValueError, match="too much work"):
+        blend_deviations(p, w_q, w_k, np.linspace(0, 1, 1000))
 
 
 @pytest.mark.parametrize(
@@ -186,6 +191,7 @@ def test_plot_heatmap_row_masks_non_finite_cells():
         ([np.eye(2)] * 7, ["a"] * 7, ValueError, "1 to 6 matrices"),
         ([np.ones(3)], ["a"], ValueError, r"matrices\[0\] must be 2-D, got shape \(3,\)"),
         ([None], ["a"], TypeError, r"matrices\[0\] must be an array of real numbers"),
+        ([np.zeros((3, 5000))], ["a"], ValueError, r"matrices\[0\] may have at most 2048"),
     ],
 )
 def test_plot_heatmap_row_rejects_bad_input(matrices, titles, error, text):
@@ -331,3 +337,23 @@ def test_check_relative_projections_calls_once_per_width():
     assert check_relative_projections(counted).passed
     assert sorted(calls) == [8, 16]
     assert check_relative_projections(stub).status == "todo"
+
+
+def test_attention_stack_keeps_the_encoding_only_with_residuals():
+    rng = np.random.default_rng(5)
+    p = sinusoidal_pe(256, 64)
+    x = rng.normal(size=(256, 64)) / np.sqrt(2) + p
+    kept = attention_stack(x, 6, residual=True, seed=1)
+    lost = attention_stack(x, 6, residual=False, seed=1)
+    assert len(kept) == len(lost) == 7 and np.array_equal(kept[0], x)
+    assert abs(encoding_readout(kept[-1], p) - encoding_readout(x, p)) < 0.05
+    assert encoding_readout(lost[-1], p) < 0.1
+    assert math.isclose(encoding_readout(2 * p + 1, p), 1.0)
+    with pytest.raises(ValueError, match="n_layers must be at most 12"):
+        attention_stack(x, 100)
+    with pytest.raises(ValueError, match="at most 1024 rows"):
+        attention_stack(np.zeros((5000, 8)))
+    with pytest.raises(TypeError, match="residual must be True or False"):
+        attention_stack(x, residual="yes")
+    with pytest.raises(ValueError, match="same number of rows, at least 8"):
+        encoding_readout(x[:5], p[:5])

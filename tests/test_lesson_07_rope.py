@@ -217,7 +217,7 @@ def test_check_rotate_pair_reports_math_cos_on_arrays_as_feedback():
         (lambda x0, x1, a: (x0, x1), "should give (0, 1)"),
         (lambda x0, x1, a: x0, "must be a pair"),
         (lambda x0, x1, a: (np.nan, np.nan), "NaN or infinite"),
-        (lambda x0, x1, a: ("0", "1"), "must hold real numbers"),
+        (lambda x0, x1, a: ("0", "1"), "y0 for (1, 0) must be an array of numbers, got str"),
         (crashes, "your function raised ZeroDivisionError"),
     ],
 )
@@ -294,3 +294,10 @@ def test_check_unwrapped_pairs():
 def test_check_unwrapped_pairs_names_each_slip(answer, text):
     feedback = check_unwrapped_pairs(answer)
     assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_rotate_pair_takes_one_element_arrays_for_numbers():
+    def atleast_1d(x0, x1, angle):
+        return tuple(np.atleast_1d(y) for y in _rotate_pair(x0, x1, angle))
+
+    assert check_rotate_pair(atleast_1d).passed

@@ -5,7 +5,7 @@ inputs ``e + p`` into four terms and measures how far each one is from depending
 ``j - i`` alone. What only this lesson needs lives here:
 
 * the blend sweep, both projections on the line ``(1 - t) I + t W_random``
-  (:func:`random_projection`, :func:`blend_matrix`, :func:`blend_inputs`,
+  (:func:`random_projection`, :func:`blend_inputs`,
   :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
   attention layers to weigh the article's verdict (:func:`attention_stack`,
   :func:`encoding_readout`);
@@ -41,7 +41,6 @@ __all__ = [
     "attention_stack",
     "blend_deviations",
     "blend_inputs",
-    "blend_matrix",
     "blend_position_scores",
     "check_position_position",
     "check_relative_projections",
@@ -60,6 +59,8 @@ BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
 MAX_BLENDS = 1001
 #: Most panels :func:`plot_heatmap_row` draws side by side.
 MAX_PANELS = 6
+#: Most multiply-adds one call of the blend helpers may take (a few seconds at most).
+MAX_WORK = 5e9
 
 
 # --- maths: the identity-to-random blend ---------------------------------------------------
@@ -79,11 +80,10 @@ def _check_blend(name: str, value: object) -> float:
     return t
 
 
-def _check_square(name: str, value: object, size: int | None = None) -> np.ndarray:
+def _check_square(name: str, value: object, size: int) -> np.ndarray:
     w = check_array(name, value, ndim=2).astype(np.float64)
-    if w.shape[0] != w.shape[1] or (size is not None and w.shape[0] != size):
-        want = f"({size}, {size})" if size is not None else "square"
-        raise ValueError(f"{name} must be a {want} matrix, got shape {w.shape}")
+    if w.shape != (size, size):
+        raise ValueError(f"{name} must be a ({size}, {size}) matrix, got shape {w.shape}")
     return w
 
 
@@ -95,6 +95,16 @@ def _check_rows(name: str, value: object) -> np.ndarray:
             f"(keeps memory small), got shape {arr.shape}"
         )
     return arr
+
+
+def _check_work(p: np.ndarray, blends: int) -> None:
+    work = p.shape[0] * p.shape[1] * (p.shape[0] + 2 * p.shape[1]) * blends
+    if work > MAX_WORK:
+        raise ValueError(
+            f"p of shape {p.shape} with {blends} blend(s) is too much work "
+            f"(n·d·(n + 2d)·blends = {work:.1e} > {MAX_WORK:.0e}): use fewer positions, "
+            "a smaller width or fewer blends"
+        )
 
 
 def random_projection(
@@ -136,30 +146,8 @@ def random_projection(
     return generator.normal(size=(d_model, d_k)) / np.sqrt(d_model)
 
 
-def blend_matrix(t: float, w_random: ArrayLike) -> np.ndarray:
-    """Straight-line blend ``(1 - t) I + t W`` between the identity and a square matrix.
-
-    Parameters
-    ----------
-    t : float
-        Blend, between 0 (identity) and 1 (``w_random``).
-    w_random : array_like
-        A square ``(d, d)`` matrix.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d, d)``, float64.
-
-    Examples
-    --------
-    >>> blend_matrix(0.25, np.zeros((2, 2))).tolist()
-    [[0.75, 0.0], [0.0, 0.75]]
-    """
-    return _blend(_check_blend("t", t), _check_square("w_random", w_random))
-
-
 def _blend(t: float, w: np.ndarray) -> np.ndarray:
+    """``(1 - t) I + t W``: the identity at t = 0, ``w`` at t = 1."""
     return (1.0 - t) * np.eye(w.shape[0]) + t * w
 
 
@@ -172,13 +160,13 @@ def blend_position_scores(
 ) -> np.ndarray:
     """The position–position term ``p W_Q W_Kᵀ pᵀ`` with both projections blended.
 
-    ``W_Q = blend_matrix(t, w_q_random)`` and ``W_K = blend_matrix(t, w_k_random)``:
-    at ``t = 0`` this is ``p pᵀ``, at ``t = 1`` the term with the random matrices.
+    ``W_Q = (1 - t) I + t w_q_random`` and ``W_K = (1 - t) I + t w_k_random``: at
+    ``t = 0`` this is ``p pᵀ``, at ``t = 1`` the term with the random matrices.
 
     Parameters
     ----------
     p : array_like
-        Positional encodings, shape ``(n, d)`` (at most :data:`MAX_POSITIONS` rows).
+        Positional encodings, shape ``(n, d)``; ``n·d·(n + 2d)`` at most :data:`MAX_WORK`.
     w_q_random, w_k_random : array_like
         ``(d, d)`` matrices reached at ``t = 1``.
     t : float
@@ -198,7 +186,9 @@ def blend_position_scores(
     p = _check_rows("p", p)
     w_q = _check_square("w_q_random", w_q_random, p.shape[1])
     w_k = _check_square("w_k_random", w_k_random, p.shape[1])
-    return _position_scores(p, w_q, w_k, _check_blend("t", t))
+    t = _check_blend("t", t)
+    _check_work(p, 1)
+    return _position_scores(p, w_q, w_k, t)
 
 
 def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]):
@@ -216,11 +206,12 @@ def blend_deviations(
     Parameters
     ----------
     p : array_like
-        Positional encodings, shape ``(n, d)`` (at most :data:`MAX_POSITIONS` rows).
+        Positional encodings, shape ``(n, d)``.
     w_q_random, w_k_random : array_like
         ``(d, d)`` matrices reached at ``t = 1``.
     t_values : array_like
-        1-D blends, each in ``[0, 1]``; at most :data:`MAX_BLENDS` of them.
+        1-D blends, each in ``[0, 1]``; at most :data:`MAX_BLENDS` of them, and
+        ``n·d·(n + 2d)·len(t_values)`` at most :data:`MAX_WORK`.
 
     Returns
     -------
@@ -243,6 +234,7 @@ def blend_deviations(
     if outside.size:
         index = int(outside[0])
         raise ValueError(f"t_values must lie in [0, 1], got {ts[index]} at index {index}")
+    _check_work(p, ts.size)
     return _deviations(p, w_q, w_k, ts.tolist())
 
 
@@ -266,9 +258,8 @@ def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np
     Returns
     -------
     tuple of numpy.ndarray
-        ``(p, w_q_random, w_k_random)``: ``sinusoidal_pe(n_positions, d_model)``,
-        ``random_projection(d_model, seed=seed)`` and
-        ``random_projection(d_model, seed=seed + 1)``.
+        ``(p, w_q_random, w_k_random)``: ``sinusoidal_pe(n_positions, d_model)`` and
+        ``random_projection(d_model, seed=s)`` for ``s = seed, seed + 1``.
 
     Examples
     --------
@@ -296,10 +287,9 @@ def attention_stack(
     Parameters
     ----------
     x : array_like
-        Input rows, shape ``(n, d)`` (at most :data:`MAX_POSITIONS` rows, :data:`MAX_WIDTH`
-        columns).
+        Input rows, shape ``(n, d)``, at most 1024 rows and 256 columns.
     n_layers : int, default 6
-        Number of layers, 1 to 48.
+        Number of layers, 1 to 12.
     residual : bool, default True
         Add each layer's output to its input.
     seed : int, default 0
@@ -316,8 +306,10 @@ def attention_stack(
     >>> len(states), states[-1].shape
     (3, (4, 4))
     """
-    x = _check_rows("x", x)
-    n_layers = _bounded_int("n_layers", n_layers, 1, 48)
+    x = check_array("x", x, ndim=2).astype(np.float64)
+    if x.shape[0] > 1024 or x.shape[1] > 256:
+        raise ValueError(f"x may have at most 1024 rows and 256 columns, got shape {x.shape}")
+    n_layers = _bounded_int("n_layers", n_layers, 1, 12)
     if not isinstance(residual, bool):
         raise TypeError(f"residual must be True or False, got {residual!r}")
     generator = np.random.default_rng(check_int("seed", seed, minimum=0))
@@ -426,6 +418,12 @@ def plot_heatmap_row(
         check_array(f"matrices[{i}]", m, ndim=2, allow_nonfinite=True).astype(np.float64)
         for i, m in enumerate(matrices)
     ]
+    for index, arr in enumerate(arrays):
+        if max(arr.shape) > MAX_POSITIONS:
+            raise ValueError(
+                f"matrices[{index}] may have at most {MAX_POSITIONS} rows and columns, "
+                f"got shape {arr.shape}"
+            )
     if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
         raise TypeError(f"titles must be a list of strings, got {titles!r}")
     if len(titles) != len(arrays):

@@ -304,7 +304,11 @@ def check_rotate_pair(rotate_pair: Callable) -> Feedback:
 
     def quarter_turn(attempt: Callable) -> str | None:
         what = "your result for (1, 0) turned by π/2"
-        got = as_array(as_pair(attempt(1.0, 0.0, np.pi / 2), what), what, shape=(2,))
+        pair = as_pair(attempt(1.0, 0.0, np.pi / 2), what)
+        named = zip(("y0", "y1"), pair, strict=True)
+        got = np.concatenate([as_array(y, f"{name} for (1, 0)").ravel() for name, y in named])
+        if got.shape != (2,):
+            return f"{what} must be two numbers (y0, y1), got {got.size} values."
         if close(got, [0.0, -1.0]):
             return (
                 "(1, 0) turned by +π/2 gave (0, −1): that is clockwise. Counter-clockwise "
