@@ -1,0 +1,632 @@
+"""Lesson 06 · Where additive encoding breaks down.
+
+The notebook ``notebooks/06_attention_breakdown.ipynb`` splits the attention score of
+inputs ``e + p`` into four terms and measures how far each one is from depending on
+``j - i`` alone. What only this lesson needs lives here:
+
+* the blend sweep, both projections on the line ``(1 - t) I + t W_random``
+  (:func:`random_projection`, :func:`blend_inputs`,
+  :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
+  attention layers to weigh the article's verdict (:func:`attention_stack`,
+  :func:`encoding_readout`);
+* the figures :func:`plot_heatmap_row` (static) and :class:`AttentionBlend` (slider);
+* the exercise checkers :func:`check_position_position` and
+  :func:`check_relative_projections`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from .._validate import check_array, check_d_model, check_int, check_real
+from ..attention import attention, relative_deviation
+from ..encodings import sinusoidal_pe
+from ..figures import WIDE_FIGSIZE, colour_limit, course_style, diverging_cmap, heatmap
+from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
+from ..live import LiveFigure, even_control, float_control
+
+__all__ = [
+    "BLEND_T_VALUES",
+    "MAX_POSITIONS",
+    "MAX_WIDTH",
+    "AttentionBlend",
+    "attention_stack",
+    "blend_deviations",
+    "blend_inputs",
+    "blend_position_scores",
+    "check_position_position",
+    "check_relative_projections",
+    "encoding_readout",
+    "plot_heatmap_row",
+    "random_projection",
+]
+
+#: Largest model width (and projection width) the helpers accept: a 2048 x 2048 matrix is 32 MB.
+MAX_WIDTH = 2048
+#: Largest number of positions: an n x n score matrix of 2048² entries is 32 MB.
+MAX_POSITIONS = 2048
+#: Blends at which the deviation curve of the blend figure is sampled.
+BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
+#: Most blends one call of :func:`blend_deviations` evaluates.
+MAX_BLENDS = 1001
+#: Most panels :func:`plot_heatmap_row` draws side by side.
+MAX_PANELS = 6
+#: Most multiply-adds one call of the blend helpers may take (a few seconds at most).
+MAX_WORK = 5e9
+
+
+# --- maths: the identity-to-random blend ---------------------------------------------------
+
+
+def _bounded_int(name: str, value: object, minimum: int, maximum: int) -> int:
+    value = check_int(name, value, minimum=minimum)
+    if value > maximum:
+        raise ValueError(f"{name} must be at most {maximum} (keeps memory small), got {value}")
+    return value
+
+
+def _check_blend(name: str, value: object) -> float:
+    t = check_real(name, value)
+    if not 0.0 <= t <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {t}")
+    return t
+
+
+def _check_square(name: str, value: object, size: int) -> np.ndarray:
+    w = check_array(name, value, ndim=2).astype(np.float64)
+    if w.shape != (size, size):
+        raise ValueError(f"{name} must be a ({size}, {size}) matrix, got shape {w.shape}")
+    return w
+
+
+def _check_rows(name: str, value: object) -> np.ndarray:
+    arr = check_array(name, value, ndim=2).astype(np.float64)
+    if arr.shape[0] > MAX_POSITIONS or arr.shape[1] > MAX_WIDTH:
+        raise ValueError(
+            f"{name} may have at most {MAX_POSITIONS} rows and {MAX_WIDTH} columns "
+            f"(keeps memory small), got shape {arr.shape}"
+        )
+    return arr
+
+
+def _check_work(p: np.ndarray, blends: int) -> None:
+    work = p.shape[0] * p.shape[1] * (p.shape[0] + 2 * p.shape[1]) * blends
+    if work > MAX_WORK:
+        raise ValueError(
+            f"p of shape {p.shape} with {blends} blend(s) is too much work "
+            f"(n·d·(n + 2d)·blends = {work:.1e} > {MAX_WORK:.0e}): use fewer positions, "
+            "a smaller width or fewer blends"
+        )
+
+
+def random_projection(
+    d_model: int, d_k: int | None = None, seed: int | np.random.Generator = 0
+) -> np.ndarray:
+    """A random projection matrix with entries drawn from ``N(0, 1/d_model)``.
+
+    With this scale ``x @ W`` keeps, on average, the length of ``x``: the usual
+    initialisation of a query or key projection before training.
+
+    Parameters
+    ----------
+    d_model : int
+        Input width (rows), 1 to :data:`MAX_WIDTH`.
+    d_k : int, optional
+        Output width (columns: the width of one query or key), 1 to :data:`MAX_WIDTH`;
+        default ``d_model`` (a square matrix).
+    seed : int or numpy.random.Generator, default 0
+        Seed (>= 0) of a fresh generator, or a generator to draw from.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d_model, d_k)``, float64.
+
+    Examples
+    --------
+    >>> random_projection(4, 2, seed=1).shape
+    (4, 2)
+    >>> bool(np.array_equal(random_projection(3, seed=5), random_projection(3, seed=5)))
+    True
+    """
+    d_model = _bounded_int("d_model", d_model, 1, MAX_WIDTH)
+    d_k = d_model if d_k is None else _bounded_int("d_k", d_k, 1, MAX_WIDTH)
+    if isinstance(seed, np.random.Generator):
+        generator = seed
+    else:
+        generator = np.random.default_rng(check_int("seed", seed, minimum=0))
+    return generator.normal(size=(d_model, d_k)) / np.sqrt(d_model)
+
+
+def _blend(t: float, w: np.ndarray) -> np.ndarray:
+    """``(1 - t) I + t W``: the identity at t = 0, ``w`` at t = 1."""
+    return (1.0 - t) * np.eye(w.shape[0]) + t * w
+
+
+def _position_scores(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, t: float) -> np.ndarray:
+    return (p @ _blend(t, w_q)) @ (p @ _blend(t, w_k)).T
+
+
+def blend_position_scores(
+    p: ArrayLike, w_q_random: ArrayLike, w_k_random: ArrayLike, t: float
+) -> np.ndarray:
+    """The position–position term ``p W_Q W_Kᵀ pᵀ`` with both projections blended.
+
+    ``W_Q = (1 - t) I + t w_q_random`` and ``W_K = (1 - t) I + t w_k_random``: at
+    ``t = 0`` this is ``p pᵀ``, at ``t = 1`` the term with the random matrices.
+
+    Parameters
+    ----------
+    p : array_like
+        Positional encodings, shape ``(n, d)``; ``n·d·(n + 2d)`` at most :data:`MAX_WORK`.
+    w_q_random, w_k_random : array_like
+        ``(d, d)`` matrices reached at ``t = 1``.
+    t : float
+        Blend, in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, n)``; row ``i`` is query position ``i``, column ``j`` key position ``j``.
+
+    Examples
+    --------
+    >>> p = np.eye(2)
+    >>> blend_position_scores(p, 3 * p, p, 1.0).tolist()
+    [[3.0, 0.0], [0.0, 3.0]]
+    """
+    p = _check_rows("p", p)
+    w_q = _check_square("w_q_random", w_q_random, p.shape[1])
+    w_k = _check_square("w_k_random", w_k_random, p.shape[1])
+    t = _check_blend("t", t)
+    _check_work(p, 1)
+    return _position_scores(p, w_q, w_k, t)
+
+
+def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]):
+    return np.array([relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
+
+
+def blend_deviations(
+    p: ArrayLike, w_q_random: ArrayLike, w_k_random: ArrayLike, t_values: ArrayLike
+) -> np.ndarray:
+    """Relative deviation of the position–position term along the identity-to-random blend.
+
+    For each ``t`` the value is ``relative_deviation(blend_position_scores(p, w_q_random,
+    w_k_random, t))``: 0 when the term depends on ``j - i`` only.
+
+    Parameters
+    ----------
+    p : array_like
+        Positional encodings, shape ``(n, d)``.
+    w_q_random, w_k_random : array_like
+        ``(d, d)`` matrices reached at ``t = 1``.
+    t_values : array_like
+        1-D blends, each in ``[0, 1]``; at most :data:`MAX_BLENDS` of them, and
+        ``n·d·(n + 2d)·len(t_values)`` at most :data:`MAX_WORK`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(t_values),)``, each in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> p = np.eye(3, 4)
+    >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
+    [0.0]
+    """
+    p = _check_rows("p", p)
+    w_q = _check_square("w_q_random", w_q_random, p.shape[1])
+    w_k = _check_square("w_k_random", w_k_random, p.shape[1])
+    ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
+    if ts.size > MAX_BLENDS:
+        raise ValueError(f"t_values may hold at most {MAX_BLENDS} blends, got {ts.size}")
+    outside = np.flatnonzero((ts < 0.0) | (ts > 1.0))
+    if outside.size:
+        index = int(outside[0])
+        raise ValueError(f"t_values must lie in [0, 1], got {ts[index]} at index {index}")
+    _check_work(p, ts.size)
+    return _deviations(p, w_q, w_k, ts.tolist())
+
+
+def _inputs(d_model: int, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
+    p = sinusoidal_pe(n_positions, d_model)
+    return p, random_projection(d_model, seed=seed), random_projection(d_model, seed=seed + 1)
+
+
+def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """The encoding and the two random projections behind the blend figure.
+
+    Parameters
+    ----------
+    d_model : int
+        Width; positive, even, at most :data:`MAX_WIDTH`.
+    n_positions : int, default 32
+        Number of positions, 2 to :data:`MAX_POSITIONS`.
+    seed : int, default 0
+        Seed (>= 0) of ``w_q_random``; ``w_k_random`` uses ``seed + 1``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(p, w_q_random, w_k_random)``: ``sinusoidal_pe(n_positions, d_model)`` and
+        ``random_projection(d_model, seed=s)`` for ``s = seed, seed + 1``.
+
+    Examples
+    --------
+    >>> p, w_q, w_k = blend_inputs(4, 3)
+    >>> p.shape, w_q.shape
+    ((3, 4), (4, 4))
+    """
+    d_model = check_d_model(d_model)
+    if d_model > MAX_WIDTH:
+        raise ValueError(f"d_model must be at most {MAX_WIDTH} (keeps memory small), got {d_model}")
+    n_positions = _bounded_int("n_positions", n_positions, 2, MAX_POSITIONS)
+    return _inputs(d_model, n_positions, check_int("seed", seed, minimum=0))
+
+
+def attention_stack(
+    x: ArrayLike, n_layers: int = 6, *, residual: bool = True, seed: int = 0
+) -> list[np.ndarray]:
+    """Inputs of a stack of random single-head attention layers, with or without residuals.
+
+    Layer ``l`` computes ``F_l(x) = attention(x W_Q, x W_K, x W_V)`` with untrained
+    projections from :func:`random_projection`; with residual connections its output
+    is ``x + F_l(x)``, without them ``F_l(x)``. No normalisation, no feed-forward part:
+    only what carries (or loses) the input from layer to layer.
+
+    Parameters
+    ----------
+    x : array_like
+        Input rows, shape ``(n, d)``, at most 1024 rows and 256 columns.
+    n_layers : int, default 6
+        Number of layers, 1 to 12.
+    residual : bool, default True
+        Add each layer's output to its input.
+    seed : int, default 0
+        Seed (>= 0) of the projections: the same seed gives the same layers.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``n_layers + 1`` arrays of shape ``(n, d)``: the input, then each layer's output.
+
+    Examples
+    --------
+    >>> states = attention_stack(np.eye(4), 2)
+    >>> len(states), states[-1].shape
+    (3, (4, 4))
+    """
+    x = check_array("x", x, ndim=2).astype(np.float64)
+    if x.shape[0] > 1024 or x.shape[1] > 256:
+        raise ValueError(f"x may have at most 1024 rows and 256 columns, got shape {x.shape}")
+    n_layers = _bounded_int("n_layers", n_layers, 1, 12)
+    if not isinstance(residual, bool):
+        raise TypeError(f"residual must be True or False, got {residual!r}")
+    generator = np.random.default_rng(check_int("seed", seed, minimum=0))
+    states = [x]
+    for _ in range(n_layers):
+        w_q, w_k, w_v = (random_projection(x.shape[1], seed=generator) for _ in range(3))
+        out = attention(x @ w_q, x @ w_k, x @ w_v)
+        x = x + out if residual else out
+        states.append(x)
+    return states
+
+
+def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
+    """How much of the encoding ``p`` a linear read-out recovers from ``x`` (held-out R²).
+
+    A least-squares map ``x A + b ≈ p`` is fitted on a random three quarters of the rows
+    and scored on the rest: 1 recovers ``p`` exactly, 0 is no better than the mean row.
+
+    Parameters
+    ----------
+    x : array_like
+        Rows to read from, shape ``(n, d)``, ``n >= 8``.
+    p : array_like
+        Encodings to recover, shape ``(n, d_p)``.
+    seed : int, default 0
+        Seed (>= 0) of the split.
+
+    Returns
+    -------
+    float
+        R² on the held-out rows (below 0 when worse than the mean row).
+
+    Examples
+    --------
+    >>> p = np.random.default_rng(1).normal(size=(40, 3))
+    >>> round(encoding_readout(2 * p, p), 6)
+    1.0
+    """
+    x = _check_rows("x", x)
+    p = _check_rows("p", p)
+    if x.shape[0] != p.shape[0] or x.shape[0] < 8:
+        raise ValueError(
+            f"x and p must have the same number of rows, at least 8; got {x.shape} and {p.shape}"
+        )
+    order = np.random.default_rng(check_int("seed", seed, minimum=0)).permutation(x.shape[0])
+    cut = 3 * x.shape[0] // 4
+    train, test = order[:cut], order[cut:]
+    features = np.hstack([x, np.ones((x.shape[0], 1))])
+    coefficients, *_ = np.linalg.lstsq(features[train], p[train], rcond=None)
+    residual = p[test] - features[test] @ coefficients
+    spread = p[test] - p[test].mean(axis=0)
+    return float(1.0 - np.sum(residual**2) / np.sum(spread**2))
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+@course_style
+def plot_heatmap_row(
+    matrices: Sequence[ArrayLike],
+    titles: Sequence[str],
+    *,
+    xlabel: str = "key position j",
+    ylabel: str = "query position i",
+    shared_limit: bool = True,
+    colorbar_label: str = "score",
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
+    """Several matrices side by side as heatmaps (diverging, centred at 0).
+
+    Parameters
+    ----------
+    matrices : list of array_like
+        1 to :data:`MAX_PANELS` 2-D matrices, one per panel; NaN or ±inf cells are
+        drawn in the masked colour.
+    titles : list of str
+        One title per panel.
+    xlabel, ylabel : str
+        Axis labels (the y label only on the first panel).
+    shared_limit : bool, default True
+        One colour range for all panels (so sizes compare) with one colour bar on the
+        last panel; otherwise each panel gets its own range and colour bar.
+    colorbar_label : str
+        Label of the colour bar(s).
+    figsize : (float, float), optional
+        Size of the figure; default about 3.6 inches per panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels first, in the order of ``matrices``, then the colour bars.
+
+    Examples
+    --------
+    >>> fig = plot_heatmap_row([np.eye(2), -np.eye(2)], ["plus", "minus"])
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['plus', 'minus']
+    """
+    if not isinstance(matrices, (list, tuple)):
+        raise TypeError(
+            f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}"
+        )
+    if not 1 <= len(matrices) <= MAX_PANELS:
+        raise ValueError(f"matrices must hold 1 to {MAX_PANELS} matrices, got {len(matrices)}")
+    arrays = [
+        check_array(f"matrices[{i}]", m, ndim=2, allow_nonfinite=True).astype(np.float64)
+        for i, m in enumerate(matrices)
+    ]
+    for index, arr in enumerate(arrays):
+        if max(arr.shape) > MAX_POSITIONS:
+            raise ValueError(
+                f"matrices[{index}] may have at most {MAX_POSITIONS} rows and columns, "
+                f"got shape {arr.shape}"
+            )
+    if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
+        raise TypeError(f"titles must be a list of strings, got {titles!r}")
+    if len(titles) != len(arrays):
+        raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
+    if not isinstance(shared_limit, bool):
+        raise TypeError(f"shared_limit must be True or False, got {shared_limit!r}")
+    size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
+    same_shape = len({a.shape for a in arrays}) == 1
+    figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
+    # A fixed layout: constrained layout costs a full extra pass for a row this simple.
+    figure.subplots_adjust(left=0.07, right=0.9 if shared_limit else 0.96, bottom=0.16, top=0.8,
+                           wspace=0.25 if shared_limit and same_shape else 0.5)
+    limit = max(colour_limit(a) for a in arrays)
+    for index, (ax, arr, title) in enumerate(zip(axes[0], arrays, titles, strict=True)):
+        heatmap(
+            arr,
+            ax,
+            xlabel=xlabel,
+            ylabel=ylabel if index == 0 else "",
+            title=title,
+            limit=limit if shared_limit else None,
+            colorbar=not shared_limit,
+            colorbar_label=colorbar_label,
+        )
+    if shared_limit:
+        scale = ScalarMappable(Normalize(-limit, limit), cmap=diverging_cmap())
+        figure.colorbar(scale, ax=list(axes[0]), label=colorbar_label, fraction=0.04, pad=0.02)
+    return figure
+
+
+class AttentionBlend(LiveFigure):
+    """The position–position term as both projections move from the identity to random.
+
+    Both projections are ``W = (1 - t) I + t W_random`` (see :func:`blend_inputs`).
+    Left: ``p W_Q W_Kᵀ pᵀ`` divided by its largest absolute entry, with its relative
+    deviation in the title. Right: the deviation against t, the current t marked.
+    Sliders: ``d_model`` (even, 8 to 128) and ``t`` (0 to 1).
+
+    Parameters
+    ----------
+    n_positions : int, default 32
+        Number of positions, 2 to 256.
+    seed : int, default 0
+        Seed (>= 0) of the random projections.
+
+    Examples
+    --------
+    >>> figure = AttentionBlend(n_positions=6).draw(d_model=8, t=0.0)
+    >>> figure.axes[0].get_title().endswith("relative deviation 0.000")
+    True
+    """
+
+    controls = {
+        "d_model": even_control("d", 64, 8, 128),
+        "t": float_control("blend t (0: W = I, 1: random W)", 0.5, 0.0, 1.0, 0.05),
+    }
+    figsize = WIDE_FIGSIZE
+    grid = (1, 2)
+    subplot_kw = {"width_ratios": [1.15, 1.0]}
+
+    def __init__(self, n_positions: int = 32, seed: int = 0) -> None:
+        self.n_positions = _bounded_int("n_positions", n_positions, 2, 256)
+        self.seed = check_int("seed", seed, minimum=0)
+        self._sweeps: dict[int, tuple] = {}
+
+    def sweep(self, d_model: int) -> tuple[np.ndarray, ...]:
+        """``(p, w_q_random, w_k_random, deviation curve)`` for one width, computed once."""
+        if d_model not in self._sweeps:
+            p, w_q, w_k = _inputs(d_model, self.n_positions, self.seed)
+            self._sweeps[d_model] = (p, w_q, w_k, _deviations(p, w_q, w_k, BLEND_T_VALUES))
+        return self._sweeps[d_model]
+
+    def build(self, axes) -> SimpleNamespace:
+        heat_ax, curve_ax = axes
+        n = self.n_positions
+        image = heat_ax.imshow(
+            np.zeros((n, n)), cmap=diverging_cmap(), vmin=-1.0, vmax=1.0, aspect="auto",
+            interpolation="nearest",
+        )
+        heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
+        heat_ax.set(xlabel="key position j", ylabel="query position i")
+        (curve,) = curve_ax.plot(
+            BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
+        )
+        (marker,) = curve_ax.plot(
+            [0.0], [0.0], color="C1", marker="o", markersize=10, linestyle="none",
+            label="current t",
+        )
+        curve_ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), ylabel="relative deviation")
+        curve_ax.set_xlabel("blend t  (0: W = I,  1: W random)")
+        curve_ax.legend(loc="lower right")
+        return SimpleNamespace(
+            heat_ax=heat_ax, curve_ax=curve_ax, image=image, curve=curve, marker=marker
+        )
+
+    def update(self, art: SimpleNamespace, d_model: int, t: float) -> None:
+        p, w_q, w_k, curve = self.sweep(d_model)
+        scores = _position_scores(p, w_q, w_k, t)
+        deviation = relative_deviation(scores)
+        art.image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
+        title = f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"
+        art.heat_ax.title.set_text(title)
+        art.curve.set_ydata(curve)
+        art.marker.set_data([t], [deviation])
+        art.curve_ax.title.set_text(f"Distance from 'depends on j − i only', d = {d_model}")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [art.image, art.heat_ax.title, art.curve, art.marker, art.curve_ax.title]
+
+
+# --- exercise checkers ----------------------------------------------------------------------
+
+
+def check_position_position(position_position: Callable) -> Feedback:
+    """Lesson 06, exercise 1: ``position_position(p, w_q, w_k)`` returns ``p W_Q W_Kᵀ pᵀ``.
+
+    Examples
+    --------
+    >>> check_position_position(lambda p, w_q, w_k: (p @ w_q) @ (p @ w_k).T).status
+    'correct'
+    """
+    p = sinusoidal_pe(6, 8)
+    w_q = random_projection(8, seed=11)
+    w_k = random_projection(8, seed=12)
+    expected = (p @ w_q) @ (p @ w_k).T
+    scale = float(np.abs(expected).max())
+
+    def matches(attempt: Callable) -> str | None:
+        got = as_array(attempt(p, w_q, w_k), "your result", shape=(6, 6))
+        if close(got, expected, scale=scale):
+            return None
+        if close(got, expected.T, scale=scale):
+            return (
+                "you returned the transpose: row i must be the query position "
+                "(p_i W_Q) and column j the key position (p_j W_K)."
+            )
+        if close(got, p @ w_q @ w_k @ p.T, scale=scale):
+            return "W_K needs a transpose: the key is k_j = p_j W_K, so the term is q_i · k_j."
+        if close(got, p @ p.T, scale=scale):
+            return "that is p pᵀ: the projections W_Q and W_K are missing."
+        return "the values differ from (p W_Q)(p W_K)ᵀ."
+
+    return grade(
+        "position–position term",
+        position_position,
+        [matches],
+        "queries are p @ w_q, keys are p @ w_k, and the scores are queries @ keys.T.",
+        call=(p, w_q, w_k),
+    )
+
+
+def check_relative_projections(relative_projections: Callable) -> Feedback:
+    """Lesson 06, exercise 2: ``relative_projections(d_model)`` returns a pair ``(w_q, w_k)``.
+
+    ``W_Q W_Kᵀ`` must not be a multiple of the identity, and the position–position
+    term ``p W_Q W_Kᵀ pᵀ`` must depend on ``j - i`` only (checked for d = 8 and 16).
+
+    Examples
+    --------
+    >>> def answer(d_model):
+    ...     return np.diag(np.repeat(np.arange(1.0, d_model // 2 + 1), 2)), np.eye(d_model)
+    >>> check_relative_projections(answer).status
+    'correct'
+    """
+    widths = (8, 16)
+
+    def projections(attempt: Callable, d_model: int) -> tuple[np.ndarray, np.ndarray]:
+        w_q, w_k = as_pair(attempt(d_model), f"your result for d_model = {d_model}")
+        shape = (d_model, d_model)
+        return as_array(w_q, "w_q", shape=shape), as_array(w_k, "w_k", shape=shape)
+
+    def not_trivial(attempt: Callable) -> str | None:
+        for d_model in widths:
+            w_q, w_k = projections(attempt, d_model)
+            m = w_q.astype(np.float64) @ w_k.astype(np.float64).T
+            scale = float(np.abs(m).max())
+            if scale == 0.0:
+                return f"W_Q W_Kᵀ is zero for d = {d_model}: every score is 0, no information."
+            if close(m, m[0, 0] * np.eye(d_model), scale=scale):
+                return (
+                    f"W_Q W_Kᵀ is a multiple of the identity for d = {d_model} — that case "
+                    "we already know; find one that is not."
+                )
+        return None
+
+    def relative(attempt: Callable) -> str | None:
+        for d_model in widths:
+            w_q, w_k = projections(attempt, d_model)
+            p = sinusoidal_pe(40, d_model)
+            deviation = relative_deviation((p @ w_q) @ (p @ w_k).T)
+            if deviation > 10 * tolerance(w_q, w_k):
+                return (
+                    f"for d = {d_model} the position–position term is not relative "
+                    f"(deviation {deviation:.3f}). M = W_Q W_Kᵀ must not mix different "
+                    "(sin, cos) pairs, and each 2x2 block must commute with rotations "
+                    "(a·I + b·[[0, −1], [1, 0]])."
+                )
+        return None
+
+    return grade(
+        "projections that keep the term relative",
+        relative_projections,
+        [not_trivial, relative],
+        "try W_K = I and a W_Q that scales each (sin, cos) pair by its own number.",
+        call=(8,),
+    )

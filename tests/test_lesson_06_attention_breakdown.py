@@ -1,0 +1,359 @@
+"""Lesson 06 · Where additive encoding breaks down: helpers, figures and checkers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pe_helpers import relative_deviation, score_terms, sinusoidal_pe
+from pe_helpers.lessons.attention_breakdown import (
+    BLEND_T_VALUES,
+    MAX_WIDTH,
+    AttentionBlend,
+    attention_stack,
+    blend_deviations,
+    blend_inputs,
+    blend_position_scores,
+    check_position_position,
+    check_relative_projections,
+    encoding_readout,
+    plot_heatmap_row,
+    random_projection,
+)
+
+# --- maths --------------------------------------------------------------------------
+
+
+def test_random_projection_shape_scale_and_reproducibility():
+    w = random_projection(256, 64, seed=3)
+    assert w.shape == (256, 64)
+    assert abs(w.std() * math.sqrt(256) - 1.0) < 0.02
+    assert np.array_equal(random_projection(8, seed=5), random_projection(8, seed=5))
+    assert not np.array_equal(random_projection(8, seed=5), random_projection(8, seed=6))
+    g1, g2 = np.random.default_rng(1), np.random.default_rng(1)
+    assert np.array_equal(random_projection(4, seed=g1), random_projection(4, seed=g2))
+    assert random_projection(6).shape == (6, 6)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "text"),
+    [
+        ({"d_model": 0}, ValueError, "d_model"),
+        ({"d_model": 2.5}, TypeError, "d_model"),
+        ({"d_model": 4, "d_k": 0}, ValueError, "d_k"),
+        ({"d_model": 4, "seed": -1}, ValueError, "seed"),
+        ({"d_model": 4, "seed": "x"}, TypeError, "seed"),
+        ({"d_model": MAX_WIDTH + 1}, ValueError, f"d_model must be at most {MAX_WIDTH}"),
+        ({"d_model": 4, "d_k": 10**6}, ValueError, "d_k must be at most"),
+    ],
+)
+def test_random_projection_rejects_bad_arguments(kwargs, error, text):
+    with pytest.raises(error, match=text):
+        random_projection(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("t", "w", "error", "text"),
+    [
+        (1.5, np.eye(2), ValueError, r"t must lie in \[0, 1\], got 1.5"),
+        (-0.1, np.eye(2), ValueError, "t must lie"),
+        ("0.5", np.eye(2), TypeError, "t must be a real number"),
+        (0.5, np.ones((2, 3)), ValueError, r"w_q_random must be a \(2, 2\) matrix"),
+        (0.5, np.ones(3), ValueError, "w_q_random must be 2-D"),
+    ],
+)
+def test_blend_position_scores_rejects_bad_arguments(t, w, error, text):
+    with pytest.raises(error, match=text):
+        blend_position_scores(np.eye(2), w, np.eye(2), t)
+
+
+def test_blend_position_scores_end_points_and_midpoint():
+    p, w_q, w_k = blend_inputs(16, 10, seed=2)
+    assert np.allclose(blend_position_scores(p, w_q, w_k, 0.0), p @ p.T)
+    assert np.allclose(blend_position_scores(p, w_q, w_k, 1.0), p @ w_q @ w_k.T @ p.T)
+    half_q, half_k = (np.eye(16) + w_q) / 2, (np.eye(16) + w_k) / 2
+    assert np.allclose(blend_position_scores(p, w_q, w_k, 0.5), p @ half_q @ half_k.T @ p.T)
+
+
+def test_blend_helpers_refuse_too_much_work():
+    p = np.zeros((2048, 2048))
+    with pytest.raises(ValueError, match="too much work"):
+        blend_position_scores(p, np.eye(2048), np.eye(2048), 0.5)
+    p, w_q, w_k = blend_inputs(256, 256)
+    with pytest.raises(ValueError, match="too much work"):
+        blend_deviations(p, w_q, w_k, np.linspace(0, 1, 1000))
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "text"),
+    [
+        # Issue 18, item 14: errors used to say "w_random" and "t" for every argument.
+        ((np.eye(8), np.eye(16)), ValueError, r"w_q_random must be a \(16, 16\) matrix"),
+        ((np.eye(16), np.ones((16, 3))), ValueError, r"w_k_random must be a \(16, 16\)"),
+        ((np.eye(16), "x"), TypeError, "w_k_random must be an array"),
+    ],
+)
+def test_blend_helpers_name_the_argument_that_is_wrong(args, error, text):
+    p = sinusoidal_pe(10, 16)
+    with pytest.raises(error, match=text):
+        blend_position_scores(p, *args, 0.5)
+    with pytest.raises(error, match=text):
+        blend_deviations(p, *args, [0.5])
+
+
+def test_blend_deviations_names_t_values():
+    p, w_q, w_k = blend_inputs(8, 5)
+    with pytest.raises(ValueError, match=r"t_values must lie in \[0, 1\], got 1.5 at index 1"):
+        blend_deviations(p, w_q, w_k, [0.0, 1.5])
+    with pytest.raises(ValueError, match="t_values must be 1-D"):
+        blend_deviations(p, w_q, w_k, [[0.0]])
+    with pytest.raises(ValueError, match="t_values may hold at most"):
+        blend_deviations(p, w_q, w_k, np.zeros(5000))
+    with pytest.raises(ValueError, match="p may have at most"):
+        blend_deviations(np.zeros((5000, 8)), w_q, w_k, [0.0])
+
+
+def test_blend_inputs_shapes_and_distinct_seeds():
+    p, w_q, w_k = blend_inputs(8, 5, seed=4)
+    assert p.shape == (5, 8) and w_q.shape == w_k.shape == (8, 8)
+    assert np.allclose(p, sinusoidal_pe(5, 8))
+    assert np.array_equal(w_q, random_projection(8, seed=4))
+    assert np.array_equal(w_k, random_projection(8, seed=5))
+    with pytest.raises(ValueError, match="n_positions"):
+        blend_inputs(8, 1)
+    with pytest.raises(ValueError, match="d_model must be even"):
+        blend_inputs(7)
+    with pytest.raises(ValueError, match="n_positions must be at most"):
+        blend_inputs(8, 10**6)
+
+
+def test_blend_deviations_start_at_zero_and_match_relative_deviation():
+    p, w_q, w_k = blend_inputs(64)
+    ts = [0.0, 0.1, 0.25, 0.5, 1.0]
+    curve = blend_deviations(p, w_q, w_k, ts)
+    assert curve[0] < 1e-12
+    assert np.all(np.diff(curve[:4]) > 0)
+    for t, value in zip(ts, curve, strict=True):
+        assert math.isclose(value, relative_deviation(blend_position_scores(p, w_q, w_k, t)))
+
+
+def test_the_ordering_claim_of_the_table_holds_on_average():
+    """PE·PEᵀ < position–position < full score (means over five seeds)."""
+    n = 32
+    for d in (16, 128):
+        p = sinusoidal_pe(n, d)
+        rows = []
+        for seed in range(5):
+            g = np.random.default_rng(seed)
+            e = g.normal(size=(n, d)) / np.sqrt(2)
+            terms = score_terms(e, p, random_projection(d, seed=g), random_projection(d, seed=g))
+            rows.append(
+                [relative_deviation(m) for m in (p @ p.T, terms.position_position, terms.total())]
+            )
+        pe_only, pos_pos, full = np.mean(rows, axis=0)
+        assert pe_only < 1e-12 < 0.5 < pos_pos < full
+
+
+# --- figures ------------------------------------------------------------------------
+
+
+def test_plot_heatmap_row_shared_and_separate_colour_ranges():
+    a, b = np.eye(3), -2 * np.eye(3)
+    fig = plot_heatmap_row([a, b], ["A", "B"], xlabel="x", ylabel="y")
+    panels = fig.axes[:2]
+    assert [ax.get_title() for ax in panels] == ["A", "B"]
+    assert np.array_equal(panels[1].images[0].get_array(), b)
+    assert panels[0].images[0].get_clim() == (-2.0, 2.0)
+    assert len(fig.axes) == 3  # two panels, one shared colour bar
+    assert panels[0].get_ylabel() == "y" and panels[1].get_ylabel() == ""
+    fig = plot_heatmap_row([a, b], ["A", "B"], shared_limit=False)
+    assert fig.axes[0].images[0].get_clim() == (-1.0, 1.0)
+    assert len(fig.axes) == 4
+
+
+def test_plot_heatmap_row_masks_non_finite_cells():
+    masked = np.where(np.eye(3, dtype=bool), np.nan, 2.0)
+    fig = plot_heatmap_row([masked, np.eye(3)], ["masked", "eye"])
+    assert fig.axes[0].images[0].get_clim() == (-2.0, 2.0)
+    assert fig.axes[0].images[0].get_array().mask.sum() == 3
+
+
+@pytest.mark.parametrize(
+    ("matrices", "titles", "error", "text"),
+    [
+        (None, ["a"], TypeError, "matrices must be a list of 2-D matrices, got NoneType"),
+        (np.eye(2), ["a", "b"], TypeError, "matrices must be a list"),
+        ([np.eye(2)], ["a", "b"], ValueError, "titles must have 1 entries"),
+        ([np.eye(2)], None, TypeError, "titles must be a list of strings"),
+        ([], [], ValueError, "1 to 6 matrices"),
+        ([np.eye(2)] * 7, ["a"] * 7, ValueError, "1 to 6 matrices"),
+        ([np.ones(3)], ["a"], ValueError, r"matrices\[0\] must be 2-D, got shape \(3,\)"),
+        ([None], ["a"], TypeError, r"matrices\[0\] must be an array of real numbers"),
+        ([np.zeros((3, 5000))], ["a"], ValueError, r"matrices\[0\] may have at most 2048"),
+    ],
+)
+def test_plot_heatmap_row_rejects_bad_input(matrices, titles, error, text):
+    # Issue 18, item 15: plot_heatmap_row(None, ...) ended in a raw Python error.
+    with pytest.raises(error, match=text):
+        plot_heatmap_row(matrices, titles)
+
+
+def test_the_blend_figure_shows_the_blended_term_and_its_deviation():
+    figure = AttentionBlend(n_positions=12, seed=1).draw(d_model=16, t=0.3)
+    heat, curve_ax = figure.axes[0], figure.axes[1]
+    p, w_q, w_k = blend_inputs(16, 12, seed=1)
+    scores = blend_position_scores(p, w_q, w_k, 0.3)
+    assert np.allclose(heat.images[0].get_array(), scores / np.abs(scores).max())
+    assert heat.images[0].get_clim() == (-1.0, 1.0)
+    deviation = relative_deviation(scores)
+    assert heat.get_title() == f"p W_Q W_Kᵀ pᵀ at t = 0.30\nrelative deviation {deviation:.3f}"
+    curve, marker = curve_ax.lines
+    assert np.allclose(curve.get_ydata(), blend_deviations(p, w_q, w_k, BLEND_T_VALUES))
+    assert np.asarray(marker.get_xdata()).tolist() == [0.3]
+    assert curve_ax.get_title().endswith("d = 16")
+
+
+def test_the_blend_view_redraws_only_the_moving_artists():
+    view = AttentionBlend(n_positions=10).view(d_model=16, t=0.5)
+    view.controls["t"].value = 0.0
+    view.controls["d_model"].value = 32
+    assert view.blits == 2  # no step changes an axes limit
+    heat = view.figure.axes[0]
+    p, _, _ = blend_inputs(32, 10)
+    assert np.allclose(heat.images[0].get_array(), p @ p.T / np.abs(p @ p.T).max())
+    assert heat.get_title().endswith("relative deviation 0.000")
+    view.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "text"),
+    [
+        (lambda: AttentionBlend().draw(d_model=63), ValueError, "d_model must be even"),
+        (lambda: AttentionBlend().draw(d_model=256), ValueError, r"d_model must lie in \[8, 128\]"),
+        (lambda: AttentionBlend().draw(t=1.5), ValueError, r"t must lie in \[0, 1\]"),
+        (lambda: AttentionBlend(n_positions=1), ValueError, "n_positions"),
+        (lambda: AttentionBlend(n_positions=10**5), ValueError, "n_positions must be at most"),
+        (lambda: AttentionBlend(seed=-1), ValueError, "seed"),
+    ],
+)
+def test_the_blend_figure_rejects_bad_arguments(make, error, text):
+    with pytest.raises(error, match=text):
+        make()
+
+
+# --- exercise checkers --------------------------------------------------------------
+
+
+def stub(*_args):
+    raise NotImplementedError
+
+
+def crashes(*_args):
+    raise ZeroDivisionError("oops")
+
+
+def _position_position(p, w_q, w_k):
+    return (p @ w_q) @ (p @ w_k).T
+
+
+def test_check_position_position_accepts_right_answers():
+    assert check_position_position(_position_position).passed
+    assert check_position_position(lambda p, q, k: _position_position(p, q, k).astype(np.float32))
+    assert check_position_position(lambda p, q, k: _position_position(p, q, k).tolist())
+
+    def in_place(p, w_q, w_k):
+        p *= 1.0  # touches its input: the checker must pass copies
+        return _position_position(p, w_q, w_k)
+
+    assert check_position_position(in_place).passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (lambda p, wq, wk: _position_position(p, wq, wk).T, "transpose: row i"),
+        (lambda p, wq, wk: p @ wq @ wk @ p.T, "W_K needs a transpose"),
+        (lambda p, wq, wk: p @ p.T, "projections W_Q and W_K are missing"),
+        (lambda p, wq, wk: np.zeros((3, 3)), "shape (6, 6)"),
+        (lambda p, wq, wk: 2 * _position_position(p, wq, wk), "values differ"),
+        (lambda p, wq, wk: np.full((6, 6), np.nan), "NaN or infinite"),
+        (lambda p, wq, wk: "p @ w_q", "array of numbers, got str"),
+        (crashes, "your function raised ZeroDivisionError: oops"),
+    ],
+)
+def test_check_position_position_names_each_slip(answer, text):
+    feedback = check_position_position(answer)
+    assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_position_position_unfinished_and_not_a_function():
+    assert check_position_position(stub).status == "todo"
+    assert check_position_position(lambda *a: None).status == "todo"
+    assert check_position_position(np.eye(6)).status == "wrong"
+
+
+def _scaled_pairs(d_model):
+    return np.diag(np.repeat(np.arange(1.0, d_model // 2 + 1), 2)), np.eye(d_model)
+
+
+def test_check_relative_projections_accepts_right_answers():
+    assert check_relative_projections(_scaled_pairs).passed
+    # Issue 18, item 8: a list [w_q, w_k] was rejected where a pair is expected.
+    assert check_relative_projections(lambda d: list(_scaled_pairs(d))).passed
+    assert check_relative_projections(lambda d: np.stack(_scaled_pairs(d))).passed
+    float32 = check_relative_projections(
+        lambda d: tuple(w.astype(np.float32) for w in _scaled_pairs(d))
+    )
+    assert float32.passed, float32
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (lambda d: (np.eye(d), 3 * np.eye(d)), "multiple of the identity"),
+        (lambda d: (random_projection(d, seed=0), random_projection(d, seed=1)), "not relative"),
+        (lambda d: (np.zeros((d, d)), np.eye(d)), "is zero"),
+        (lambda d: np.eye(d), "must be a pair of two items"),
+        (lambda d: (np.eye(d), np.eye(d + 1)), "w_k must have shape"),
+        (lambda d: (np.full((d, d), np.nan), np.eye(d)), "w_q holds NaN"),
+        (lambda d: ("eye", np.eye(d)), "w_q must be an array of numbers, got str"),
+        (crashes, "your function raised ZeroDivisionError"),
+    ],
+)
+def test_check_relative_projections_names_each_slip(answer, text):
+    feedback = check_relative_projections(answer)
+    assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_relative_projections_calls_once_per_width():
+    calls = []
+
+    def counted(d_model):
+        calls.append(d_model)
+        return _scaled_pairs(d_model)
+
+    assert check_relative_projections(counted).passed
+    assert sorted(calls) == [8, 16]
+    assert check_relative_projections(stub).status == "todo"
+
+
+def test_attention_stack_keeps_the_encoding_only_with_residuals():
+    rng = np.random.default_rng(5)
+    p = sinusoidal_pe(256, 64)
+    x = rng.normal(size=(256, 64)) / np.sqrt(2) + p
+    kept = attention_stack(x, 6, residual=True, seed=1)
+    lost = attention_stack(x, 6, residual=False, seed=1)
+    assert len(kept) == len(lost) == 7 and np.array_equal(kept[0], x)
+    assert abs(encoding_readout(kept[-1], p) - encoding_readout(x, p)) < 0.05
+    assert encoding_readout(lost[-1], p) < 0.1
+    assert math.isclose(encoding_readout(2 * p + 1, p), 1.0)
+    with pytest.raises(ValueError, match="n_layers must be at most 12"):
+        attention_stack(x, 100)
+    with pytest.raises(ValueError, match="at most 1024 rows"):
+        attention_stack(np.zeros((5000, 8)))
+    with pytest.raises(TypeError, match="residual must be True or False"):
+        attention_stack(x, residual="yes")
+    with pytest.raises(ValueError, match="same number of rows, at least 8"):
+        encoding_readout(x[:5], p[:5])

@@ -1,0 +1,303 @@
+"""Lesson 07 · Rotary position embedding (RoPE): helpers, figure and checkers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pe_helpers import apply_rope, frequencies, relative_deviation, rope_matrix
+from pe_helpers.lessons.rope import (
+    RopeOffset,
+    check_rope_adjacent,
+    check_rotate_pair,
+    check_unwrapped_pairs,
+    mean_abs_scores,
+    offset_title,
+    unseen_angle_gaps,
+)
+from pe_helpers.rope import rope_score_bound, rope_scores
+
+# --- the identities the lesson teaches ----------------------------------------------
+
+
+def test_the_complex_form_is_the_real_rotation():
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=16), rng.normal(size=16)
+    theta = frequencies(16, 10000.0)
+    zq, zk = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]
+    for m, n in [(0, 3), (7, 2), (100, 140)]:
+        turned_q, turned_k = zq * np.exp(1j * m * theta), zk * np.exp(1j * n * theta)
+        complex_score = np.real(np.sum(turned_q * np.conj(turned_k)))
+        real_score = apply_rope(q[None], [m])[0] @ apply_rope(k[None], [n])[0]
+        relative = np.real(np.sum(zq * np.conj(zk) * np.exp(-1j * (n - m) * theta)))
+        assert math.isclose(complex_score, real_score, abs_tol=1e-12)
+        assert math.isclose(complex_score, relative, abs_tol=1e-12)
+
+
+def test_rope_scores_match_explicit_rotations_and_are_relative():
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    tq, tk = np.array([0.0, 2.0, 5.0]), np.array([1.0, 7.0])
+    got = rope_scores(q, k, tq, tk, base=100.0)
+    for a, m in enumerate(tq):
+        for b, n in enumerate(tk):
+            expected = (rope_matrix(m, 8, 100.0) @ q) @ (rope_matrix(n, 8, 100.0) @ k)
+            assert math.isclose(got[a, b], expected, abs_tol=1e-12)
+    assert relative_deviation(rope_scores(q, k, 20, 20)) < 1e-12
+
+
+# --- a bound, not a typical score (issue 11, item 3) ----------------------------------
+
+
+def test_typical_scores_do_not_fall_with_distance_but_aligned_ones_do():
+    rng = np.random.default_rng(0)
+    queries, keys = rng.normal(size=(2000, 128)), rng.normal(size=(2000, 128))
+    distances = [0, 1, 10, 100, 1000]
+    random_scores = mean_abs_scores(queries, keys, distances)
+    assert np.all((random_scores > 8.0) & (random_scores < 10.0))
+    ones = np.ones((1, 128))
+    aligned = mean_abs_scores(ones, ones, distances)
+    assert np.allclose(aligned, [128.0, 124.19, 85.64, 61.09, 20.36], atol=0.01)
+    bound = rope_score_bound(distances, 128)
+    assert np.all(np.diff(bound) < 0)  # the bound falls over these distances
+
+
+def test_mean_abs_scores_matches_rope_scores():
+    rng = np.random.default_rng(1)
+    queries, keys = rng.normal(size=(3, 8)), rng.normal(size=(3, 8))
+    got = mean_abs_scores(queries, keys, [0, 5], base=50.0)
+    for index, r in enumerate((0, 5)):
+        pairs = zip(queries, keys, strict=True)
+        each = [abs(rope_scores(q, k, [0], [r], base=50.0)[0, 0]) for q, k in pairs]
+        assert math.isclose(got[index], np.mean(each), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "text"),
+    [
+        ((np.ones((2, 4)), np.ones((3, 4)), [0]), ValueError, "same shape"),
+        ((np.ones((2, 3)), np.ones((2, 3)), [0]), ValueError, "even"),
+        ((np.ones((2, 4)), np.ones((2, 4)), []), ValueError, "distances must not be empty"),
+        ((np.ones(4), np.ones(4), [0]), ValueError, "queries must be 2-D"),
+        ((np.ones((10**4, 2)), np.ones((10**4, 2)), np.arange(10**4)), ValueError, "at most"),
+    ],
+)
+def test_mean_abs_scores_rejects_bad_arguments(args, error, text):
+    with pytest.raises(error, match=text):
+        mean_abs_scores(*args)
+
+
+# --- angles beyond the training length ------------------------------------------------
+
+
+def test_new_angles_appear_exactly_for_pairs_that_never_turn_fully():
+    w = frequencies(128, 10000.0)
+    gaps = unseen_angle_gaps(128, 10000.0, 512, 2048)
+    never_turned = 511 * w < 2 * np.pi
+    assert np.array_equal(gaps > w / 2, never_turned)
+    assert never_turned.sum() == 33
+    assert np.all(gaps <= np.pi)
+    assert np.all(unseen_angle_gaps(8, 100.0, 64, 64) <= frequencies(8, 100.0) / 2 + 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "text"),
+    [
+        ((7, 1e4, 8, 16), ValueError, "even"),
+        ((8, 0.0, 8, 16), ValueError, "base"),
+        ((8, 1e4, 16, 8), ValueError, "test_length must be >= 16"),
+        ((8, 1e4, 8, 10**7), ValueError, "test_length must be at most"),
+        ((4096, 1e4, 8, 16), ValueError, "d_model must be at most"),
+    ],
+)
+def test_unseen_angle_gaps_rejects_bad_arguments(args, error, text):
+    with pytest.raises(error, match=text):
+        unseen_angle_gaps(*args)
+
+
+# --- the offset figure ----------------------------------------------------------------
+
+
+def test_the_offset_figure_is_unchanged_by_the_offset():
+    rng = np.random.default_rng(2)
+    q, k = rng.normal(size=16), rng.normal(size=16)
+    figure = RopeOffset(q, k, n_positions=6, max_distance=10)
+    at_zero, shifted = figure.draw(offset=0), figure.draw(offset=700)
+    curve0 = at_zero.axes[0].lines[0].get_ydata()
+    assert np.allclose(curve0, rope_scores(q, k, [0], np.arange(11))[0])
+    assert np.allclose(curve0, shifted.axes[0].lines[0].get_ydata())
+    heat = shifted.axes[1]
+    assert np.allclose(heat.images[0].get_array(), rope_scores(q, k, 6, 6))
+    assert heat.get_title().startswith("positions 700 to 705")
+    limit = np.linalg.norm(q) * np.linalg.norm(k)
+    assert np.allclose(heat.images[0].get_clim(), (-limit, limit))
+    assert offset_title(10, 5, 1e-15) == "positions 10 to 14: relative deviation 1.0e-15"
+
+
+def test_the_offset_view_blits_and_follows_the_base():
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=32), rng.normal(size=32)
+    view = RopeOffset(q, k, n_positions=8, max_distance=20).view()
+    view.controls["offset"].value = 4000
+    view.controls["base"].value = 100.0
+    assert view.blits == 2  # no step changes an axes limit
+    curve_ax = view.figure.axes[0]
+    expected = rope_scores(q, k, [4000], 4000 + np.arange(21), base=100.0)[0]
+    assert np.allclose(curve_ax.lines[0].get_ydata(), expected)
+    assert np.allclose(curve_ax.lines[1].get_ydata(), expected)  # reference at offset 0
+    assert curve_ax.get_title() == "Score vs distance, base = 100"
+    view.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "text"),
+    [
+        (lambda: RopeOffset().draw(offset=-1), ValueError, "offset must lie"),
+        (lambda: RopeOffset().draw(offset=20000), ValueError, "offset must lie"),
+        (lambda: RopeOffset().draw(base=0.0), ValueError, "base must lie"),
+        (lambda: RopeOffset(np.ones(4)), TypeError, "give both q and k"),
+        (lambda: RopeOffset(np.ones(4), np.ones(6)), ValueError, "same width"),
+        (lambda: RopeOffset(np.ones(3), np.ones(3)), ValueError, "even"),
+        (lambda: RopeOffset(np.ones(4), np.ones(4), n_positions=1), ValueError, "n_positions"),
+        (lambda: RopeOffset(np.ones(4), np.ones(4), max_distance=10**6), ValueError, "at most"),
+    ],
+)
+def test_the_offset_figure_rejects_bad_arguments(make, error, text):
+    with pytest.raises(error, match=text):
+        make()
+
+
+# --- exercise checkers ----------------------------------------------------------------
+
+
+def stub(*_args):
+    raise NotImplementedError
+
+
+def crashes(*_args):
+    raise ZeroDivisionError("oops")
+
+
+def _rotate_pair(x0, x1, angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return x0 * c - x1 * s, x0 * s + x1 * c
+
+
+def test_check_rotate_pair_accepts_right_answers():
+    assert check_rotate_pair(_rotate_pair).passed
+    assert check_rotate_pair(lambda x0, x1, a: np.array(_rotate_pair(x0, x1, a))).passed
+    assert check_rotate_pair(lambda x0, x1, a: list(_rotate_pair(x0, x1, a))).passed
+    float32 = check_rotate_pair(
+        lambda x0, x1, a: tuple(np.float32(y) for y in _rotate_pair(x0, x1, a))
+        if np.ndim(x0) == 0
+        else tuple(np.asarray(y, np.float32) for y in _rotate_pair(x0, x1, a))
+    )
+    assert float32.passed, float32
+
+
+def test_check_rotate_pair_reports_math_cos_on_arrays_as_feedback():
+    # Issue 11: math.cos on arrays raised a raw TypeError inside the checker.
+    def with_math(x0, x1, angle):
+        c, s = math.cos(angle), math.sin(angle)
+        return x0 * c - x1 * s, x0 * s + x1 * c
+
+    feedback = check_rotate_pair(with_math)
+    assert feedback.status == "wrong"
+    assert "raised TypeError on numpy arrays" in feedback.message
+    assert "np.cos" in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (lambda x0, x1, a: _rotate_pair(x0, x1, -a), "clockwise"),
+        (lambda x0, x1, a: (x0 * np.cos(a), x0 * np.sin(a)), "keeps the length"),
+        (lambda x0, x1, a: (x0, x1), "should give (0, 1)"),
+        (lambda x0, x1, a: x0, "must be a pair"),
+        (lambda x0, x1, a: (np.nan, np.nan), "NaN or infinite"),
+        (lambda x0, x1, a: ("0", "1"), "y0 for (1, 0) must be an array of numbers, got str"),
+        (crashes, "your function raised ZeroDivisionError"),
+    ],
+)
+def test_check_rotate_pair_names_each_slip(answer, text):
+    feedback = check_rotate_pair(answer)
+    assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_rotate_pair_unfinished():
+    assert check_rotate_pair(stub).status == "todo"
+
+
+def test_check_rope_adjacent_accepts_right_answers():
+    assert check_rope_adjacent(lambda x, t, base: apply_rope(x, t, base)).passed
+    float32 = check_rope_adjacent(lambda x, t, base: apply_rope(x, t, base).astype(np.float32))
+    assert float32.passed, float32
+
+
+def _column_exponent(x, t, base):
+    d = x.shape[1]
+    w = base ** (-np.arange(d // 2) / d)  # exponent k/d instead of 2k/d
+    out = np.empty_like(x)
+    out[:, 0::2], out[:, 1::2] = _rotate_pair(x[:, 0::2], x[:, 1::2], np.outer(t, w))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        # Issue 11: an answer with base 10000 hard-coded used to pass.
+        (lambda x, t, base: apply_rope(x, t, 10000.0), "for base = 500: you returned the rotation"),
+        (lambda x, t, base: apply_rope(x, t, base, pairing="halves"), "split-halves"),
+        (lambda x, t, base: apply_rope(x, -t, base), "clockwise"),
+        (lambda x, t, base: apply_rope(x, None, base), "row index"),
+        (_column_exponent, "w_k = base ** (−2k / d)"),
+        (lambda x, t, base: 2 * apply_rope(x, t, base), "changed length"),
+        (lambda x, t, base: x[:2], "shape (5, 8)"),
+        (lambda x, t, base: np.full(x.shape, np.inf), "NaN or infinite"),
+        (crashes, "your function raised ZeroDivisionError"),
+    ],
+)
+def test_check_rope_adjacent_names_each_slip(answer, text):
+    feedback = check_rope_adjacent(answer)
+    assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_rope_adjacent_unfinished():
+    assert check_rope_adjacent(stub).status == "todo"
+
+
+def _unwrapped(d_model, base, length):
+    return (length - 1) * frequencies(d_model, base) < 2 * np.pi
+
+
+def test_check_unwrapped_pairs():
+    assert check_unwrapped_pairs(_unwrapped).passed
+    assert check_unwrapped_pairs(lambda d, b, n: _unwrapped(d, b, n).tolist()).passed
+    assert check_unwrapped_pairs(stub).status == "todo"
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (lambda d, b, n: ~_unwrapped(d, b, n), "DO complete a turn"),
+        (lambda d, b, n: n * frequencies(d, b) < 2 * np.pi, "off by one"),
+        (lambda d, b, n: _unwrapped(d, b, n).astype(int), "booleans"),
+        (lambda d, b, n: _unwrapped(2 * d, b, n), "one entry per pair"),
+        (lambda d, b, n: (n - 1) * frequencies(d, b) < np.pi, "compare (L − 1)·w_k"),
+        (lambda d, b, n: np.full(d // 2, np.nan), "NaN or infinite"),
+        (lambda d, b, n: "True", "array of numbers, got str"),
+        (crashes, "your function raised ZeroDivisionError"),
+    ],
+)
+def test_check_unwrapped_pairs_names_each_slip(answer, text):
+    feedback = check_unwrapped_pairs(answer)
+    assert feedback.status == "wrong" and text in feedback.message, feedback
+
+
+def test_check_rotate_pair_takes_one_element_arrays_for_numbers():
+    def atleast_1d(x0, x1, angle):
+        return tuple(np.atleast_1d(y) for y in _rotate_pair(x0, x1, angle))
+
+    assert check_rotate_pair(atleast_1d).passed
