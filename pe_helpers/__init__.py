@@ -1,40 +1,31 @@
 """pe_helpers: the small package behind the positional-encoding notebooks.
 
-Pure maths lives in :mod:`~pe_helpers.encodings`, :mod:`~pe_helpers.rope`,
-:mod:`~pe_helpers.attention`, :mod:`~pe_helpers.foundations` (lessons 01-03),
-:mod:`~pe_helpers.conventions` and :mod:`~pe_helpers.numerics` (lesson 11);
-figures in :mod:`~pe_helpers.plotting`; sliders in :mod:`~pe_helpers.widgets`;
-self-checking exercises in :mod:`~pe_helpers.exercises`. The maths is re-exported
-here; import figures, views and checks from their modules.
+Pure maths, by concept, importing nothing from presentation: :mod:`~pe_helpers.encodings`,
+:mod:`~pe_helpers.rope`, :mod:`~pe_helpers.attention`, :mod:`~pe_helpers.rope_scaling`
+(context extension), :mod:`~pe_helpers.rope_variants` (partial, multimodal, p-RoPE),
+:mod:`~pe_helpers.biases` (ALiBi, T5 buckets), :mod:`~pe_helpers.conventions` and
+:mod:`~pe_helpers.numerics`; the small trainable model in :mod:`~pe_helpers.model`,
+:mod:`~pe_helpers.training` and :mod:`~pe_helpers.tasks`.
+
+Presentation: :mod:`~pe_helpers.figures` (style, projector mode, heatmaps),
+:mod:`~pe_helpers.live` (figures defined once, static and under sliders) and
+:mod:`~pe_helpers.grading` (exercise feedback). Each lesson's own helpers, figures and
+checkers live in :mod:`pe_helpers.lessons` (``pe_helpers.lessons.<slug>``).
+
+The most used maths is re-exported here.
 """
 
 from .attention import (
     ScoreTerms,
     attention,
     attention_weights,
-    blend_deviations,
-    blend_inputs,
-    blend_matrix,
-    blend_position_scores,
     causal_mask,
-    random_projection,
     relative_deviation,
     score_terms,
     softmax,
 )
-from .conventions import (
-    LIBRARY_FLAGS,
-    PE_TABLE_SOURCES,
-    LibraryFlag,
-    PeTableConvention,
-    RopeConvention,
-    TableSource,
-    erratum_shift_operator,
-    identify_pe_table,
-    identify_rope,
-    pe_table_variants,
-    rope_mutants,
-)
+from .biases import alibi_bias, alibi_slopes, t5_relative_bucket
+from .conventions import identify_pe_table, identify_rope
 from .encodings import (
     block_rotation,
     frequencies,
@@ -42,20 +33,6 @@ from .encodings import (
     shift_operator,
     sinusoidal_pe,
 )
-from .foundations import (
-    ProbeResult,
-    binary_digits,
-    column_reading_frequencies,
-    column_reading_pe,
-    position_probe,
-    random_cosines,
-    recurrence_states,
-    recurrence_weights,
-    running_min_distance,
-    serial_steps,
-    wavelengths,
-)
-from .numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 from .rope import (
     apply_rope,
     halves_permutation,
@@ -63,55 +40,32 @@ from .rope import (
     rope_score_bound,
     rope_scores,
 )
+from .rope_scaling import rope_frequencies
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "FLOAT_DTYPES",
-    "LIBRARY_FLAGS",
-    "LibraryFlag",
-    "PE_TABLE_SOURCES",
-    "PeTableConvention",
-    "ProbeResult",
-    "RopeConvention",
     "ScoreTerms",
-    "TableSource",
+    "alibi_bias",
+    "alibi_slopes",
     "apply_rope",
     "attention",
     "attention_weights",
-    "binary_digits",
-    "blend_deviations",
-    "blend_inputs",
-    "blend_matrix",
-    "blend_position_scores",
     "block_rotation",
     "causal_mask",
-    "column_reading_frequencies",
-    "column_reading_pe",
-    "erratum_shift_operator",
     "frequencies",
     "halves_permutation",
     "identify_pe_table",
     "identify_rope",
-    "largest_exact_integer",
-    "pe_table_variants",
-    "position_probe",
-    "random_cosines",
-    "random_projection",
-    "recurrence_states",
-    "recurrence_weights",
     "relative_deviation",
-    "rope_angle_error",
+    "rope_frequencies",
     "rope_matrix",
-    "rope_mutants",
     "rope_score_bound",
     "rope_scores",
     "rotation_matrix",
-    "running_min_distance",
     "score_terms",
-    "serial_steps",
     "shift_operator",
     "sinusoidal_pe",
     "softmax",
-    "wavelengths",
+    "t5_relative_bucket",
 ]

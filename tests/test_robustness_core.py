@@ -25,7 +25,6 @@ from pe_helpers import (
     rope_score_bound,
     rope_scores,
     rotation_matrix,
-    running_min_distance,
     score_terms,
     shift_operator,
     sinusoidal_pe,
@@ -210,7 +209,6 @@ RAGGED = [[1.0, 2.0], [3.0]]
          "mask"),
         (lambda: score_terms(RAGGED, np.ones((2, 2)), np.eye(2), np.eye(2)), "e"),
         (lambda: relative_deviation(RAGGED), "scores"),
-        (lambda: running_min_distance(RAGGED), "vectors"),
     ],
 )  # fmt: skip
 def test_ragged_lists_are_named_in_every_array_taking_helper(call, name):

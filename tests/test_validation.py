@@ -369,23 +369,17 @@ def test_block_rotation_rejects_a_scalar_naming_angles():
         block_rotation(np.zeros((2, 2)))
 
 
-def test_softmax_and_recurrence_reject_empty_or_non_numeric_input():
-    from pe_helpers import recurrence_states, softmax
-
+def test_softmax_rejects_empty_or_non_numeric_input():
     with pytest.raises(ValueError, match=r"x must not be empty, got shape \(0,\)"):
         softmax([])
     with pytest.raises(TypeError, match="x must be an array of real numbers, got 'abc'"):
         softmax("abc")
-    with pytest.raises(ValueError, match="inputs must not be empty"):
-        recurrence_states([], 0.5)
 
 
 def test_log_axes_reject_values_they_cannot_draw():
-    from pe_helpers.plotting import plot_curves, plot_wavelengths
+    from pe_helpers.figures import plot_curves
 
     with pytest.raises(ValueError, match="x must be > 0 on a log axis"):
         plot_curves([0.0, 1.0], {"a": [1.0, 2.0]}, xlabel="x", ylabel="y", logx=True)
     with pytest.raises(ValueError, match=r"curves\['a'\] must be > 0 on a log axis"):
         plot_curves([1.0, 2.0], {"a": [0.0, 2.0]}, xlabel="x", ylabel="y", logy=True)
-    with pytest.raises(ValueError, match="wavelength_values must be > 0"):
-        plot_wavelengths([0.0, 6.28], 10000.0)
