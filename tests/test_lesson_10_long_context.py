@@ -1,0 +1,322 @@
+"""Lesson 10 · Stretching RoPE to longer contexts: helpers, the figure and the checkers."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from pe_helpers import apply_rope
+from pe_helpers.lessons.long_context import (
+    FIGURE_METHODS,
+    METHODS,
+    PRESETS,
+    PairScaling,
+    aligned_scores,
+    check_llama3_pairs,
+    check_ntk_base,
+    dynamic_key_angles,
+    fine_tuned,
+    method_frequencies,
+    rope_block,
+    rotate,
+    stretched,
+)
+from pe_helpers.rope_configs import model_rope_config
+from pe_helpers.rope_scaling import (
+    classify_pairs,
+    default_frequencies,
+    ntk_aware_base,
+    rope_frequencies,
+)
+from pe_helpers.training import train
+
+RNG = np.random.default_rng(10)
+LLAMA31 = dict(head_dim=128, factor=8.0, original=8192, rope_theta=500000.0)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return train("copy_back", "rope_adjacent", length=8, vocab_size=6, steps=20)
+
+
+# --- the methods --------------------------------------------------------------------------------
+
+
+def _freqs(method, **changes):
+    args = {**LLAMA31, **changes}
+    return method_frequencies(method, args.pop("head_dim"), args.pop("factor"),
+                              args.pop("original"), **args)
+
+
+def test_every_block_is_one_rope_frequencies_accepts():
+    for method in METHODS:
+        if method == "NTK-aware":
+            continue
+        block = rope_block(method, 4.0, 2048, rope_theta=5e5)
+        inv, att = rope_frequencies(block, 64, max_position_embeddings=2048)
+        assert inv.shape == (32,) and att > 0
+
+
+def test_pi_divides_every_pair_and_ntk_aware_keeps_the_ends_as_promised():
+    plain = default_frequencies(5e5, 128)
+    assert np.allclose(_freqs("PI")[0], plain / 8)
+    ntk, factor = _freqs("NTK-aware")
+    assert factor == 1.0 and ntk[0] == 1.0 and np.isclose(ntk[-1], plain[-1] / 8)
+    assert np.allclose(ntk, default_frequencies(ntk_aware_base(5e5, 128, 8.0), 128))
+
+
+def test_llama3_is_ntk_by_parts_with_alpha_1_beta_4_and_not_yarn():
+    plain = default_frequencies(5e5, 128)
+    r = 8192 / (2 * np.pi / plain)  # turns within L0, written out
+    gamma = np.clip((r - 1) / 3, 0, 1)  # YaRN paper, equation 18 with alpha = 1, beta = 4
+    llama3, m = _freqs("Llama 3")
+    assert np.allclose(llama3, (1 - gamma) * plain / 8 + gamma * plain, rtol=1e-12, atol=0)
+    assert m == 1.0
+    assert np.allclose(llama3, model_rope_config("llama-3.1-8b").frequencies()[0])
+    yarn, m_yarn = _freqs("YaRN")
+    assert (~np.isclose(llama3, yarn)).sum() == 16 and np.isclose(m_yarn, 0.1 * np.log(8) + 1)
+
+
+def test_dynamic_ntk_changes_nothing_up_to_its_reference_length():
+    plain = default_frequencies(1e4, 64)
+    for length in (None, 100, 2048):
+        inv, _ = method_frequencies("dynamic NTK", 64, 4.0, 2048, length=length)
+        assert np.array_equal(inv, plain)
+    longer, _ = method_frequencies("dynamic NTK", 64, 1.0, 2048, length=4 * 2048)
+    assert np.allclose(longer, default_frequencies(ntk_aware_base(1e4, 64, 4.0), 64))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: rope_block("ntk", 2.0, 16), ValueError, "method must be one of"),
+        (lambda: rope_block("NTK-aware", 2.0, 16), ValueError, "no rope_type of its own"),
+        (lambda: rope_block("PI", 0.0, 16), ValueError, "factor must be > 0"),
+        (lambda: rope_block("YaRN", 2.0, 0), ValueError, "original must be >= 1"),
+        (lambda: method_frequencies("PI", 2048, 2.0, 16), ValueError, "head_dim must be at most"),
+        (lambda: method_frequencies("PI", 16, "2", 16), TypeError, "factor must be a real"),
+    ],
+)
+def test_arguments_are_checked_where_they_enter(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# --- rotations and scores -------------------------------------------------------------------------
+
+
+def test_rotate_with_plain_frequencies_is_lessons_07_rope():
+    x = RNG.normal(size=(5, 16))
+    positions = np.array([0.0, 1.0, 3.0, 10.0, 77.0])
+    angles = np.multiply.outer(positions, default_frequencies(1e4, 16))
+    assert np.allclose(rotate(x, angles), apply_rope(x, positions))
+    assert np.allclose(np.linalg.norm(rotate(x, angles), axis=1), np.linalg.norm(x, axis=1))
+
+
+def test_the_attention_factor_scales_a_score_by_its_square():
+    q, k = RNG.normal(size=8), RNG.normal(size=8)
+    angles = RNG.normal(size=4)
+    plain = rotate(q, angles) @ rotate(k, 2 * angles)
+    assert np.isclose(rotate(q, angles, 1.5) @ rotate(k, 2 * angles, 1.5), 2.25 * plain)
+    with pytest.raises(ValueError, match="even last axis"):
+        rotate(np.ones(3), [0.0])
+
+
+def test_aligned_scores_start_at_m_squared_and_pi_stretches_the_curve():
+    plain = default_frequencies(1e4, 32)
+    distances = np.arange(0, 200, dtype=float)
+    assert aligned_scores(plain, [0.0], 1.3)[0] == pytest.approx(1.69)
+    assert np.allclose(aligned_scores(plain / 4, 4 * distances), aligned_scores(plain, distances))
+    with pytest.raises(ValueError, match="at most"):
+        aligned_scores(plain, np.zeros(200_001))
+
+
+def test_cached_keys_under_dynamic_ntk_keep_the_angles_of_their_own_step():
+    cached, current = dynamic_key_angles([0, 10, 4095, 5000, 8191], 8192, 32, 2.0, 4096)
+    assert cached.shape == current.shape == (5, 16)
+    assert np.all(cached[:, 0] == current[:, 0])  # pair 0 turns at 1 rad/token under any base
+    assert np.allclose(cached[-1], current[-1])  # the newest key was rotated with today's base
+    plain = default_frequencies(1e4, 32)
+    assert np.allclose(cached[2], 4095 * plain)  # below L_max the base never changed
+    assert not np.allclose(cached[2], current[2])
+    with pytest.raises(ValueError, match="below current_length"):
+        dynamic_key_angles([8192], 8192, 32, 2.0, 4096)
+    with pytest.raises(ValueError, match="whole numbers"):
+        dynamic_key_angles([1.5], 8192, 32, 2.0, 4096)
+
+
+# --- lesson 08's model ----------------------------------------------------------------------------
+
+
+def test_stretched_swaps_only_the_frequencies(model):
+    same = stretched(model, "RoPE", 4.0)
+    tokens = np.arange(16) % 6
+    assert np.allclose(same.logits(tokens), model.logits(tokens))
+    pi = stretched(model, "PI", 4.0)
+    assert np.allclose(pi.config.inv_freq, default_frequencies(1e4, model.config.d_head) / 4)
+    yarn = stretched(model, "YaRN", 4.0)
+    assert yarn.config.attention_factor == pytest.approx(0.1 * np.log(4) + 1)
+    assert all(np.array_equal(pi.params[k], model.params[k]) for k in model.params)
+
+
+def test_fine_tuned_trains_at_the_new_length_from_the_old_weights(model):
+    tuned = fine_tuned(model, "NTK-aware", 2.0, length=16, steps=2)
+    assert tuned.length == 16 and tuned.losses.shape == (2,)
+    assert tuned.config.inv_freq == stretched(model, "NTK-aware", 2.0).config.inv_freq
+    with pytest.raises(ValueError, match="steps must be at most"):
+        fine_tuned(model, "PI", 2.0, length=16, steps=10_000)
+    with pytest.raises(TypeError, match="rope_adjacent"):
+        stretched(train("copy_back", "sinusoidal", length=6, vocab_size=4, steps=1), "PI", 2.0)
+
+
+# --- the figure -----------------------------------------------------------------------------------
+
+
+def test_presets_are_the_shipped_geometries():
+    llama = model_rope_config("llama-3.1-8b")
+    assert PRESETS[2].head_dim == llama.head_dim
+    assert PRESETS[2].rope_theta == llama.rope_parameters["rope_theta"]
+    assert PRESETS[0].head_dim == 16  # lesson 08's model: d_model 32, two heads
+
+
+def test_the_figure_shows_each_methods_ratio_per_pair_and_the_title_names_the_preset():
+    figure = plt.figure()
+    axes = figure.subplots(1, 2)
+    view = PairScaling()
+    art = view.build(axes)
+    view.update(art, preset=3, factor=40, log2_length=12, beta_fast=32, beta_slow=1.0)
+    plain = default_frequencies(1e4, 64)
+    for method in FIGURE_METHODS:
+        inv, _ = method_frequencies(method, 64, 40.0, 4096)
+        assert np.allclose(art.pairs[method].get_ydata(), inv / plain)
+    assert art.left.get_title().startswith("DeepSeek-V3")
+    assert art.right.get_title().endswith(f"× {(0.1 * np.log(40) + 1) ** 2:.2f}")
+    assert art.right.get_xlim() == pytest.approx((1, 64 * 4096))
+    assert art.curves["PI"].get_xdata().max() == 40 * 4096
+    plt.close(figure)
+
+
+# --- exercise 1: the NTK-aware base ---------------------------------------------------------------
+
+
+def test_ntk_base_accepts_right_answers_including_float32():
+    assert check_ntk_base(ntk_aware_base)
+    assert check_ntk_base(lambda b, d, s: np.float32(b * s ** (d / (d - 2))))
+    assert check_ntk_base(lambda b, d, s: np.array([b * s ** (d / (d - 2))]))
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda b, d, s: b * s, "multiplied the base by s"),
+        (lambda b, d, s: b * s ** ((d - 2) / d), "upside down"),
+        (lambda b, d, s: b / s ** (d / (d - 2)), "divided"),
+        (lambda b, d, s: b * s ** ((d / 2) / (d / 2 - 2)), "not the number of pairs"),
+        (lambda b, d, s: b, "unchanged"),
+        (lambda b, d, s: ntk_aware_base(1e4, 128, 2.0), "same number for different inputs"),
+        (lambda b, d, s: b * s**2, "expected b · s^(d/(d − 2))"),
+    ],
+)
+def test_ntk_base_names_each_slip(answer, words):
+    feedback = check_ntk_base(answer)
+    assert feedback.status == "wrong" and words in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda b, d, s: float("nan"), "finite number"),
+        (lambda b, d, s: float("inf"), "finite number"),
+        (lambda b, d, s: "20221", "text"),
+        (lambda b, d, s: default_frequencies(b, d), "one number"),
+        (lambda b, d, s: 1 / 0, "your function raised ZeroDivisionError"),
+        (20221.0, "expected a function"),
+    ],
+)
+def test_ntk_base_turns_unusable_answers_into_feedback(answer, words):
+    feedback = check_ntk_base(answer)
+    assert feedback.status == "wrong" and words in feedback.message
+
+
+def test_ntk_base_stub_is_todo():
+    def stub(base, head_dim, factor):
+        raise NotImplementedError
+
+    assert check_ntk_base(stub).status == "todo"
+
+
+# --- exercise 2: llama3 pairs ------------------------------------------------------------------
+
+
+def _right(config):
+    return classify_pairs(config["rope_parameters"], config["head_dim"])
+
+
+def _by_rule(config, *, original=None, low=None, high=None, labels=("kept", "interpolated")):
+    block, d = config["rope_parameters"], config["head_dim"]
+    original = original or block["original_max_position_embeddings"]
+    low = low or block["low_freq_factor"]
+    high = high or block["high_freq_factor"]
+    wavelength = 2 * np.pi * block["rope_theta"] ** (np.arange(0, d, 2) / d)
+    out = np.full(d // 2, "ramped", dtype=object)
+    out[wavelength < original / high] = labels[0]
+    out[wavelength > original / low] = labels[1]
+    return list(out)
+
+
+def test_llama3_pairs_accepts_right_answers_in_any_container():
+    assert check_llama3_pairs(_right)
+    assert check_llama3_pairs(_by_rule)
+    assert check_llama3_pairs(lambda c: tuple(str(x).upper() for x in _right(c)))
+    assert check_llama3_pairs(
+        lambda c: ["extrapolated" if x == "kept" else x for x in _right(c)])
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda c: _by_rule(c, original=c["max_position_embeddings"]), "max_position_embeddings"),
+        (lambda c: _by_rule(c, low=c["rope_parameters"]["high_freq_factor"],
+                            high=c["rope_parameters"]["low_freq_factor"]), "swapped"),
+        (lambda c: _by_rule(c, labels=("interpolated", "kept")), "wrong way round"),
+        (lambda c: classify_pairs(
+            {"rope_type": "yarn", "rope_theta": c["rope_parameters"]["rope_theta"],
+             "factor": c["rope_parameters"]["factor"],
+             "original_max_position_embeddings":
+                 c["rope_parameters"]["original_max_position_embeddings"]},
+            c["head_dim"]), "YaRN's rule"),
+        (lambda c: ["kept"] * (c["head_dim"] // 2), "labels differ"),
+    ],
+)
+def test_llama3_pairs_names_each_slip(answer, words):
+    feedback = check_llama3_pairs(answer)
+    assert feedback.status == "wrong" and words in feedback.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda c: _right(c)[:-1], "one label per pair"),
+        (lambda c: np.zeros(c["head_dim"] // 2), "must be the word"),
+        (lambda c: ["fast"] * (c["head_dim"] // 2), "unknown label"),
+        (lambda c: "kept", "list or array of labels"),
+        (lambda c: c["missing"], "your function raised KeyError"),
+    ],
+)
+def test_llama3_pairs_turns_unusable_answers_into_feedback(answer, words):
+    feedback = check_llama3_pairs(answer)
+    assert feedback.status == "wrong" and words in feedback.message
+
+
+def test_llama3_pairs_passes_copies_and_its_second_case_has_every_label():
+    def mutate(config):
+        labels = _right(config)
+        config["rope_parameters"]["original_max_position_embeddings"] = 1  # in place
+        return labels
+
+    assert check_llama3_pairs(mutate)  # the checker's own configs are untouched
+    made_up = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 4.0,
+               "low_freq_factor": 1.0, "high_freq_factor": 8.0,
+               "original_max_position_embeddings": 2048}
+    assert set(classify_pairs(made_up, 64)) == {"kept", "ramped", "interpolated"}
