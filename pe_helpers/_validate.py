@@ -25,8 +25,13 @@ def _is_time(value: object) -> bool:
     return isinstance(value, (np.timedelta64, np.datetime64))
 
 
-def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; reject bools, floats and values below ``minimum``."""
+def check_int(
+    name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """Return ``value`` as an ``int``; reject bools, floats and values outside the bounds.
+
+    ``maximum`` is a size limit that keeps a call fast and small; the message says so.
+    """
     if (
         isinstance(value, (bool, np.bool_))
         or _is_time(value)
@@ -36,6 +41,10 @@ def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"{name} must be at most {maximum} (keeps it fast and small), got {value}"
+        )
     return value
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 import matplotlib as mpl
@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
 from matplotlib.axes import Axes
-from matplotlib.colors import to_hex
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize, to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
@@ -45,6 +46,7 @@ __all__ = [
     "new_axes",
     "plain_log_ticks",
     "plot_curves",
+    "plot_heatmap_row",
     "style_context",
 ]
 
@@ -58,6 +60,9 @@ WIDE_FIGSIZE = (11.0, 4.5)
 CIRCLE_FIGSIZE = (11.0, 5.0)
 #: Diverging colour map used for every signed quantity (blue < 0 < red).
 DIVERGING_CMAP = "RdBu_r"
+#: Most panels :func:`plot_heatmap_row` draws side by side, and most rows or columns of each.
+MAX_PANELS = 6
+MAX_HEATMAP_SIZE = 2048
 #: Colour of heatmap cells that hold NaN or ±inf (masked scores): neither blue nor red.
 MASKED_COLOUR = "#bdbdbd"
 
@@ -421,3 +426,90 @@ def plot_curves(
     ax.set_title(title)
     ax.legend()
     return ax
+
+
+@course_style
+def plot_heatmap_row(
+    matrices: Sequence[ArrayLike],
+    titles: Sequence[str],
+    *,
+    xlabel: str = "key position j",
+    ylabel: str = "query position i",
+    shared_limit: bool = True,
+    colorbar_label: str = "score",
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
+    """Several matrices side by side as heatmaps (diverging, centred at 0).
+
+    Parameters
+    ----------
+    matrices : list of array_like
+        1 to :data:`MAX_PANELS` 2-D matrices, one per panel; NaN or ±inf cells are
+        drawn in the masked colour.
+    titles : list of str
+        One title per panel.
+    xlabel, ylabel : str
+        Axis labels (the y label only on the first panel).
+    shared_limit : bool, default True
+        One colour range for all panels (so sizes compare) with one colour bar on the
+        last panel; otherwise each panel gets its own range and colour bar.
+    colorbar_label : str
+        Label of the colour bar(s).
+    figsize : (float, float), optional
+        Size of the figure; default about 3.6 inches per panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels first, in the order of ``matrices``, then the colour bars.
+
+    Examples
+    --------
+    >>> fig = plot_heatmap_row([np.eye(2), -np.eye(2)], ["plus", "minus"])
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['plus', 'minus']
+    """
+    if not isinstance(matrices, (list, tuple)):
+        raise TypeError(
+            f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}"
+        )
+    if not 1 <= len(matrices) <= MAX_PANELS:
+        raise ValueError(f"matrices must hold 1 to {MAX_PANELS} matrices, got {len(matrices)}")
+    arrays = [
+        check_array(f"matrices[{i}]", m, ndim=2, finite=False).astype(np.float64)
+        for i, m in enumerate(matrices)
+    ]
+    for index, arr in enumerate(arrays):
+        if max(arr.shape) > MAX_HEATMAP_SIZE:
+            raise ValueError(
+                f"matrices[{index}] may have at most {MAX_HEATMAP_SIZE} rows and columns, "
+                f"got shape {arr.shape}"
+            )
+    if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
+        raise TypeError(f"titles must be a list of strings, got {titles!r}")
+    if len(titles) != len(arrays):
+        raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
+    if not isinstance(shared_limit, bool):
+        raise TypeError(f"shared_limit must be True or False, got {shared_limit!r}")
+    size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
+    same_shape = len({a.shape for a in arrays}) == 1
+    figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
+    # A fixed layout: constrained layout costs a full extra pass for a row this simple.
+    figure.subplots_adjust(left=0.07, right=0.9 if shared_limit else 0.96, bottom=0.16, top=0.8,
+                           wspace=0.25 if shared_limit and same_shape else 0.5)
+    limit = max(colour_limit(a) for a in arrays)
+    for index, (ax, arr, title) in enumerate(zip(axes[0], arrays, titles, strict=True)):
+        heatmap(
+            arr,
+            ax,
+            xlabel=xlabel,
+            ylabel=ylabel if index == 0 else "",
+            title=title,
+            limit=limit if shared_limit else None,
+            colorbar=not shared_limit,
+            colorbar_label=colorbar_label,
+        )
+    if shared_limit:
+        scale = ScalarMappable(Normalize(-limit, limit), cmap=diverging_cmap())
+        figure.colorbar(scale, ax=list(axes[0]), label=colorbar_label, fraction=0.04, pad=0.02)
+    return figure

@@ -96,7 +96,7 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     if code:
         lines = code[0].source.splitlines()
         if lines and "set-up check, written by scripts/navigation.py" in lines[0]:
-            end = lines.index("    )")  # the guard's last line
+            end = next(i for i, line in enumerate(lines) if line.startswith("    )"))
             lines = lines[end + 1 :]
         body = "\n".join(lines).lstrip("\n")
         code[0].source = GUARD + "\n" + body

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pe_helpers import relative_deviation, score_terms, sinusoidal_pe
+from pe_helpers.figures import plot_heatmap_row
 from pe_helpers.lessons.attention_breakdown import (
     BLEND_T_VALUES,
     MAX_WIDTH,
@@ -19,7 +20,6 @@ from pe_helpers.lessons.attention_breakdown import (
     check_position_position,
     check_relative_projections,
     encoding_readout,
-    plot_heatmap_row,
     random_projection,
 )
 

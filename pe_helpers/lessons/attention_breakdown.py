@@ -9,7 +9,7 @@ inputs ``e + p`` into four terms and measures how far each one is from depending
   :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
   attention layers to weigh the article's verdict (:func:`attention_stack`,
   :func:`encoding_readout`);
-* the figures :func:`plot_heatmap_row` (static) and :class:`AttentionBlend` (slider);
+* the figure :class:`AttentionBlend` (slider);
 * the exercise checkers :func:`check_position_position` and
   :func:`check_relative_projections`.
 """
@@ -19,17 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Normalize
-from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .._validate import check_array, check_d_model, check_int, check_real
 from ..attention import attention, relative_deviation
 from ..encodings import sinusoidal_pe
-from ..figures import WIDE_FIGSIZE, colour_limit, course_style, diverging_cmap, heatmap
+from ..figures import WIDE_FIGSIZE, diverging_cmap
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
 from ..live import LiveFigure, even_control, float_control
 
@@ -45,7 +41,6 @@ __all__ = [
     "check_position_position",
     "check_relative_projections",
     "encoding_readout",
-    "plot_heatmap_row",
     "random_projection",
 ]
 
@@ -57,20 +52,12 @@ MAX_POSITIONS = 2048
 BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
 #: Most blends one call of :func:`blend_deviations` evaluates.
 MAX_BLENDS = 1001
-#: Most panels :func:`plot_heatmap_row` draws side by side.
-MAX_PANELS = 6
 #: Most multiply-adds one call of the blend helpers may take (a few seconds at most).
 MAX_WORK = 5e9
 
 
 # --- maths: the identity-to-random blend ---------------------------------------------------
 
-
-def _bounded_int(name: str, value: object, minimum: int, maximum: int) -> int:
-    value = check_int(name, value, minimum=minimum)
-    if value > maximum:
-        raise ValueError(f"{name} must be at most {maximum} (keeps memory small), got {value}")
-    return value
 
 
 def _check_blend(name: str, value: object) -> float:
@@ -137,8 +124,8 @@ def random_projection(
     >>> bool(np.array_equal(random_projection(3, seed=5), random_projection(3, seed=5)))
     True
     """
-    d_model = _bounded_int("d_model", d_model, 1, MAX_WIDTH)
-    d_k = d_model if d_k is None else _bounded_int("d_k", d_k, 1, MAX_WIDTH)
+    d_model = check_int("d_model", d_model, minimum=1, maximum=MAX_WIDTH)
+    d_k = d_model if d_k is None else check_int("d_k", d_k, minimum=1, maximum=MAX_WIDTH)
     if isinstance(seed, np.random.Generator):
         generator = seed
     else:
@@ -270,7 +257,7 @@ def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np
     d_model = check_d_model(d_model)
     if d_model > MAX_WIDTH:
         raise ValueError(f"d_model must be at most {MAX_WIDTH} (keeps memory small), got {d_model}")
-    n_positions = _bounded_int("n_positions", n_positions, 2, MAX_POSITIONS)
+    n_positions = check_int("n_positions", n_positions, minimum=2, maximum=MAX_POSITIONS)
     return _inputs(d_model, n_positions, check_int("seed", seed, minimum=0))
 
 
@@ -309,7 +296,7 @@ def attention_stack(
     x = check_array("x", x, ndim=2).astype(np.float64)
     if x.shape[0] > 1024 or x.shape[1] > 256:
         raise ValueError(f"x may have at most 1024 rows and 256 columns, got shape {x.shape}")
-    n_layers = _bounded_int("n_layers", n_layers, 1, 12)
+    n_layers = check_int("n_layers", n_layers, minimum=1, maximum=12)
     if not isinstance(residual, bool):
         raise TypeError(f"residual must be True or False, got {residual!r}")
     generator = np.random.default_rng(check_int("seed", seed, minimum=0))
@@ -367,93 +354,6 @@ def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
 # --- figures --------------------------------------------------------------------------------
 
 
-@course_style
-def plot_heatmap_row(
-    matrices: Sequence[ArrayLike],
-    titles: Sequence[str],
-    *,
-    xlabel: str = "key position j",
-    ylabel: str = "query position i",
-    shared_limit: bool = True,
-    colorbar_label: str = "score",
-    figsize: tuple[float, float] | None = None,
-) -> Figure:
-    """Several matrices side by side as heatmaps (diverging, centred at 0).
-
-    Parameters
-    ----------
-    matrices : list of array_like
-        1 to :data:`MAX_PANELS` 2-D matrices, one per panel; NaN or ±inf cells are
-        drawn in the masked colour.
-    titles : list of str
-        One title per panel.
-    xlabel, ylabel : str
-        Axis labels (the y label only on the first panel).
-    shared_limit : bool, default True
-        One colour range for all panels (so sizes compare) with one colour bar on the
-        last panel; otherwise each panel gets its own range and colour bar.
-    colorbar_label : str
-        Label of the colour bar(s).
-    figsize : (float, float), optional
-        Size of the figure; default about 3.6 inches per panel.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Panels first, in the order of ``matrices``, then the colour bars.
-
-    Examples
-    --------
-    >>> fig = plot_heatmap_row([np.eye(2), -np.eye(2)], ["plus", "minus"])
-    >>> [ax.get_title() for ax in fig.axes[:2]]
-    ['plus', 'minus']
-    """
-    if not isinstance(matrices, (list, tuple)):
-        raise TypeError(
-            f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}"
-        )
-    if not 1 <= len(matrices) <= MAX_PANELS:
-        raise ValueError(f"matrices must hold 1 to {MAX_PANELS} matrices, got {len(matrices)}")
-    arrays = [
-        check_array(f"matrices[{i}]", m, ndim=2, allow_nonfinite=True).astype(np.float64)
-        for i, m in enumerate(matrices)
-    ]
-    for index, arr in enumerate(arrays):
-        if max(arr.shape) > MAX_POSITIONS:
-            raise ValueError(
-                f"matrices[{index}] may have at most {MAX_POSITIONS} rows and columns, "
-                f"got shape {arr.shape}"
-            )
-    if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
-        raise TypeError(f"titles must be a list of strings, got {titles!r}")
-    if len(titles) != len(arrays):
-        raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
-    if not isinstance(shared_limit, bool):
-        raise TypeError(f"shared_limit must be True or False, got {shared_limit!r}")
-    size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
-    same_shape = len({a.shape for a in arrays}) == 1
-    figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
-    # A fixed layout: constrained layout costs a full extra pass for a row this simple.
-    figure.subplots_adjust(left=0.07, right=0.9 if shared_limit else 0.96, bottom=0.16, top=0.8,
-                           wspace=0.25 if shared_limit and same_shape else 0.5)
-    limit = max(colour_limit(a) for a in arrays)
-    for index, (ax, arr, title) in enumerate(zip(axes[0], arrays, titles, strict=True)):
-        heatmap(
-            arr,
-            ax,
-            xlabel=xlabel,
-            ylabel=ylabel if index == 0 else "",
-            title=title,
-            limit=limit if shared_limit else None,
-            colorbar=not shared_limit,
-            colorbar_label=colorbar_label,
-        )
-    if shared_limit:
-        scale = ScalarMappable(Normalize(-limit, limit), cmap=diverging_cmap())
-        figure.colorbar(scale, ax=list(axes[0]), label=colorbar_label, fraction=0.04, pad=0.02)
-    return figure
-
-
 class AttentionBlend(LiveFigure):
     """The position–position term as both projections move from the identity to random.
 
@@ -485,7 +385,7 @@ class AttentionBlend(LiveFigure):
     subplot_kw = {"width_ratios": [1.15, 1.0]}
 
     def __init__(self, n_positions: int = 32, seed: int = 0) -> None:
-        self.n_positions = _bounded_int("n_positions", n_positions, 2, 256)
+        self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=256)
         self.seed = check_int("seed", seed, minimum=0)
         self._sweeps: dict[int, tuple] = {}
 

@@ -22,14 +22,13 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_array, check_base, check_d_model, check_positions
+from .._validate import check_array, check_base, check_d_model, check_int, check_positions
 from ..attention import relative_deviation
 from ..encodings import frequencies
 from ..figures import WIDE_FIGSIZE, diverging_cmap, format_base
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
 from ..live import LiveFigure, int_control, log_control
 from ..rope import apply_rope, rope_scores
-from .attention_breakdown import _bounded_int
 
 __all__ = [
     "MAX_WIDTH",
@@ -149,8 +148,8 @@ def unseen_angle_gaps(
     """
     d_model = _check_width("d_model", d_model)
     w = frequencies(d_model, check_base(base))
-    train_length = _bounded_int("train_length", train_length, 1, MAX_LENGTH)
-    test_length = _bounded_int("test_length", test_length, train_length, MAX_LENGTH)
+    train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
+    test_length = check_int("test_length", test_length, minimum=train_length, maximum=MAX_LENGTH)
     full_turn = 2 * np.pi
     gaps = np.empty(w.size)
     for index, frequency in enumerate(w):
@@ -232,8 +231,9 @@ class RopeOffset(LiveFigure):
             raise ValueError(
                 f"q and k must have the same width, got {self.q.size} and {self.k.size}"
             )
-        self.n_positions = _bounded_int("n_positions", n_positions, 2, 128)
-        self.distances = np.arange(_bounded_int("max_distance", max_distance, 1, 1024) + 1)
+        self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=128)
+        max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1024)
+        self.distances = np.arange(max_distance + 1)
         self.limit = float(np.linalg.norm(self.q) * np.linalg.norm(self.k)) or 1.0
 
     def build(self, axes) -> SimpleNamespace:

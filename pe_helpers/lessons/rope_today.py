@@ -117,12 +117,6 @@ PUBLISHED_SETTINGS: tuple[PublishedSetting, ...] = (
 )
 
 
-def _bounded(name: str, value: object, minimum: int, maximum: int) -> int:
-    value = check_int(name, value, minimum=minimum)
-    if value > maximum:
-        raise ValueError(f"{name} must be at most {maximum} (keeps it fast), got {value}")
-    return value
-
 
 # --- measurements -------------------------------------------------------------------------------
 
@@ -212,8 +206,8 @@ def patch_scores(
     k = check_array("k", k, ndim=1).astype(np.float64)
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
-    rows = _bounded("grid_h", grid_h, 1, MAX_GRID_SIDE)
-    cols = _bounded("grid_w", grid_w, 1, MAX_GRID_SIDE)
+    rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
+    cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
     ids = mrope_position_ids(0, rows, cols)
     ones = np.ones((rows * cols, 1))
     rotated_q = apply_mrope(ones * q, ids, mrope_section, base)
@@ -246,8 +240,8 @@ def relative_2d_deviation(scores: ArrayLike, grid_h: int, grid_w: int) -> float:
     >>> relative_2d_deviation(np.ones((4, 4)), 2, 2)
     0.0
     """
-    rows = _bounded("grid_h", grid_h, 1, MAX_GRID_SIDE)
-    cols = _bounded("grid_w", grid_w, 1, MAX_GRID_SIDE)
+    rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
+    cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
     n = rows * cols
     s = check_array("scores", scores, ndim=2).astype(np.float64)
     if s.shape != (n, n):
@@ -288,7 +282,7 @@ def nope_layers(num_layers: int, interval: int) -> list[int]:
     >>> nope_layers(12, 4)
     [3, 7, 11]
     """
-    num_layers = _bounded("num_layers", num_layers, 1, 1000)
+    num_layers = check_int("num_layers", num_layers, minimum=1, maximum=1000)
     interval = check_int("interval", interval, minimum=1)
     return [layer for layer in range(num_layers) if (layer + 1) % interval == 0]
 
@@ -327,7 +321,7 @@ def plot_turning_pairs(
     >>> [line.get_label() for line in ax.lines][:3]
     ['RoPE', 'partial rotation (0.5)', 'p-RoPE (p = 0.5)']
     """
-    head_dim = _bounded("head_dim", head_dim, 2, 1024)
+    head_dim = check_int("head_dim", head_dim, minimum=2, maximum=1024)
     base = check_base(base)
     pairs = np.arange(head_dim // 2)
     full = frequencies(head_dim, base)
@@ -393,7 +387,7 @@ class MropeScoreMap(LiveFigure):
     figsize = (7.0, 5.0)
 
     def __init__(self, head_dim: int = 128, base: float = 10000.0) -> None:
-        self.head_dim = _bounded("head_dim", head_dim, 8, 256)
+        self.head_dim = check_int("head_dim", head_dim, minimum=8, maximum=256)
         if self.head_dim % 4:
             raise ValueError(f"head_dim must be a multiple of 4, got {self.head_dim}")
         self.base = check_base(base)

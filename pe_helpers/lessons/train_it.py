@@ -65,12 +65,6 @@ MAX_SAMPLES = 2048
 TEST_SEED = 12345
 
 
-def _bounded_int(name: str, value: object, minimum: int, maximum: int) -> int:
-    value = check_int(name, value, minimum=minimum)
-    if value > maximum:
-        raise ValueError(f"{name} must be at most {maximum} (keeps it fast), got {value}")
-    return value
-
 
 def _check_models(models: object) -> dict[str, TrainedModel]:
     if not isinstance(models, Mapping) or not models:
@@ -159,8 +153,8 @@ def accuracy_table(
     models = _check_models(models)
     if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
         raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
-    lengths = [_bounded_int("lengths entry", n, 2, MAX_LENGTH) for n in lengths]
-    n_samples = _bounded_int("n_samples", n_samples, 1, MAX_SAMPLES)
+    lengths = [check_int("lengths entry", n, minimum=2, maximum=MAX_LENGTH) for n in lengths]
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     return {
         name: np.array(
             [
@@ -251,8 +245,8 @@ def target_attention(
     """
     if not isinstance(model, TrainedModel):
         raise TypeError(f"model must be a TrainedModel (from train), got {type(model).__name__}")
-    length = _bounded_int("length", length, 2, MAX_LENGTH)
-    n_samples = _bounded_int("n_samples", n_samples, 1, MAX_SAMPLES // 2)
+    length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
     positions = check_array("queries", queries, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
@@ -414,7 +408,7 @@ class QueryAttention(LiveFigure):
         self.train_length = first.length
         self.n_heads = first.config.n_heads
         self.vocab_size = first.config.vocab_size
-        self.n_samples = _bounded_int("n_samples", n_samples, 8, 1024)
+        self.n_samples = check_int("n_samples", n_samples, minimum=8, maximum=1024)
         self.tokens = task_batch(
             self.task, 1, MAX_TEST_LENGTH, self.vocab_size, seed=TEST_SEED + 1
         ).tokens[0]
