@@ -301,8 +301,8 @@ class InteractiveView(widgets.VBox):
         for control in self.controls.values():
             control.close()
         self.image.close()
-        if self.figure is not None:
-            self.figure.clear()
+        # Dropping the references frees the figure; clearing it here would fail when
+        # ipywidgets calls close() from __del__ at interpreter shutdown.
         self.figure = None
         self._update = None
         self._moving = []

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validate import check_choice, check_int
+from ._validate import check_array, check_choice, check_int
 
 __all__ = [
     "TASKS",
@@ -28,6 +29,7 @@ __all__ = [
     "token_at",
     "task_batch",
     "order_blind_accuracy",
+    "most_frequent_earlier",
 ]
 
 TASKS = ("copy_back", "token_at")
@@ -294,3 +296,48 @@ def order_blind_accuracy(
         scored = batch.scored[0]
         return np.where(scored, best.mean(axis=0), np.nan)
     return float(best[batch.scored].mean())
+
+
+def most_frequent_earlier(tokens: ArrayLike, vocab_size: int) -> np.ndarray:
+    """Which tokens the best order-blind reader would guess at each position.
+
+    A reader that sees the tokens before position ``t`` only as a bag (no order) can do no
+    better than guess a token that occurs most often among positions ``0 .. t - 1``: the
+    guesses behind :func:`order_blind_accuracy` with ``causal=True``, to compare a model's
+    answers with (lesson 08 checks its NoPE model this way).
+
+    Parameters
+    ----------
+    tokens : array_like of int
+        Shape ``(batch, n)``, ids in ``0 .. vocab_size - 1``; at most 10⁷ entries times
+        ``vocab_size``.
+    vocab_size : int
+        Number of token ids, >= 2.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape ``(batch, n, vocab_size)``: True for the most frequent earlier tokens
+        (all False at position 0, which has no earlier token).
+
+    Examples
+    --------
+    >>> most_frequent_earlier([[2, 0, 2, 1]], 3)[0, 3].tolist()
+    [False, False, True]
+    """
+    vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+    arr = check_array("tokens", tokens, ndim=2)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"tokens must hold integer ids, got dtype {arr.dtype}")
+    if arr.min() < 0 or arr.max() >= vocab_size:
+        raise ValueError(
+            f"tokens must lie in 0 .. {vocab_size - 1}, got {arr.min()} to {arr.max()}"
+        )
+    if arr.size * vocab_size > 10**7:
+        raise ValueError(
+            f"tokens.size × vocab_size may be at most 10,000,000, got {arr.size * vocab_size:,}"
+        )
+    counts = np.cumsum(np.eye(vocab_size, dtype=np.int64)[arr], axis=1)
+    earlier = np.concatenate([np.zeros_like(counts[:, :1]), counts[:, :-1]], axis=1)
+    best = earlier.max(axis=-1, keepdims=True)
+    return (earlier == best) & (best > 0)

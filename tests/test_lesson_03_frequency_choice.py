@@ -1,0 +1,319 @@
+"""Lesson 03 · Choosing the frequencies: helpers, figures, the slider figure and the checkers.
+
+Expected values are rebuilt here from the formulas (loops, closed forms, brute force),
+never by calling the function under test.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tracemalloc
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from pe_helpers.encodings import sinusoidal_pe
+from pe_helpers.lessons import frequency_choice as fc
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# --- maths -----------------------------------------------------------------------------------
+def test_wavelengths_run_geometrically_from_two_pi():
+    lam = fc.wavelengths(128)
+    assert math.isclose(lam[0], 2 * math.pi)
+    assert math.isclose(lam[-1], 2 * math.pi * 10000 ** (126 / 128))
+    assert round(lam[-1] / (2 * math.pi)) == 8660
+    assert np.allclose(lam[1:] / lam[:-1], 10000 ** (2 / 128))
+
+
+def test_column_reading_double_counts_the_exponent():
+    d, base, t = 8, 10000.0, 2.0
+    w = [base ** (-2 * i / d) for i in range(d)]
+    expected = [math.sin(t * w[i]) if i % 2 == 0 else math.cos(t * w[i]) for i in range(d)]
+    assert np.allclose(fc.column_reading_pe([t], d, base)[0], expected)
+    assert not np.allclose(expected, sinusoidal_pe([t], d, base)[0])
+    assert np.array_equal(fc.column_reading_pe(3, d), fc.column_reading_pe([0.0, 1.0, 2.0], d))
+
+
+def _brute_running_min(x: np.ndarray) -> list[float]:
+    return [
+        min(math.dist(x[i], x[j]) for i in range(m) for j in range(i + 1, m))
+        for m in range(2, len(x) + 1)
+    ]
+
+
+@pytest.mark.parametrize("tile", [(2**17, 256), (16, 4), (6, 3)], ids=["default", "small", "odd"])
+def test_running_min_distance_matches_a_brute_force_search(monkeypatch, tile):
+    monkeypatch.setattr(fc, "_BLOCK", tile[0])
+    monkeypatch.setattr(fc, "_TILE", tile[1])
+    rng = np.random.default_rng(11)
+    for x in (rng.normal(size=(40, 3)), np.round(rng.normal(size=(40, 2)) * 2), np.zeros((5, 2))):
+        assert np.allclose(fc.running_min_distance(x), _brute_running_min(x), rtol=1e-12, atol=0)
+
+
+def test_running_min_distance_survives_cancellation():
+    # Issue 18 item 11: from |x|² + |y|² - 2x·y these came out 0.
+    assert fc.running_min_distance([[1e8], [1e8 + 1]]).tolist() == [1.0]
+    assert fc.running_min_distance([[0.0], [1e8], [1e8 + 1]]).tolist() == [1e8, 1.0]
+    far = np.full((3, 4), 1e9)
+    far[1, 0] += 0.5
+    far[2, 3] += 2.0
+    assert np.allclose(fc.running_min_distance(far), [0.5, 0.5], rtol=1e-12)
+
+
+def test_running_min_distance_memory_stays_a_working_set():
+    # Issue 18 item 2: the full n x n matrix took 6 GB for 20,000 rows; now tiles of 1 MB.
+    pe = sinusoidal_pe(5000, 64)
+    tracemalloc.start()
+    try:
+        result = fc.running_min_distance(pe)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20  # the n x n matrix alone would be 200 MB
+    assert peak < 40 * 8 * pe.shape[0] * 2  # a small multiple of result and work arrays
+    assert result.shape == (4999,) and result[-1] > 1.0
+
+
+def test_running_min_distance_refuses_work_past_its_limit_at_once():
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="MAX_DISTANCE_WORK"):
+        fc.running_min_distance(np.zeros((40_000, 20)))
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    ("vectors", "error", "match"),
+    [
+        ([[1.0, 2.0]], ValueError, "n >= 2"),
+        ([[1.0, 2.0], [3.0]], ValueError, "vectors must have rows of equal length"),
+        ([1.0, 2.0], ValueError, "vectors must be 2-D"),
+        ([["a"], ["b"]], TypeError, "vectors must be an array of real numbers"),
+        ([[np.nan], [1.0]], ValueError, "vectors must be finite"),
+    ],
+)
+def test_running_min_distance_names_bad_arguments(vectors, error, match):
+    with pytest.raises(error, match=match):
+        fc.running_min_distance(vectors)
+
+
+def test_binary_digits_are_exact_integers_least_significant_first():
+    bits = fc.binary_digits(8, 3)
+    for value, row in enumerate(bits):
+        assert sum(int(b) << k for k, b in enumerate(row)) == value
+    # Issue 18 item 10: through float64 the lowest bit of 2**53 + 1 was lost
+    assert fc.binary_digits([2**53 + 1], 54)[0].tolist() == [1] + [0] * 52 + [1]
+    assert fc.binary_digits([2**63 - 1], 63)[0].tolist() == [1] * 63  # no overflow, no warning
+    assert fc.binary_digits(np.array([5], dtype=np.uint64), 3).tolist() == [[1, 0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("values", "n_bits", "error", "match"),
+    [
+        ([1], 10**10, ValueError, "n_bits must be at most MAX_BITS = 63"),  # issue 18 item 3
+        ([8], 3, ValueError, r"values must be < 2\*\*n_bits = 8, got 8"),
+        (9, 3, ValueError, r"values must be < 2\*\*n_bits = 8, got 8"),
+        ([1.5], 3, TypeError, "values must be integers"),
+        ([4.0], 3, TypeError, r"floats are whole only below 2\*\*53"),
+        ([-1], 3, ValueError, r"values must lie in \[0, 2\*\*63\)"),
+        ([2**64], 63, ValueError, r"values must lie in \[0, 2\*\*63\)"),
+        (np.array([2**63], dtype=np.uint64), 63, ValueError, r"lie in \[0, 2\*\*63\)"),
+        ([True], 3, TypeError, "values must be integers"),
+        ([[1], [2, 3]], 3, ValueError, "values must be a 1-D list"),
+        (10**9, 40, ValueError, "the limit is"),
+        ([1], 2.0, TypeError, "n_bits must be an integer"),
+    ],
+)
+def test_binary_digits_names_what_does_not_fit(values, n_bits, error, match):
+    start = time.perf_counter()
+    with pytest.raises(error, match=match):
+        fc.binary_digits(values, n_bits)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_sizes_are_bounded_before_anything_is_allocated():
+    with pytest.raises(ValueError, match="the limit is"):
+        fc.column_reading_pe(10**7, 512)
+    with pytest.raises(ValueError, match="the limit is"):
+        fc.wavelengths(2 * 10**9)
+    with pytest.raises(ValueError, match="positions must have rows of equal length"):
+        fc.column_reading_pe([[1.0], [1.0, 2.0]], 4)
+
+
+# --- figures ---------------------------------------------------------------------------------
+def test_static_figures_show_their_data():
+    ax = fc.plot_wavelengths(8, 100.0)
+    assert np.allclose(ax.lines[0].get_ydata(), [2 * math.pi * 100 ** (k / 4) for k in range(4)])
+    assert ax.get_title() == "Wavelength of pair k (d = 8, base = 100)"
+    ax = fc.plot_frequency_readings(4, 100.0)
+    assert np.allclose(ax.lines[0].get_ydata(), [1, 1, 0.1, 0.1])
+    assert np.allclose(ax.lines[1].get_ydata(), [1, 0.1, 0.01, 0.001])
+    ax = fc.plot_aliasing(1000.0, 10)
+    alias = 1000 - 318 * math.pi
+    dots = ax.lines[2]
+    assert np.allclose(dots.get_ydata(), [math.sin(alias * t) for t in range(11)], atol=1e-12)
+    ax = fc.plot_min_distance([2, 3, 4], {"one": [1.0, 0.5, 0.1], "bank": [2.0, 2.0, 2.0]})
+    assert ax.lines[1].get_ydata().tolist() == [2.0, 2.0, 2.0]
+    figure = fc.plot_counter_analogy(4, 4, 100.0)
+    assert figure.axes[0].images[0].get_array().tolist() == [[0, 0], [1, 0], [0, 1], [1, 1]]
+    assert np.allclose(figure.axes[1].images[0].get_array(), sinusoidal_pe(4, 4, 100.0))
+
+
+@pytest.mark.parametrize(
+    ("draw", "error", "match"),
+    [
+        (lambda: fc.plot_wavelengths(64, base=1e300), ValueError, "base must lie in"),  # item 15
+        (lambda: fc.plot_wavelengths(7), ValueError, "d_model must be even"),
+        (lambda: fc.plot_wavelengths(4096), ValueError, "d_model must be at most 1024"),
+        (lambda: fc.plot_wavelengths(8, ax="left"), TypeError, "ax must be a matplotlib Axes"),
+        (lambda: fc.plot_min_distance([2, 3], [[1, 2]]), TypeError, "curves must be"),  # item 15
+        (lambda: fc.plot_min_distance([2, 3], {"a": [1.0]}), ValueError, r"curves\['a'\]"),
+        (lambda: fc.plot_min_distance([2, 3], {"a": [1.0, 0.0]}), ValueError, "log axis"),
+        (lambda: fc.plot_aliasing(1e9, 10), ValueError, "frequency"),
+        (lambda: fc.plot_aliasing(1.0, "10"), TypeError, "t_max must be an integer"),
+        (lambda: fc.plot_counter_analogy(17, 8), ValueError, "n_positions"),
+        (lambda: fc.plot_counter_analogy(4, 4, axes=[1, 2]), TypeError, "axes must be a pair"),
+        (lambda: fc.plot_frequency_readings(8, base="1e4"), TypeError, "base must be a real"),
+    ],
+)
+def test_figures_name_bad_arguments(draw, error, match):
+    with pytest.raises(error, match=match):
+        draw()
+
+
+def test_the_slider_figure_follows_d_base_and_position():
+    view = fc.EncodingAndWavelengths().view()
+    view.controls["d_model"].value = 8
+    view.controls["base"].value = 100.0
+    blits = view.blits
+    view.controls["position"].value = 50
+    assert view.blits == blits + 1  # a step of t redraws only what moves
+    art_left, art_right = view.figure.axes[:2]
+    row = [f(50 * 100.0 ** (-2 * k / 8)) for k in range(4) for f in (math.sin, math.cos)]
+    assert np.allclose(art_left.lines[0].get_ydata(), row[0::2])
+    assert np.allclose(art_left.lines[1].get_ydata(), row[1::2])
+    assert art_left.get_title() == "PE(t = 50), d = 8, base = 100"
+    ladder = [2 * math.pi * 10 ** (k / 2) for k in range(4)]
+    assert np.allclose(art_right.lines[0].get_ydata(), ladder)
+    view.controls["base"].value = 1000.0
+    assert view.blits == blits + 2  # fixed limits: a base step is blitted too
+    with pytest.raises(ValueError, match=r"position must lie in \[1, 1000\], got 0"):
+        fc.EncodingAndWavelengths().draw(position=0)
+    view.close()
+
+
+# --- exercises -------------------------------------------------------------------------------
+def _stub(*args):
+    raise NotImplementedError
+
+
+def _frequencies(d, b):
+    return b ** (-2 * np.arange(d // 2) / d)
+
+
+def _pe_row(t, d, b):
+    w = _frequencies(d, b)
+    return np.stack([np.sin(w * t), np.cos(w * t)], axis=1).ravel()
+
+
+def _longest(d, b):
+    return 2 * np.pi * b ** ((d - 2) / d)
+
+
+CHECKERS = {
+    "pair_frequencies": (fc.check_pair_frequencies, _frequencies),
+    "pe_row": (fc.check_pe_row, _pe_row),
+    "longest_wavelength": (fc.check_longest_wavelength, _longest),
+}
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_each_checker_grades_the_basics(name):
+    check, right = CHECKERS[name]
+    assert check(right).passed
+    assert check(lambda *a: np.float32(right(*a)) if np.ndim(right(*a)) == 0
+                 else np.asarray(right(*a), dtype=np.float32)).passed  # float32 is right too
+    assert check(_stub).status == "todo"
+    assert check(None).status == "todo"
+    assert "expected a function" in check(3.0).message
+    for bad, words in [
+        (lambda *a: np.full(np.shape(right(*a)), np.nan), "NaN"),
+        (lambda *a: np.inf if np.ndim(right(*a)) == 0 else np.full(np.shape(right(*a)), np.inf),
+         "inf"),
+        (lambda *a: str(right(*a)), "text" if name == "longest_wavelength" else "must be"),
+    ]:
+        feedback = check(bad)
+        assert feedback.status == "wrong" and words.lower() in feedback.message.lower(), feedback
+
+    def crashes(*args):
+        raise ZeroDivisionError("oops")
+
+    assert check(crashes).message == "your function raised ZeroDivisionError: oops"
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_each_checker_calls_once_per_case(name):
+    check, right = CHECKERS[name]
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return right(*args)
+
+    assert check(counted).passed
+    assert len(calls) == len({repr(a) for a in calls}) == 3
+
+
+def test_pair_frequency_slips_get_their_hints():
+    check = fc.check_pair_frequencies
+    assert check(lambda d, b: b ** (-2 * np.arange(d) / d)).message == fc.EXPONENT_HINT
+    assert check(lambda d, b: b ** (-4 * np.arange(d // 2) / d)).message == fc.EXPONENT_HINT
+    assert "k/d" in check(lambda d, b: b ** (-np.arange(d // 2) / d)).message
+    assert "sign" in check(lambda d, b: b ** (2 * np.arange(d // 2) / d)).message
+    assert "shape (4,)" in check(lambda d, b: np.ones(3)).message
+    assert "base^0 = 1" in check(lambda d, b: 2 * _frequencies(d, b)).message
+    assert check(lambda d, b: [float(v) for v in _frequencies(d, b)]).passed  # a list is fine
+
+
+def test_pe_row_slips_get_their_hints():
+    check = fc.check_pe_row
+    assert check(lambda t, d, b: fc.column_reading_pe([t], d, b)[0]).message == fc.EXPONENT_HINT
+
+    def halves(t, d, b):
+        row = _pe_row(t, d, b)
+        return np.concatenate([row[0::2], row[1::2]])
+
+    def divided(t, d, b):
+        w = 1 / _frequencies(d, b)
+        return np.stack([np.sin(w * t), np.cos(w * t)], axis=1).ravel()
+
+    assert "interleaves" in check(halves).message
+    swapped = check(lambda t, d, b: _pe_row(t, d, b).reshape(-1, 2)[:, ::-1].ravel())
+    assert "swapped" in swapped.message
+    assert "divided" in check(divided).message
+    assert "shape (8,)" in check(lambda t, d, b: np.zeros(d // 2)).message
+    assert "[-1, 1]" in check(lambda t, d, b: 2 * _pe_row(t, d, b)).message
+
+    def in_place(t, d, b):
+        row = _pe_row(t, d, b)
+        row[1::2] = 0.0
+        return row
+
+    assert check(in_place).message.startswith("for t = 3")
+
+
+def test_longest_wavelength_slips_get_their_hints():
+    check = fc.check_longest_wavelength
+    assert "(d - 2)/d" in check(lambda d, b: 2 * np.pi * b).message
+    assert "2π" in check(lambda d, b: b ** ((d - 2) / d)).message
+    assert check(lambda d, b: 2 * np.pi * b ** (2 * (d - 1) / d)).message == fc.EXPONENT_HINT
+    assert check(lambda d, b: np.array([_longest(d, b)])).passed  # one number in an array
+    assert "one number" in check(lambda d, b: np.array([1.0, 2.0])).message
+    assert "expected" in check(lambda d, b: _longest(d, b) + 1).message
