@@ -178,7 +178,7 @@ def test_a_small_bench_has_every_entry_computed():
     assert "–" in rows[2] and rows[3].split()[-2:] == ["relative", "yes"]
     figure = pm.plot_bench(result)
     assert [t.get_text() for t in figure.legends[0].get_texts()] == [
-        "learned", "T5", "best order-blind guess"]
+        "learned", "T5", "order-blind limit"]
     plt.close(figure)
 
 

@@ -414,7 +414,7 @@ def plot_bench(result: BenchResult) -> Figure:
     >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,
     ...                    factors=(1, 2), steps=2, n_samples=2)
     >>> [text.get_text() for text in plot_bench(result).legends[0].get_texts()]
-    ['RoPE', 'best order-blind guess']
+    ['RoPE', 'order-blind limit']
     """
     if not isinstance(result, BenchResult):
         raise TypeError(f"result must be a BenchResult, got {_show(result)}")
@@ -427,7 +427,7 @@ def plot_bench(result: BenchResult) -> Figure:
             ax.plot(result.lengths, values, marker="s" if lone else "o",
                     markersize=10 if lone else 6, color=f"C{r % 10}", label=entry.label)
         ax.plot(result.lengths, 100 * result.baseline[c], linestyle="--", color="0.4",
-                label="best order-blind guess")
+                label="order-blind limit")
         ax.set_xscale("log", base=2)
         ax.set_xticks(result.lengths, [str(n) for n in result.lengths])
         ax.minorticks_off()
