@@ -161,6 +161,10 @@ def test_method_properties_follow_the_model_options():
     assert pm.method_properties("alibi", n_heads=8).kind == "relative"
     with pytest.raises(ValueError, match="method"):
         pm.method_properties("xpos")
+    with pytest.raises(ValueError, match="d_model must be at most 256"):
+        pm.method_properties("rope_adjacent", d_model=10**6)
+    with pytest.raises(TypeError, match="n_heads"):
+        pm.method_properties("alibi", n_heads=2.0)
 
 
 # --- the bench -----------------------------------------------------------------------------------
@@ -191,6 +195,8 @@ def test_a_small_bench_has_every_entry_computed():
         (dict(factors=(1, 9)), "test lengths"),
         (dict(steps=5000), "steps"),
         (dict(entries=[("a", "xpos")]), "method"),
+        (dict(n_samples=10**6), "n_samples"),
+        (dict(entries=[("a", "alibi", {"n_heads": 1000})]), "n_heads must be at most"),
     ],
 )
 def test_run_bench_names_bad_arguments(kwargs, match):

@@ -57,6 +57,7 @@ __all__ = [
     "AlibiHeads",
     "BenchEntry",
     "BenchResult",
+    "MAX_MODEL_OPTIONS",
     "MapEntry",
     "MethodProperties",
     "T5BucketMap",
@@ -105,9 +106,9 @@ _GONE = "dropped"
 POSITION_MAP: tuple[MapEntry, ...] = (
     MapEntry("sinusoidal", "Vaswani et al. 2017", ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"), _ABS,
              "sinusoidal"),
-    MapEntry("learned absolute", "BERT, GPT-2", ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"), _ABS,
+    MapEntry("learned absolute", "Devlin et al. 2019", ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"), _ABS,
              "learned"),
-    MapEntry("Shaw et al.", "Shaw et al. 2018", ("eᵢWeⱼ", "eᵢW_Q a[clip(j−i)]", "—", "—"),
+    MapEntry("Shaw relative", "Shaw et al. 2018", ("eᵢWeⱼ", "eᵢW_Q a[clip(j−i)]", "—", "—"),
              ("content only", "relative, learned", _GONE, _GONE), None),
     MapEntry("Transformer-XL", "Dai et al. 2019",
              ("eᵢW_Q W_E eⱼ", "eᵢW_Q W_R r(i−j)", "u W_E eⱼ", "v W_R r(i−j)"),
@@ -225,6 +226,20 @@ class MethodProperties(NamedTuple):
     extra_parameters: int  # trainable numbers beyond those of the "none" model
 
 
+#: Largest model the measurements and the bench build (each option's upper bound).
+MAX_MODEL_OPTIONS = {"d_model": 256, "n_heads": 32, "d_head": 256, "num_buckets": 256,
+                     "max_len": MAX_POSITIONS}
+
+
+def _check_model_options(options: Mapping) -> dict:
+    """The model options, with every size bounded so nothing can hang or fill memory."""
+    for name, limit in MAX_MODEL_OPTIONS.items():
+        value = options.get(name)
+        if value is not None and check_int(name, value, minimum=1) > limit:
+            raise ValueError(f"{name} must be at most {limit} here, got {value}")
+    return dict(options)
+
+
 def method_properties(method: str, n_positions: int = 16, seed: int = 0,
                       **model_options) -> MethodProperties:
     """Measure a position method on a freshly initialised model without a mask.
@@ -239,6 +254,8 @@ def method_properties(method: str, n_positions: int = 16, seed: int = 0,
       can differ from query ``j`` with key ``i``;
     * ``extra_parameters``: trainable numbers beyond a "none" model of the same shape.
 
+    Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
+
     Examples
     --------
     >>> method_properties("alibi").kind, method_properties("t5_bias").direction_aware
@@ -247,6 +264,7 @@ def method_properties(method: str, n_positions: int = 16, seed: int = 0,
     512
     """
     n = check_int("n_positions", n_positions, minimum=2)
+    model_options = _check_model_options(model_options)
     if method == "learned":
         model_options.setdefault("max_len", n)
     config = ModelConfig(method, vocab_size=2, causal=False, **model_options)
@@ -329,7 +347,8 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("
     factors : sequence of int, default (1, 2, 4)
         Test lengths as multiples of ``L`` (at most 128 tokens).
     steps, seed, n_samples : int
-        Adam steps (<= 1000), the seed of every model, test sequences per length.
+        Adam steps (<= 1000), the seed of every model, test sequences per length (<= 2048).
+        Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
 
     Returns
     -------
@@ -355,6 +374,10 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("
         raise ValueError(f"factors must give test lengths up to {MAX_TEST_LENGTH}, got {lengths}")
     if check_int("steps", steps, minimum=1) > 1000:
         raise ValueError(f"steps must be at most 1000, got {steps}")
+    if check_int("n_samples", n_samples, minimum=1) > 2048:
+        raise ValueError(f"n_samples must be at most 2048, got {n_samples}")
+    for entry in rows:
+        _check_model_options(entry.options)
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
     models = []
     for r, entry in enumerate(rows):
