@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_int
 
-__all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket"]
+__all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket", "t5_bias"]
 
 
 def _check_bool(name: str, value: object) -> bool:
@@ -170,3 +170,48 @@ def t5_relative_bucket(
     )
     large = np.minimum(max_exact + scaled.astype(np.int64), num_buckets - 1)
     return buckets + np.where(is_small, distance, large)
+
+
+#: Longest sequence :func:`t5_bias` builds a bias for (n x n entries per head).
+MAX_BIAS_POSITIONS = 4096
+
+
+def t5_bias(
+    table: ArrayLike, n_positions: int, *, bidirectional: bool = True, max_distance: int = 128
+) -> np.ndarray:
+    """T5's additive logit bias from its learned table: ``table[bucket(j - i), h]``.
+
+    Row ``i`` is the query, column ``j`` the key; the bucket of ``j - i`` comes from
+    :func:`t5_relative_bucket` with ``num_buckets`` = the table's number of rows. Every head's
+    matrix is Toeplitz, whatever numbers the table holds.
+
+    Parameters
+    ----------
+    table : array_like
+        Shape ``(num_buckets, n_heads)``: one learned number per bucket and head.
+    n_positions : int
+        Sequence length, 1 .. 4096.
+    bidirectional : bool, default True
+        Bucket by sign (encoder) or not (decoder).
+    max_distance : int, default 128
+        See :func:`t5_relative_bucket`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_heads, n_positions, n_positions)``, float64.
+
+    Examples
+    --------
+    >>> table = np.arange(8.0)[:, None]  # bucket b holds the number b
+    >>> t5_bias(table, 4, max_distance=4)[0].tolist()
+    [[0.0, 5.0, 6.0, 7.0], [1.0, 0.0, 5.0, 6.0], [2.0, 1.0, 0.0, 5.0], [3.0, 2.0, 1.0, 0.0]]
+    """
+    values = check_array("table", table, ndim=2).astype(np.float64)
+    n = check_int("n_positions", n_positions, minimum=1)
+    if n > MAX_BIAS_POSITIONS:
+        raise ValueError(f"n_positions must be at most {MAX_BIAS_POSITIONS}, got {n}")
+    offsets = np.subtract.outer(np.arange(n), np.arange(n)).T  # [i, j] = j - i
+    buckets = t5_relative_bucket(offsets, bidirectional=bidirectional,
+                                 num_buckets=values.shape[0], max_distance=max_distance)
+    return np.moveaxis(values[buckets], -1, 0)

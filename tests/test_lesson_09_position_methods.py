@@ -1,0 +1,408 @@
+"""Lesson 09: the map of position methods, the bench, the live figures and the checkers."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from pe_helpers.attention import causal_mask, relative_deviation, softmax
+from pe_helpers.biases import MAX_BIAS_POSITIONS, alibi_slopes, t5_bias, t5_relative_bucket
+from pe_helpers.lessons import position_methods as pm
+from pe_helpers.live import snapshot
+from pe_helpers.model import METHODS, ModelConfig, forward, init_params
+
+OFFSETS = np.arange(-300, 301)
+
+
+def reference_bucket(rel, bidirectional, num_buckets, max_distance):
+    """transformers' T5Attention._relative_position_bucket, transcribed in float64."""
+    rel = np.asarray(rel)
+    out = np.zeros(rel.shape, dtype=np.int64)
+    if bidirectional:
+        num_buckets //= 2
+        out += (rel > 0) * num_buckets
+        distance = np.abs(rel)
+    else:
+        distance = -np.minimum(rel, 0)
+    exact = num_buckets // 2
+    large = exact + (np.log(np.maximum(distance, 1) / exact) / math.log(max_distance / exact)
+                     * (num_buckets - exact)).astype(np.int64)
+    return out + np.where(distance < exact, distance, np.minimum(large, num_buckets - 1))
+
+
+# --- biases.t5_bias ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_bias_reads_the_table_at_the_bucket_of_each_offset(bidirectional):
+    table = np.random.default_rng(1).normal(size=(32, 3))
+    bias = t5_bias(table, 40, bidirectional=bidirectional, max_distance=20)
+    i, j = np.indices((40, 40))
+    buckets = reference_bucket(j - i, bidirectional, 32, 20)
+    assert bias.shape == (3, 40, 40)
+    assert np.array_equal(bias, np.moveaxis(table[buckets], -1, 0))
+    assert max(relative_deviation(head) for head in bias) < 1e-12  # Toeplitz, any table
+
+
+@pytest.mark.parametrize(
+    "args, error, match",
+    [
+        ((np.zeros(4), 3), ValueError, "table"),
+        ((np.zeros((8, 1)), 0), ValueError, "n_positions"),
+        ((np.zeros((8, 1)), MAX_BIAS_POSITIONS + 1), ValueError, "at most"),
+        ((np.zeros((8, 1)), 2.5), TypeError, "n_positions"),
+    ],
+)
+def test_t5_bias_names_bad_arguments(args, error, match):
+    with pytest.raises(error, match=match):
+        t5_bias(*args)
+
+
+# --- the map -------------------------------------------------------------------------------------
+
+
+def test_the_map_has_four_known_roles_per_method_and_bench_names_of_the_trainer():
+    assert len(pm.POSITION_MAP) == 10
+    for entry in pm.POSITION_MAP:
+        assert len(entry.formulas) == len(entry.roles) == 4
+        assert set(entry.roles) <= set(pm.ROLES)
+        assert entry.bench is None or entry.bench in METHODS
+        dropped = [f for f, r in zip(entry.formulas, entry.roles, strict=True) if r == "dropped"]
+        assert all(f == "—" for f in dropped)
+    absolute = [e.name for e in pm.POSITION_MAP if "absolute" in e.roles]
+    assert absolute == ["sinusoidal", "learned absolute", "TUPE-A"]
+
+
+def test_every_method_on_the_map_and_the_bench_agrees_with_the_measurement():
+    for entry in pm.POSITION_MAP:
+        if entry.bench is None:
+            continue
+        kind = pm.method_properties(entry.bench).kind
+        roles = set(entry.roles) - {"dropped"}
+        if kind == "absolute":
+            assert "absolute" in roles, entry.name
+        elif kind == "relative":
+            assert "absolute" not in roles and roles & {"relative, learned", "relative, fixed"}
+        else:
+            assert roles == {"content only"}, entry.name
+
+
+def test_the_map_figure_shows_every_cell():
+    ax = pm.plot_position_map()
+    assert ax.images[0].get_array().shape == (10, 4)
+    assert len(ax.texts) == 40
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(pm.ROLES)
+    plt.close(ax.figure)
+
+
+# --- measurements --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("method", METHODS)
+def test_same_token_scores_are_the_scores_the_model_attends_with(method, causal):
+    config = ModelConfig(method, vocab_size=5, d_model=8, n_heads=2, causal=causal, max_len=7,
+                         num_buckets=6, max_distance=5)
+    params = init_params(config, seed=3)
+    if method == "t5_bias":
+        params["t5_bias"] = np.random.default_rng(4).normal(size=params["t5_bias"].shape)
+    scores = pm.same_token_scores(params, config, 7, token=2)
+    if causal:
+        scores = np.where(causal_mask(7), scores, -np.inf)
+    _, weights = forward(params, config, np.full(7, 2), return_attention=True)
+    assert np.allclose(softmax(scores, axis=-1), weights[0], atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(n_positions=pm.MAX_POSITIONS + 1), ValueError, "at most"),
+        (dict(n_positions=4, token=5), ValueError, "vocab_size"),
+        (dict(n_positions=4, token=-1), ValueError, "token"),
+        (dict(n_positions=3.0), TypeError, "n_positions"),
+    ],
+)
+def test_same_token_scores_names_bad_arguments(kwargs, error, match):
+    config = ModelConfig("rope_adjacent", vocab_size=5, d_model=4, n_heads=1)
+    with pytest.raises(error, match=match):
+        pm.same_token_scores(init_params(config), config, **kwargs)
+
+
+def test_same_token_scores_refuses_lengths_past_a_learned_table():
+    config = ModelConfig("learned", vocab_size=5, d_model=4, max_len=4)
+    with pytest.raises(ValueError, match="max_len"):
+        pm.same_token_scores(init_params(config), config, 5)
+
+
+@pytest.mark.parametrize(
+    "method, kind, aware, extra",
+    [
+        ("none", "none", False, 0),
+        ("sinusoidal", "absolute", True, 0),
+        ("learned", "absolute", True, 16 * 32),
+        ("rope_adjacent", "relative", True, 0),
+        ("rope_halves", "relative", True, 0),
+        ("alibi", "relative", False, 0),
+        ("t5_bias", "relative", True, 32 * 2),
+    ],
+)
+def test_method_properties(method, kind, aware, extra):
+    found = pm.method_properties(method)
+    assert (found.kind, found.direction_aware, found.extra_parameters) == (kind, aware, extra)
+    assert (found.deviation < 1e-9) == (kind != "absolute")
+
+
+def test_method_properties_follow_the_model_options():
+    assert pm.method_properties("t5_bias", n_heads=8, num_buckets=16).extra_parameters == 128
+    assert pm.method_properties("learned", n_positions=8, d_model=16).extra_parameters == 128
+    assert pm.method_properties("alibi", n_heads=8).kind == "relative"
+    with pytest.raises(ValueError, match="method"):
+        pm.method_properties("xpos")
+    with pytest.raises(ValueError, match="d_model must be at most 256"):
+        pm.method_properties("rope_adjacent", d_model=10**6)
+    with pytest.raises(TypeError, match="n_heads"):
+        pm.method_properties("alibi", n_heads=2.0)
+
+
+# --- the bench -----------------------------------------------------------------------------------
+
+
+def test_a_small_bench_has_every_entry_computed():
+    result = pm.run_bench([("learned", "learned"), pm.BenchEntry("T5", "t5_bias", {"n_heads": 1})],
+                          [("copy_back", 1)], length=6, factors=(1, 2), steps=5, n_samples=8)
+    assert result.accuracy.shape == (2, 1, 2) and result.lengths == (6, 12)
+    assert np.isnan(result.accuracy[0, 0, 1]) and not np.isnan(result.accuracy[1]).any()
+    assert [p.extra_parameters for p in result.properties] == [6 * 32, 32]
+    assert result.baseline.shape == (1, 2) and len(result.models[1]) == 1
+    table = pm.format_bench(result)
+    rows = table.splitlines()
+    assert "–" in rows[2] and rows[3].split()[-2:] == ["relative", "yes"]
+    figure = pm.plot_bench(result)
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == [
+        "learned", "T5", "order-blind limit"]
+    plt.close(figure)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(entries=[("a", "none")] * 9), "models"),
+        (dict(entries=[]), "models"),
+        (dict(length=40), "length"),
+        (dict(factors=(1, 9)), "test lengths"),
+        (dict(steps=5000), "steps"),
+        (dict(entries=[("a", "xpos")]), "method"),
+        (dict(n_samples=10**6), "n_samples"),
+        (dict(entries=[("a", "alibi", {"n_heads": 1000})]), "n_heads must be at most"),
+    ],
+)
+def test_run_bench_names_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        pm.run_bench(**kwargs)
+
+
+def test_format_and_plot_refuse_other_things():
+    with pytest.raises(TypeError, match="BenchResult"):
+        pm.format_bench({"accuracy": 1})
+    with pytest.raises(TypeError, match="BenchResult"):
+        pm.plot_bench(None)
+
+
+# --- live figures --------------------------------------------------------------------------------
+
+
+def test_alibi_heads_shows_one_block_per_head_with_its_slope():
+    figure = pm.AlibiHeads(n_positions=6).draw(n_heads=3)
+    ax = figure.axes[0]
+    labels = [text.get_text() for text in ax.texts]
+    assert labels[:4] == ["head 1\nm = 1/16", "head 2\nm = 1/256", "head 3\nm = 1/4", ""]
+    mosaic = ax.images[0].get_array()
+    cover = ax.images[1].get_array()
+    assert mosaic.shape == (13, 27) and cover.shape == (13, 27, 4)
+    third = mosaic[0:6, 14:20]  # head 3: first row of blocks, third column
+    expected = -alibi_slopes(3)[2] * np.subtract.outer(np.arange(6), np.arange(6))
+    assert np.allclose(third, np.minimum(expected, 0.0))
+    opaque = cover[..., 3]
+    assert np.array_equal(opaque[0:6, 14:20], np.triu(np.ones((6, 6)), 1))  # future keys grey
+    assert (opaque[7:13, 0:6] == 1).all()  # head 5 does not exist: blank
+    assert np.isfinite(mosaic).all() and np.isfinite(cover).all()
+    plt.close(figure)
+
+
+def test_t5_bucket_map_draws_the_package_buckets():
+    figure = pm.T5BucketMap(max_offset=50).draw(num_buckets=8, max_distance=40)
+    offsets = np.arange(-50, 51)
+    for ax, bidirectional in zip(figure.axes, (True, False), strict=True):
+        steps = ax.lines[0].get_ydata()
+        assert np.array_equal(steps, t5_relative_bucket(offsets, bidirectional=bidirectional,
+                                                        num_buckets=8, max_distance=40))
+    plt.close(figure)
+
+
+@pytest.mark.parametrize("figure_class", [pm.AlibiHeads, pm.T5BucketMap])
+def test_each_live_step_equals_the_static_figure(figure_class):
+    view = figure_class().view()
+    for name, control in figure_class.controls.items():
+        view.controls[name].value = int(control.minimum)
+        assert snapshot(view.figure) == snapshot(figure_class().draw(**view.values()))
+    view.close()
+    plt.close("all")
+
+
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (lambda: pm.AlibiHeads(n_positions=3), ValueError),
+        (lambda: pm.AlibiHeads(n_positions=65), ValueError),
+        (lambda: pm.T5BucketMap(max_offset=10), ValueError),
+        (lambda: pm.T5BucketMap(max_offset=2000), ValueError),
+        (lambda: pm.T5BucketMap(max_offset=30.0), TypeError),
+    ],
+)
+def test_live_figure_options_are_bounded(make, error):
+    with pytest.raises(error):
+        make()
+
+
+# --- exercise 1: the bucket function --------------------------------------------------------------
+
+
+def package_bucket(rel, bidirectional, num_buckets, max_distance):
+    return t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,
+                              max_distance=max_distance)
+
+
+def test_the_package_and_a_float64_transcription_agree_on_the_checked_cases():
+    for bidirectional, n, m in pm._BUCKET_CASES:
+        assert np.array_equal(package_bucket(OFFSETS, bidirectional, n, m),
+                              reference_bucket(OFFSETS, bidirectional, n, m))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        package_bucket,
+        reference_bucket,
+        lambda r, b, n, m: package_bucket(r, b, n, m).astype(np.float32),
+        lambda r, b, n, m: package_bucket(r, b, n, m).tolist(),
+    ],
+)
+def test_right_bucket_functions_pass(answer):
+    assert pm.check_t5_bucket(answer).status == "correct"
+
+
+def slip(**change):
+    return lambda r, b, n, m: pm._reference(np.asarray(r), b, n, m, **change)
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (slip(upper=lambda r: r >= 0), "Offset 0 belongs to the lower half"),
+        (slip(halve=False), "halve num_buckets"),
+        (slip(clamp=False), "clamp"),
+        (slip(causal_distance=np.abs), "In causal mode"),
+        (slip(rounding=np.round), "truncated"),
+        (lambda r, b, n, m: package_bucket(-np.asarray(r), b, n, m), "mirrored"),
+        (lambda r, b, n, m: package_bucket(r, b, n, m) + (np.asarray(r) == 5), "one offset"),
+    ],
+)
+def test_each_bucket_slip_gets_its_hint(answer, hint):
+    feedback = pm.check_t5_bucket(answer)
+    assert feedback.status == "wrong"
+    assert hint in feedback.message
+
+
+def raises(*_):
+    raise ZeroDivisionError("oops")
+
+
+def stub(*_):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    "answer, status, words",
+    [
+        (stub, "todo", "not done"),
+        (None, "todo", "not done"),
+        (raises, "wrong", "your function raised ZeroDivisionError"),
+        (lambda *_: "buckets", "wrong", "array of numbers"),
+        (lambda r, *_: np.full(np.shape(r), np.nan), "wrong", "NaN"),
+        (lambda r, *_: np.zeros(5), "wrong", "shape"),
+        (42, "wrong", "expected a function"),
+    ],
+)
+def test_bucket_checker_turns_every_answer_into_feedback(answer, status, words):
+    feedback = pm.check_t5_bucket(answer)
+    assert feedback.status == status
+    assert words in feedback.message
+
+
+def test_a_bucket_function_never_sees_the_checker_array():
+    seen = []
+
+    def modifies(rel, b, n, m):
+        seen.append(rel)
+        rel += 1000  # in place: must not change what the checker compares
+        return package_bucket(rel - 1000, b, n, m)
+
+    assert pm.check_t5_bucket(modifies).status == "correct"
+    assert np.array_equal(pm._OFFSETS, OFFSETS)
+
+
+# --- exercise 2: name the method ------------------------------------------------------------------
+
+
+def test_the_mystery_panels_are_what_the_checker_says():
+    matrices = pm.mystery_matrices()
+    deviations = {panel: relative_deviation(m) for panel, m in matrices.items()}
+    assert max(deviations["A"], deviations["C"], deviations["D"]) < 1e-12 < 0.5 < deviations["B"]
+    assert np.allclose(matrices["D"], matrices["D"].T) and not np.allclose(matrices["C"],
+                                                                           matrices["C"].T)
+    assert (matrices["D"] <= 0).all()
+    figure = pm.plot_mystery_biases()
+    assert [ax.get_title() for ax in figure.axes] == ["A", "B", "C", "D"]
+    plt.close(figure)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"A": "T5 bias", "B": "learned", "C": "RoPE", "D": "ALiBi"},
+        {"a": "t5", "b": "Learned absolute", "c": "rotary", "d": "alibi"},
+        ["T5_bias", "absolute", "rope", "ALiBi"],
+        ("t5 buckets", "learned", "RoPE", "linear biases"),
+    ],
+)
+def test_right_names_pass(answer):
+    assert pm.check_method_names(answer).status == "correct"
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ({"A": "RoPE", "B": "learned", "C": "T5", "D": "ALiBi"}, "2 of 4 panels are wrong"),
+        (["T5", "ALiBi", "RoPE", "learned"], "Panel B: the colours do not repeat"),
+        (["T5", "learned", "RoPE", "sinus"], "'sinus' is not one of the four methods"),
+        (["T5", "learned", "RoPE", 3], "as text"),
+        (["T5", "learned", "RoPE", float("nan")], "as text"),
+        ({"A": "T5", "B": "learned"}, "C, D missing"),
+        (["T5", "learned"], "a list of four names"),
+        ("ALiBi", "a list of four names"),
+        (3.0, "a list of four names"),
+    ],
+)
+def test_wrong_names_get_feedback(answer, words):
+    feedback = pm.check_method_names(answer)
+    assert feedback.status == "wrong"
+    assert words in feedback.message
+
+
+@pytest.mark.parametrize("answer", [None, {"A": None, "B": None, "C": None, "D": None},
+                                    [None] * 4])
+def test_an_untouched_template_is_not_done_yet(answer):
+    assert pm.check_method_names(answer).status == "todo"
