@@ -494,8 +494,9 @@ def snapshot(figure: Figure) -> list[dict]:
         raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
 
     def rounded(values) -> list:
-        arr = np.ma.filled(np.ma.asarray(values, dtype=np.float64), np.nan)
-        return np.round(arr, 9).tolist()
+        # NaN (and masked cells) become None: NaN never equals itself, None does.
+        arr = np.round(np.ma.filled(np.ma.asarray(values, dtype=np.float64), np.nan), 9)
+        return np.where(np.isnan(arr), None, arr).tolist()
 
     panels = []
     for ax in figure.axes:

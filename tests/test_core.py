@@ -260,3 +260,9 @@ def test_every_live_view_equals_its_static_figure_at_every_step(figure_class):
         values[name] = view.controls[name].value
         assert snapshot(view.figure) == snapshot(figure_class().draw(**values)), name
     view.close()
+
+
+def test_snapshots_of_figures_with_nan_cells_compare_equal():
+    scores = np.where(causal_mask(4), np.arange(16.0).reshape(4, 4), np.nan)
+    assert snapshot(heatmap(scores).figure) == snapshot(heatmap(scores).figure)
+    assert snapshot(heatmap(scores).figure) != snapshot(heatmap(scores + 1).figure)
