@@ -2,7 +2,8 @@
 
 Pure maths lives in :mod:`~pe_helpers.encodings`, :mod:`~pe_helpers.rope`,
 :mod:`~pe_helpers.attention`, :mod:`~pe_helpers.foundations` (lessons 01-03),
-:mod:`~pe_helpers.conventions` and :mod:`~pe_helpers.numerics` (lesson 11);
+:mod:`~pe_helpers.conventions`, :mod:`~pe_helpers.table_conventions` and
+:mod:`~pe_helpers.numerics` (lesson 11);
 figures in :mod:`~pe_helpers.plotting`; sliders in :mod:`~pe_helpers.widgets`;
 self-checking exercises in :mod:`~pe_helpers.exercises`. The maths is re-exported
 here; import figures, views and checks from their modules.
@@ -22,19 +23,7 @@ from .attention import (
     score_terms,
     softmax,
 )
-from .conventions import (
-    LIBRARY_FLAGS,
-    PE_TABLE_SOURCES,
-    LibraryFlag,
-    PeTableConvention,
-    RopeConvention,
-    TableSource,
-    erratum_shift_operator,
-    identify_pe_table,
-    identify_rope,
-    pe_table_variants,
-    rope_mutants,
-)
+from .conventions import LIBRARY_FLAGS, LibraryFlag, RopeConvention, identify_rope
 from .encodings import (
     block_rotation,
     frequencies,
@@ -63,6 +52,12 @@ from .rope import (
     rope_score_bound,
     rope_scores,
 )
+from .table_conventions import (
+    PE_TABLE_SOURCES,
+    PeTableConvention,
+    TableSource,
+    identify_pe_table,
+)
 
 __version__ = "0.1.0"
 
@@ -88,13 +83,11 @@ __all__ = [
     "causal_mask",
     "column_reading_frequencies",
     "column_reading_pe",
-    "erratum_shift_operator",
     "frequencies",
     "halves_permutation",
     "identify_pe_table",
     "identify_rope",
     "largest_exact_integer",
-    "pe_table_variants",
     "position_probe",
     "random_cosines",
     "random_projection",
@@ -103,7 +96,6 @@ __all__ = [
     "relative_deviation",
     "rope_angle_error",
     "rope_matrix",
-    "rope_mutants",
     "rope_score_bound",
     "rope_scores",
     "rotation_matrix",
