@@ -220,6 +220,9 @@ def _call(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.nda
             out = f(*args)
     except Exception as exc:  # a learner's function may raise anything: report it, never crash
         raise _ProbeError(f"{what}: the function raised {type(exc).__name__}: {exc}") from None
+    if np.iscomplexobj(out):
+        raise _ProbeError(f"{what}: the function returned complex numbers; return real features "
+                          "(a complex z_k goes back as z.real and z.imag in its two columns)")
     try:
         arr = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):

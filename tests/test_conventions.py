@@ -173,6 +173,7 @@ def test_other_departures_are_named(f, issue, words):
         (lambda x, t: "rotated", "returned str, not numbers"),
         (lambda x, t: None, "returned shape ()"),
         (lambda x, t: x * np.nan, "returned NaN or inf"),
+        (lambda x, t: x + 0j, "returned complex numbers"),
     ],
 )
 def test_a_broken_function_is_reported(f, words):

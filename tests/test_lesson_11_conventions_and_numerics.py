@@ -186,6 +186,7 @@ def test_complex_rope_checker_accepts_right_answers_in_float64_and_float32():
         (lambda x, t, base: np.asarray(x, dtype=float), "nothing turns"),
         (lambda x, t, base: rope_complex(x, t, base) * np.nan, "NaN or inf"),
         (lambda x, t, base: "rotated", "returned str, not numbers"),
+        (lambda x, t, base: rope_complex(x, t, base) + 0j, "returned complex numbers"),
         (lambda x, t, base: rope_complex(x, t, base)[:, :4], "expected (4, 16)"),
         (lambda x, t, base: 1 / 0, "raised ZeroDivisionError"),
         ("rope_complex", "expected a function"),
