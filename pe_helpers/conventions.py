@@ -24,7 +24,10 @@ from numpy.typing import ArrayLike
 from ._validate import check_base, check_choice, check_d_model, check_int, check_real
 from .encodings import frequencies
 
-__all__ = ["LIBRARY_FLAGS", "LibraryFlag", "RopeConvention", "identify_rope"]
+__all__ = ["LIBRARY_FLAGS", "MAX_PROBE_WIDTH", "LibraryFlag", "RopeConvention", "identify_rope"]
+
+#: Widest function the detectors probe (a RoPE map per position is d × d).
+MAX_PROBE_WIDTH = 1024
 
 
 class LibraryFlag(NamedTuple):
@@ -295,8 +298,9 @@ def _check_common(fn: object, d_model: object, expected_base: object, atol: obje
     if not callable(fn):
         raise TypeError(f"the function to probe must be callable, got {fn!r}")
     d = check_d_model(d_model)
-    if d < 4:
-        raise ValueError(f"d_model must be >= 4 to tell the layouts apart, got {d}")
+    if not 4 <= d <= MAX_PROBE_WIDTH:
+        raise ValueError(f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
+                         f"layouts apart; the probe builds d × d maps), got {d}")
     expected = None if expected_base is None else check_base(expected_base)
     return d, expected, check_real("atol", atol, positive=True)
 

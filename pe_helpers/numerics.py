@@ -11,6 +11,8 @@ Pure numpy, with ``ml_dtypes`` for bfloat16: nothing here draws.
 
 from __future__ import annotations
 
+import numbers
+
 import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -18,10 +20,16 @@ from numpy.typing import ArrayLike, DTypeLike
 from ._validate import check_array, check_d_model, check_positions, check_real
 from .encodings import frequencies
 
-__all__ = ["FLOAT_DTYPES", "largest_exact_integer", "low_precision_rope_scores", "rope_angle_error"]
+__all__ = [
+    "FLOAT_DTYPES",
+    "MAX_ENTRIES",
+    "largest_exact_integer",
+    "low_precision_rope_scores",
+    "rope_angle_error",
+]
 
-#: Most key positions :func:`low_precision_rope_scores` scores in one call.
-MAX_KEYS = 65536
+#: Most angles (positions × pairs) one call computes: about 32 MB per float64 array.
+MAX_ENTRIES = 1 << 22
 
 _NAMED = {
     "float64": np.dtype(np.float64),
@@ -118,10 +126,30 @@ def rope_angle_error(
     >>> float(rope_angle_error([257], 8, dtype="bfloat16", fix=True).max()) < 0.01
     True
     """
-    t = check_positions(positions)
+    pairs = check_d_model(d_model) // 2
+    if pairs > MAX_ENTRIES:
+        raise ValueError(f"d_model must be at most {2 * MAX_ENTRIES:,}, got {2 * pairs:,}")
+    t = _checked_positions("positions", positions, pairs)
     theta = frequencies(d_model, base)
     cos, sin = _cos_sin(t, theta, _float_dtype(dtype), _check_fix(fix))
     return np.abs(_wrap(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
+
+
+def _check_size(name: str, entries: int) -> None:
+    if entries > MAX_ENTRIES:
+        raise ValueError(f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once, "
+                         f"got {entries:,}")
+
+
+def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
+    """``check_positions``, refusing more than MAX_ENTRIES angles before anything is allocated."""
+    if isinstance(positions, (numbers.Integral, np.integer)) and not isinstance(
+        positions, (bool, np.bool_)
+    ):
+        _check_size(name, int(positions) * pairs)
+    t = check_positions(positions, name=name)
+    _check_size(name, t.size * pairs)
+    return t
 
 
 def _check_fix(fix: object) -> bool | str:
@@ -171,7 +199,8 @@ def low_precision_rope_scores(
     query_position : float
         Position of the query.
     key_positions : int or array_like
-        A count n (positions 0 .. n-1) or a 1-D array; at most :data:`MAX_KEYS` positions.
+        A count n (positions 0 .. n-1) or a 1-D array; with ``q``'s pairs, at most
+        :data:`MAX_ENTRIES` angles.
     dtype : {"float32", "float64", "float16", "bfloat16"} or numpy dtype
         Precision the angles are computed in.
     base : float, default 10000.0
@@ -199,9 +228,9 @@ def low_precision_rope_scores(
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
     t_query = np.array([check_real("query_position", query_position)])
-    t_keys = check_positions(key_positions, name="key_positions")
-    if not 1 <= t_keys.size <= MAX_KEYS:
-        raise ValueError(f"key_positions must hold 1 to {MAX_KEYS} positions, got {t_keys.size}")
+    t_keys = _checked_positions("key_positions", key_positions, q.size // 2)
+    if t_keys.size == 0:
+        raise ValueError("key_positions must hold at least one position")
     theta = frequencies(q.size, base)
     low, fix = _float_dtype(dtype), _check_fix(fix)
 

@@ -37,7 +37,16 @@ from .conventions import (
     _Verdict,
 )
 
-__all__ = ["PE_TABLE_SOURCES", "PeTableConvention", "TableSource", "identify_pe_table"]
+__all__ = [
+    "MAX_TABLE_ROWS",
+    "PE_TABLE_SOURCES",
+    "PeTableConvention",
+    "TableSource",
+    "identify_pe_table",
+]
+
+#: Most rows :func:`identify_pe_table` asks a table for.
+MAX_TABLE_ROWS = 65536
 
 
 class TableSource(NamedTuple):
@@ -172,6 +181,8 @@ def identify_pe_table(
     """
     d, expected, atol = _check_common(g, d_model, expected_base, atol)
     n = check_int("n_positions", n_positions, minimum=3)
+    if n > MAX_TABLE_ROWS:
+        raise ValueError(f"n_positions must be at most {MAX_TABLE_ROWS}, got {n}")
     if shift is not None and not callable(shift):
         raise TypeError(f"shift must be callable or None, got {shift!r}")
     found: dict = {}

@@ -188,7 +188,7 @@ def test_identify_rope_rejects_bad_arguments():
         identify_rope("apply_rope", 8)
     with pytest.raises(ValueError, match="must be even"):
         identify_rope(rope(), 7)
-    with pytest.raises(ValueError, match="d_model must be >= 4"):
+    with pytest.raises(ValueError, match=r"d_model must lie in \[4, 1024\]"):
         identify_rope(rope(), 2)
     with pytest.raises(ValueError, match="expected_pairing must be one of"):
         identify_rope(rope(), 8, expected_pairing="interleaved")
@@ -448,11 +448,27 @@ def test_low_precision_scores_reject_bad_arguments():
         low_precision_rope_scores(q, np.ones(6), 0, [0])
     with pytest.raises(ValueError, match="q.size must be even"):
         low_precision_rope_scores(np.ones(7), np.ones(7), 0, [0])
-    with pytest.raises(ValueError, match="key_positions must hold 1 to 65536"):
-        low_precision_rope_scores(q, q, 0, np.zeros(70000))
+    with pytest.raises(ValueError, match="key_positions: at most 4,194,304 angles"):
+        low_precision_rope_scores(q, q, 0, np.zeros(2_000_000))
+    with pytest.raises(ValueError, match="at least one position"):
+        low_precision_rope_scores(q, q, 0, [])
     with pytest.raises(TypeError, match="query_position must be a real number"):
         low_precision_rope_scores(q, q, "3", [0])
     with pytest.raises(ValueError, match="dtype must be one of"):
         low_precision_rope_scores(q, q, 0, [0], "int8")
     with pytest.raises(ValueError, match="fix must be"):
         low_precision_rope_scores(q, q, 0, [0], fix="half")
+
+
+def test_sizes_are_bounded_before_anything_is_allocated():
+    with pytest.raises(ValueError, match="at most 4,194,304 angles"):
+        rope_angle_error(10**12, 128)  # a count: refused before np.arange
+    with pytest.raises(ValueError, match="at most 4,194,304 angles"):
+        low_precision_rope_scores(np.ones(128), np.ones(128), 0, 10**8)
+    with pytest.raises(ValueError, match="d_model must be at most"):
+        rope_angle_error(1, 10**10)
+    with pytest.raises(ValueError, match=r"d_model must lie in \[4, 1024\]"):
+        identify_rope(rope(), 2048)
+    with pytest.raises(ValueError, match="n_positions must be at most 65536"):
+        identify_pe_table(pe_table_variants()["divided"], 8, n_positions=10**6)
+    assert rope_angle_error(65536, 128).shape == (65536, 64)  # the limit itself is fine

@@ -86,11 +86,13 @@ def test_position_accuracy_draws_each_curve_in_percent():
 @pytest.mark.parametrize(
     ("curves", "error", "match"),
     [
-        ({}, TypeError, "non-empty dict"),
-        ([0.5], TypeError, "non-empty dict"),
+        ({}, TypeError, "1 to 10"),
+        ([0.5], TypeError, "1 to 10"),
+        ({str(i): [1.0] for i in range(11)}, TypeError, "1 to 10"),
+        ({"a": np.ones(5000)}, ValueError, "at most 4096 positions"),
         ({"a": [1.5]}, ValueError, r"in \[0, 1\]"),
         ({"a": [np.inf]}, ValueError, r"in \[0, 1\]"),
-        ({"a": [1.0, 1.0], "b": [1.0]}, ValueError, "as many positions"),
+        ({"a": [1.0, 1.0], "b": [1.0]}, ValueError, "as many as the first curve"),
         ({"a": "high"}, TypeError, "accuracies\\['a'\\]"),
     ],
 )
@@ -326,3 +328,10 @@ def _f16_positions(n_positions, d_model, dtype):
     t = np.arange(n_positions).astype(np.float16 if dtype == np.float16 else np.float64)
     angles = np.outer(t.astype(np.float64), frequencies(d_model))
     return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+
+
+def test_snippet_checker_accepts_a_float32_fix():
+    def fixed32(x, positions, base=10000.0):
+        return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
+
+    assert check_snippet("C", fixed32)

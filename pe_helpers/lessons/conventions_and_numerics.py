@@ -258,8 +258,8 @@ def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None 
     ----------
     accuracies : mapping of str to array_like
         Legend label -> accuracy per position (in [0, 1]; NaN where nothing is scored), as from
-        ``TrainedModel.accuracy(per_position=True)``, all of one length. Each curve gets its
-        own line style and marker, so equal curves stay visible.
+        ``TrainedModel.accuracy(per_position=True)``: 1 to 10 curves of one length (at most
+        4096). Each curve gets its own line style and marker, so equal curves stay visible.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
 
@@ -273,17 +273,16 @@ def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None 
     >>> [line.get_label() for line in ax.lines]
     ['right', 'wrong']
     """
-    if not isinstance(accuracies, Mapping) or not accuracies:
-        raise TypeError(f"accuracies must be a non-empty dict of label -> values, got "
-                        f"{accuracies!r}")
+    if not isinstance(accuracies, Mapping) or not accuracies or len(accuracies) > 10:
+        raise TypeError(f"accuracies must be a dict of 1 to 10 label -> values, got {accuracies!r}")
     curves = {}
     for label, values in accuracies.items():
         name = f"accuracies[{label!r}]"
         acc = check_array(name, values, ndim=1, finite=False).astype(np.float64)
         if np.isinf(acc).any() or np.any(acc[np.isfinite(acc)] < 0) or np.any(acc > 1):
             raise ValueError(f"{name} must hold accuracies in [0, 1] (or NaN), got {values!r}")
-        if curves and acc.size != len(next(iter(curves.values()))):
-            raise ValueError(f"{name} must have as many positions as the first curve")
+        if acc.size > 4096 or (curves and acc.size != len(next(iter(curves.values())))):
+            raise ValueError(f"{name} must have at most 4096 positions, as many as the first curve")
         curves[str(label)] = acc
     ax = new_axes(ax)
     for index, (label, acc) in enumerate(curves.items()):
