@@ -3,7 +3,8 @@
 Pure maths, by concept, importing nothing from presentation: :mod:`~pe_helpers.encodings`,
 :mod:`~pe_helpers.rope`, :mod:`~pe_helpers.attention`, :mod:`~pe_helpers.rope_scaling`
 (context extension), :mod:`~pe_helpers.rope_variants` (partial, multimodal, p-RoPE),
-:mod:`~pe_helpers.biases` (ALiBi, T5 buckets), :mod:`~pe_helpers.conventions` and
+:mod:`~pe_helpers.biases` (ALiBi, T5 buckets), :mod:`~pe_helpers.conventions`,
+:mod:`~pe_helpers.table_conventions` and
 :mod:`~pe_helpers.numerics`; the small trainable model in :mod:`~pe_helpers.model`,
 :mod:`~pe_helpers.training` and :mod:`~pe_helpers.tasks`.
 
@@ -25,7 +26,7 @@ from .attention import (
     softmax,
 )
 from .biases import alibi_bias, alibi_slopes, t5_relative_bucket
-from .conventions import identify_pe_table, identify_rope
+from .conventions import identify_rope
 from .encodings import (
     block_rotation,
     frequencies,
@@ -41,6 +42,7 @@ from .rope import (
     rope_scores,
 )
 from .rope_scaling import rope_frequencies
+from .table_conventions import identify_pe_table
 
 __version__ = "0.1.0"
 

@@ -1,17 +1,19 @@
 """Which RoPE is this? Conventions read off a black-box function's outputs, and the slips.
 
 Lesson 11. :func:`identify_rope` probes a RoPE function ``f(x, positions)`` with unit basis
-vectors and reads its pairing, direction and base off the outputs; :func:`identify_pe_table`
-does the same for a sinusoidal table ``g(n_positions, d_model)``. :data:`LIBRARY_FLAGS` and
-:data:`PE_TABLE_SOURCES` say which library setting is which layout, each with the file that
-says so. :func:`rope_mutants` and :func:`pe_table_variants` implement the classic slips.
-What low precision does to positions is in :mod:`~pe_helpers.numerics`.
+vectors and reads its pairing, direction and base off the outputs, naming each classic slip
+it sees. :data:`LIBRARY_FLAGS` says which library setting is which pairing, each with the
+file that says so. The same reading for sinusoidal tables is in
+:mod:`~pe_helpers.table_conventions`; what low precision does to positions is in
+:mod:`~pe_helpers.numerics`; one mutant function per slip lives with the lesson, in
+:mod:`pe_helpers.lessons.conventions_and_numerics`.
 
 Pure numpy: nothing here draws.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -20,22 +22,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import check_base, check_choice, check_d_model, check_int, check_real
-from .encodings import block_rotation, frequencies, sinusoidal_pe
-from .rope import apply_rope
+from .encodings import frequencies
 
-__all__ = [
-    "LIBRARY_FLAGS",
-    "PE_TABLE_SOURCES",
-    "LibraryFlag",
-    "PeTableConvention",
-    "RopeConvention",
-    "TableSource",
-    "erratum_shift_operator",
-    "identify_pe_table",
-    "identify_rope",
-    "pe_table_variants",
-    "rope_mutants",
-]
+__all__ = ["LIBRARY_FLAGS", "MAX_PROBE_WIDTH", "LibraryFlag", "RopeConvention", "identify_rope"]
+
+#: Widest function the detectors probe (a RoPE map per position is d × d).
+MAX_PROBE_WIDTH = 1024
 
 
 class LibraryFlag(NamedTuple):
@@ -44,16 +36,13 @@ class LibraryFlag(NamedTuple):
     library: str
     setting: str
     pairing: str  # "adjacent": pairs (2k, 2k+1); "halves": pairs (k, k + d/2)
-    source: str
+    source: str  # github.com/owner/repo/blob/<commit>/<path>, then the line that says so
 
-
-class TableSource(NamedTuple):
-    """A sinusoidal-table layout in use, and the source that shows it."""
-
-    name: str
-    layout: str  # "interleaved": columns (2k, 2k+1); "split": columns (k, k + d/2)
-    order: str  # "sin, cos" or "cos, sin"
-    source: str
+    @property
+    def file(self) -> str:
+        """``"owner/repo: path"`` of the source file, without the commit and the quote."""
+        repo, rest = self.source.removeprefix("github.com/").split("/blob/", 1)
+        return f"{repo}: {re.split(r'[,: ]', rest.split('/', 1)[1])[0]}"
 
 
 _GH = "github.com/"
@@ -88,21 +77,6 @@ LIBRARY_FLAGS: tuple[LibraryFlag, ...] = (
     LibraryFlag("llama.cpp", "LLAMA_ROPE_TYPE_NEOX (GPT-NeoX, Qwen2, Falcon, Phi-3, ...)",
                 "halves", _LLAMA_CPP + "'the pairs of head values are offset by n_rot/2'"),
 )
-_MLX_PE = (_MLX + "python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding: "
-           "'cos_first: If True embed using [cos(x); sin(x)] instead of the reverse'")
-PE_TABLE_SOURCES: tuple[TableSource, ...] = (
-    TableSource("Vaswani et al. 2017, the source article (pe_helpers.sinusoidal_pe)",
-                "interleaved", "sin, cos",
-                "arXiv:1706.03762, section 3.5: PE(pos, 2i) = sin, PE(pos, 2i+1) = cos"),
-    TableSource("tensor2tensor add_timing_signal_1d", "split", "sin, cos",
-                _GH + "tensorflow/tensor2tensor/blob/017f83a91da0a4f481834fa0eac44d446774acfe/"
-                "tensor2tensor/layers/common_attention.py: "
-                "signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1)"),
-    TableSource("MLX nn.SinusoidalPositionalEncoding, the default", "split", "sin, cos", _MLX_PE),
-    TableSource("MLX nn.SinusoidalPositionalEncoding(cos_first=True)", "split", "cos, sin",
-                _MLX_PE),
-)
-
 # What each issue code means and how to fix it.
 _MESSAGES = {
     "error": "{detail}",
@@ -113,6 +87,10 @@ _MESSAGES = {
     "come from the row index, not from `positions`. Fix: angles = np.outer(positions, theta).",
     "identity": "nothing turns: the output equals the input at every position.",
     "not_rotation": "at a fixed position the map is not a turn of feature pairs ({detail}).",
+    "mixed_layout": "features are paired {detail} but cos and sin are laid out for {expected} "
+    "pairs, so the two members of a pair turn at different speeds. Fix: lay out cos and sin "
+    "for the pairing you rotate: np.tile(..., 2) (torch.cat((freqs, freqs))) for half-split "
+    "rotate_half, np.repeat(..., 2) for adjacent pairs.",
     "unknown_pairing": "features are paired as {detail}: neither adjacent nor half-split.",
     "sin_cos_swapped": "position 0 is turned by 90 degrees and later positions turn backwards: "
     "cos and sin are swapped (x*sin + rotate(x)*cos). Fix: x*cos + rotate(x)*sin.",
@@ -197,7 +175,8 @@ class RopeConvention(_Verdict):
         Turn of pair 0 per position: 1 for plain RoPE.
     issues : tuple of str
         Codes of what is wrong: ``"error"``, ``"wrong_axis"``, ``"ignores_positions"``,
-        ``"identity"``, ``"not_rotation"``, ``"unknown_pairing"``, ``"sin_cos_swapped"``,
+        ``"identity"``, ``"not_rotation"``, ``"mixed_layout"``, ``"unknown_pairing"``,
+        ``"sin_cos_swapped"``,
         ``"position_offset"``, ``"clockwise"``, ``"divided"``, ``"column_index"``, ``"base"``,
         ``"position_scale"``, ``"not_geometric"``, ``"pairing"``; ``()`` when nothing is.
     messages : tuple of str
@@ -244,6 +223,9 @@ def _call(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.nda
             out = f(*args)
     except Exception as exc:  # a learner's function may raise anything: report it, never crash
         raise _ProbeError(f"{what}: the function raised {type(exc).__name__}: {exc}") from None
+    if np.iscomplexobj(out):
+        raise _ProbeError(f"{what}: the function returned complex numbers; return real features "
+                          "(a complex z_k goes back as z.real and z.imag in its two columns)")
     try:
         arr = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
@@ -316,8 +298,9 @@ def _check_common(fn: object, d_model: object, expected_base: object, atol: obje
     if not callable(fn):
         raise TypeError(f"the function to probe must be callable, got {fn!r}")
     d = check_d_model(d_model)
-    if d < 4:
-        raise ValueError(f"d_model must be >= 4 to tell the layouts apart, got {d}")
+    if not 4 <= d <= MAX_PROBE_WIDTH:
+        raise ValueError(f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
+                         f"layouts apart; the probe builds d × d maps), got {d}")
     expected = None if expected_base is None else check_base(expected_base)
     return d, expected, check_real("atol", atol, positive=True)
 
@@ -362,11 +345,12 @@ def identify_rope(
 
     Examples
     --------
+    >>> from pe_helpers.rope import apply_rope
     >>> report = identify_rope(lambda x, t: apply_rope(x, t, pairing="halves"), d_model=8)
     >>> report.pairing, report.direction, round(report.base), report.ok
     ('halves', 'counter-clockwise', 10000, True)
-    >>> identify_rope(rope_mutants()["divided"], d_model=8).issues
-    ('divided',)
+    >>> identify_rope(lambda x, t: apply_rope(x, np.asarray(t) / 4), d_model=8).issues
+    ('position_scale',)
     """
     d, expected, atol = _check_common(f, d_model, expected_base, atol)
     if expected_pairing is not None:
@@ -377,7 +361,9 @@ def identify_rope(
         issues = _read_rope(f, d, expected, max_position, atol, found)
     except _ProbeError as exc:
         issues = [_issue("error", exc)]
-    if expected_pairing is not None and found.get("pairing") not in (None, expected_pairing):
+    mixed = any(code == "mixed_layout" for code, _ in issues)  # no single pairing to compare
+    if expected_pairing is not None and found.get("pairing") not in (None, expected_pairing) \
+            and not mixed:
         issues.append(_issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
     codes, messages = zip(*issues, strict=True) if issues else ((), ())
     return RopeConvention(d_model=d, issues=codes, messages=messages, **found)
@@ -431,7 +417,7 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     c, s = maps[:, a, a], maps[:, b, a]
     if max(np.abs(c - maps[:, b, b]).max(), np.abs(s + maps[:, a, b]).max(),
            np.abs(c**2 + s**2 - 1).max()) > atol:
-        return [_not_a_turn(maps, partner, t, expected, atol)]
+        return [_not_a_turn(maps, partner, t, expected, atol, pairing)]
     angle = np.arctan2(s, c)
     issues = []
     swapped = bool(np.all(np.abs(angle[0] - np.pi / 2) <= atol))
@@ -455,337 +441,27 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     return issues + _base_issues(model, expected)
 
 
-def _not_a_turn(maps, partner, t, expected, atol) -> tuple[str, str]:
-    """Pairs that are no turns: is each feature turning at its own frequency (2i for 2⌊i/2⌋)?"""
+def _not_a_turn(maps, partner, t, expected, atol, pairing) -> tuple[str, str]:
+    """Pairs that are no turns: does each feature turn at a frequency of its own?
+
+    Two slips give that: the exponent over the column (feature j at ``base ** (-2j / d)``)
+    and cos and sin laid out for the other pairing (feature j at its pair's frequency in the
+    other layout: ``rotate_half`` with ``np.repeat``-ed cos, or the reverse).
+    """
     d = partner.size
-    if expected is not None:
-        j = np.arange(d)
-        sign = np.where(j < partner, -1.0, 1.0)  # row j holds (cos, -sin) or (sin, cos)
-        own = np.arctan2(sign * maps[:, j, partner], maps[:, j, j])
-        if np.abs(_wrap(np.multiply.outer(t, expected ** (-2 * j / d)) - own)).max() <= atol:
-            detail = "each feature j turns at its own frequency base ** (-2j / d)"
-            return _issue("column_index", detail)
+    if expected is None:
+        return _issue("not_rotation", "a pair is stretched or reflected")
+    j = np.arange(d)
+    sign = np.where(j < partner, -1.0, 1.0)  # row j holds (cos, -sin) or (sin, cos)
+    own = np.arctan2(sign * maps[:, j, partner], maps[:, j, j])
+
+    def fits(exponents: np.ndarray) -> bool:
+        predicted = np.multiply.outer(t, expected ** (-exponents / d))
+        return bool(np.abs(_wrap(predicted - own)).max() <= atol)
+
+    if fits(2 * j):
+        return _issue("column_index", "each feature j turns at its own frequency base ** (-2j / d)")
+    other = "halves" if pairing == "adjacent" else "adjacent"
+    if fits(2 * (j % (d // 2) if other == "halves" else j // 2)):
+        return _issue("mixed_layout", _PAIRS[pairing], _PAIRS[other])
     return _issue("not_rotation", "a pair is stretched or reflected")
-
-
-# --- Sinusoidal tables: layout, order, base, and which way T_Δ turns ---
-
-
-@dataclass(frozen=True)
-class PeTableConvention(_Verdict):
-    """What :func:`identify_pe_table` read off a sinusoidal table; ``print`` it for a verdict.
-
-    Attributes
-    ----------
-    d_model : int
-        Width probed.
-    layout : {"interleaved", "split"} or None
-        Pairs in columns (2k, 2k+1), or sines in one half and cosines in the other.
-    order : {"sin, cos", "cos, sin"} or None
-        Which member of each pair comes first.
-    base : float or None
-        Frequencies ``base ** (-2k / d)``, or ``base ** (-k / (d/2 - 1))`` when ``spacing`` is
-        ``"k/(d/2-1)"`` (tensor2tensor's and MLX's: the last pair reaches ``1 / base``).
-    spacing : {"2k/d", "k/(d/2-1)"} or None
-        How the exponent runs; the second is told only with ``expected_base``.
-    scale : float or None
-        Amplitude (cos 0): 1 for Vaswani's table, ``sqrt(2/d)`` for MLX's.
-    shift_direction : {"clockwise", "counter-clockwise"} or None
-        How ``T_Δ`` with ``PE(t + Δ) = T_Δ PE(t)`` turns each pair in column order: clockwise
-        for (sin, cos) pairs, counter-clockwise for (cos, sin).
-    issues, messages : tuple of str
-        As in :class:`RopeConvention`, plus ``"row0"``, ``"unknown_layout"``,
-        ``"shift_direction"`` (the source article's erratum) and ``"shift_wrong"``.
-    """
-
-    d_model: int
-    layout: str | None = None
-    order: str | None = None
-    base: float | None = None
-    spacing: str | None = None
-    scale: float | None = None
-    shift_direction: str | None = None
-    issues: tuple[str, ...] = ()
-    messages: tuple[str, ...] = ()
-
-    @property
-    def same_layout_as(self) -> tuple[TableSource, ...]:
-        """The known tables with this layout and order."""
-        key = (self.layout, self.order)
-        return tuple(s for s in PE_TABLE_SOURCES if (s.layout, s.order) == key)
-
-    def _header(self) -> list[str]:
-        lines = [f"sinusoidal table, d_model = {self.d_model}"]
-        if self.layout is not None:
-            lines.append(f"  layout:     {self.layout}, ({self.order}) pairs, "
-                         f"amplitude {_show(self.scale)}")
-            known = "; ".join(s.name for s in self.same_layout_as) or "no table we know of"
-            lines.append(f"  same as:    {known}")
-            lines.append(f"  T_Δ turns:  {self.shift_direction}  (PE(t + Δ) = T_Δ PE(t))")
-        if self.spacing is not None:
-            lines.append(f"  base:       {_show(self.base)}, exponent {self.spacing}")
-        return lines
-
-
-def identify_pe_table(
-    g: Callable[[int, int], ArrayLike],
-    d_model: int,
-    *,
-    n_positions: int = 257,
-    expected_base: float | None = 10000.0,
-    shift: Callable[[float, int], ArrayLike] | None = None,
-    atol: float = 1e-4,
-) -> PeTableConvention:
-    """Read the layout of a sinusoidal positional-encoding table off the table itself.
-
-    Row 0 gives it away exactly: sines are 0 there and cosines 1, so the sine columns tell
-    interleaved from split and (sin, cos) from (cos, sin). The k-th sine and k-th cosine columns
-    form pair k; its angles at rows 1, 2, 4, ... give its turn per position, and a log-linear
-    fit gives the base, checked against the whole table.
-
-    Parameters
-    ----------
-    g : callable
-        ``g(n_positions, d_model)`` returning the table, shape ``(n_positions, d_model)``.
-    d_model : int
-        Width; even and >= 4.
-    n_positions : int, default 257
-        Rows asked for (positions 0 .. n_positions - 1); at least 3.
-    expected_base : float or None, default 10000.0
-        Base the table should use; None to only measure it.
-    shift : callable or None
-        ``shift(delta, d_model)`` returning a ``T_Δ`` to check on the table: tells the source
-        article's erratum (a ``T_Δ`` turning the wrong way) from a right one.
-    atol : float, default 1e-4
-        Tolerance on entries and angles.
-
-    Returns
-    -------
-    PeTableConvention
-
-    Examples
-    --------
-    >>> report = identify_pe_table(lambda n, d: sinusoidal_pe(n, d), d_model=8)
-    >>> report.layout, report.order, round(report.base), report.shift_direction
-    ('interleaved', 'sin, cos', 10000, 'clockwise')
-    >>> identify_pe_table(pe_table_variants()["sines_then_cosines"], 8).layout
-    'split'
-    >>> identify_pe_table(lambda n, d: sinusoidal_pe(n, d), 8, shift=erratum_shift_operator).issues
-    ('shift_direction',)
-    """
-    d, expected, atol = _check_common(g, d_model, expected_base, atol)
-    n = check_int("n_positions", n_positions, minimum=3)
-    if shift is not None and not callable(shift):
-        raise TypeError(f"shift must be callable or None, got {shift!r}")
-    found: dict = {}
-    try:
-        issues = _read_table(g, d, n, expected, shift, atol, found)
-    except _ProbeError as exc:
-        issues = [_issue("error", exc)]
-    codes, messages = zip(*issues, strict=True) if issues else ((), ())
-    return PeTableConvention(d_model=d, issues=codes, messages=messages, **found)
-
-
-def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
-    table = _call(g, (n, d), (n, d), f"g({n}, {d})")
-    scale = np.abs(table[0]).max()
-    is_cos, is_sin = np.abs(table[0] - scale) <= atol * scale, np.abs(table[0]) <= atol * scale
-    if scale <= atol or not np.all(is_cos | is_sin) or is_cos.sum() != d // 2:
-        return [_issue("row0", np.round(table[0], 3).tolist())]
-    table = table / scale
-    sin_cols, cos_cols = np.flatnonzero(is_sin), np.flatnonzero(is_cos)
-    half = np.arange(d // 2)
-    layouts = {("interleaved", "sin, cos"): 2 * half, ("interleaved", "cos, sin"): 2 * half + 1,
-               ("split", "sin, cos"): half, ("split", "cos, sin"): half + d // 2}
-    key = next((k for k, cols in layouts.items() if np.array_equal(cols, sin_cols)), None)
-    if key is None:
-        return [_issue("unknown_layout", sin_cols.tolist())]
-    pair0 = sorted([sin_cols[0], cos_cols[0]])  # T_Δ turns v(0) into v(1): the sign of v0 x v1
-    (x0, y0), (x1, y1) = table[0, pair0], table[1, pair0]
-    turn = _TURNS[-1.0 if x0 * y1 - y0 * x1 < 0 else 1.0]
-    found.update(layout=key[0], order=key[1], scale=float(scale), shift_direction=turn)
-    issues = [] if shift is None else _check_shift(shift, table, turn, atol)
-    ladder = 2 ** np.arange(int(np.log2(n - 1)) + 1)
-    omega = _refine(np.arctan2(table[ladder][:, sin_cols], table[ladder][:, cos_cols]), ladder)
-    t = np.arange(n)
-    for model in _models(omega, d, expected):
-        angles = np.multiply.outer(t, _omega(d, model))
-        sin_err, cos_err = np.sin(angles) - table[:, sin_cols], np.cos(angles) - table[:, cos_cols]
-        if max(np.abs(sin_err).max(), np.abs(cos_err).max()) <= atol:
-            break
-    else:
-        if expected is not None:  # the tutorial slip: column j at its own frequency
-            angles = np.multiply.outer(t, expected ** (-2 * np.arange(d) / d))
-            if np.abs(np.where(is_sin, np.sin(angles), np.cos(angles)) - table).max() <= atol:
-                detail = "each column j runs at its own frequency base ** (-2j / d)"
-                return [*issues, _issue("column_index", detail)]
-        return [*issues, _issue("not_geometric")]
-    found.update(base=model[0], spacing="2k/d")
-    stretched = model[0] ** ((d - 2) / d)  # the same frequencies read as base ** (-k / (d/2 - 1))
-    plain = model[2] == "multiplied" and abs(model[1] - 1) <= 1e-3
-    if expected is not None and plain and _close(stretched, expected):
-        found.update(base=stretched, spacing="k/(d/2-1)")
-        return issues
-    return issues + _base_issues(model, expected)
-
-
-def _check_shift(shift: Callable, table: np.ndarray, needed: str, atol: float) -> _Issues:
-    """Does ``T_Δ = shift(Δ, d)`` map row t of the table to row t + Δ, turning as ``needed``?"""
-    d = table.shape[1]
-    rows = min(len(table), 64)
-    for delta in (1, min(3, rows - 1)):
-        matrix = _call(shift, (delta, d), (d, d), f"shift({delta}, {d})")
-        before, after = table[: rows - delta], table[delta:rows]
-        if np.abs(before @ matrix.T - after).max() <= atol:
-            continue
-        if np.abs(before @ matrix - after).max() <= atol:  # the transpose works: wrong way round
-            wrong_way = "counter-clockwise" if needed == "clockwise" else "clockwise"
-            return [_issue("shift_direction", wrong_way)]
-        return [_issue("shift_wrong", delta)]
-    return []
-
-
-def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The source article's ``T_Δ``: counter-clockwise blocks ``[[cos, -sin], [sin, cos]]``.
-
-    It moves a (cos, sin) table forward, but the article pairs it with the (sin, cos) table of
-    :func:`~pe_helpers.encodings.sinusoidal_pe`, which needs its transpose,
-    :func:`~pe_helpers.encodings.shift_operator`.
-
-    Parameters
-    ----------
-    delta : float
-        Offset Δ.
-    d_model : int
-        Width; positive and even.
-    base : float, default 10000.0
-        Frequency base.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d_model, d_model)``.
-
-    Examples
-    --------
-    >>> pe = sinusoidal_pe([0, 1], 4)
-    >>> bool(np.allclose(erratum_shift_operator(1, 4) @ pe[0], pe[1]))
-    False
-    """
-    return block_rotation(check_real("delta", delta) * frequencies(d_model, base))
-
-
-def pe_table_variants(base: float = 10000.0) -> dict[str, Callable[[int, int], np.ndarray]]:
-    """Sinusoidal-table functions ``g(n_positions, d_model)``: the layouts in use, and two slips.
-
-    Parameters
-    ----------
-    base : float, default 10000.0
-        Frequency base of every variant.
-
-    Returns
-    -------
-    dict of str to callable
-        ``"sin_cos_interleaved"`` (Vaswani), ``"cos_sin_interleaved"``, ``"sines_then_cosines"``
-        (tensor2tensor, MLX), ``"cosines_then_sines"``, and the slips ``"column_index"`` (column
-        j at ``base ** (-2j / d)``) and ``"divided"`` (``t / theta_k``).
-
-    Examples
-    --------
-    >>> pe_table_variants()["cosines_then_sines"](2, 4)[0].tolist()
-    [1.0, 1.0, 0.0, 0.0]
-    """
-    base = check_base(base)
-
-    def angles(n: int, d: int) -> np.ndarray:
-        return np.multiply.outer(np.arange(n), frequencies(d, base))
-
-    def interleave(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        return np.stack([first, second], axis=-1).reshape(first.shape[0], -1)
-
-    def column_index(n: int, d: int) -> np.ndarray:
-        j = np.arange(d)  # slip: column j gets base ** (-2j / d), not its pair's frequency
-        a = np.multiply.outer(np.arange(n), base ** (-2 * j / d))
-        return np.where(j % 2 == 0, np.sin(a), np.cos(a))
-
-    def divided(n: int, d: int) -> np.ndarray:
-        a = np.multiply.outer(np.arange(n), 1 / frequencies(d, base))  # slip: t / theta_k
-        return interleave(np.sin(a), np.cos(a))
-
-    return {
-        "sin_cos_interleaved": lambda n, d: sinusoidal_pe(n, d, base),
-        "cos_sin_interleaved": lambda n, d: interleave(np.cos(angles(n, d)), np.sin(angles(n, d))),
-        "sines_then_cosines": lambda n, d: np.hstack([np.sin(angles(n, d)), np.cos(angles(n, d))]),
-        "cosines_then_sines": lambda n, d: np.hstack([np.cos(angles(n, d)), np.sin(angles(n, d))]),
-        "column_index": column_index,
-        "divided": divided,
-    }
-
-
-# --- RoPE slips, one function each ---
-
-
-def _turn(x: ArrayLike, angles: np.ndarray, swap: bool = False) -> np.ndarray:
-    """Adjacent pairs of each row turned by ``angles[row, k]``; ``swap`` swaps cos and sin."""
-    x = np.asarray(x, dtype=np.float64)
-    cos, sin = (np.sin(angles), np.cos(angles)) if swap else (np.cos(angles), np.sin(angles))
-    out = np.empty_like(x)
-    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
-    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
-    return out
-
-
-def rope_mutants(base: float = 10000.0) -> dict[str, Callable[..., np.ndarray]]:
-    """RoPE functions ``f(x, positions)`` with one classic slip each (adjacent pairs otherwise).
-
-    Parameters
-    ----------
-    base : float, default 10000.0
-        Frequency base of every mutant.
-
-    Returns
-    -------
-    dict of str to callable
-        Keyed by slip; :func:`identify_rope` reports each as the issue of the same name:
-        ``"clockwise"`` (sign of sin flipped), ``"column_index"`` (pair k at
-        ``base ** (-2(2k) / d)``), ``"divided"`` (``t / theta``), ``"wrong_axis"`` (RoPE of
-        ``x.T``; needs an even number of rows), ``"ignores_positions"`` (row index used),
-        ``"sin_cos_swapped"``. Also ``"column_index_per_feature"`` (feature j at
-        ``base ** (-2j / d)``), reported as ``"column_index"``, and ``"half_split"``, a right
-        RoPE in the other layout, reported as ``"pairing"`` when the weights expect adjacent
-        pairs.
-
-    Examples
-    --------
-    >>> f = rope_mutants()["clockwise"]
-    >>> f(np.array([[1.0, 0.0]]), [1]).round(4).tolist()  # turned by -1 rad, not +1
-    [[0.5403, -0.8415]]
-    """
-    base = check_base(base)
-
-    def theta(d: int) -> np.ndarray:
-        return base ** (-2 * np.arange(d // 2) / d)  # right: pair index k = 0 .. d/2 - 1
-
-    def column_index(x, positions):
-        d = np.shape(x)[1]
-        column = np.arange(0, d, 2)  # slip: the column 2k where the pair index k belongs
-        return _turn(x, np.outer(positions, base ** (-2 * column / d)))
-
-    def column_index_per_feature(x, positions):
-        x = np.asarray(x, dtype=np.float64)
-        d = x.shape[1]
-        a = np.outer(positions, base ** (-2 * np.arange(d) / d))  # slip: 2i where 2(i//2) belongs
-        turned = np.empty_like(x)
-        turned[:, 0::2], turned[:, 1::2] = -x[:, 1::2], x[:, 0::2]
-        return x * np.cos(a) + turned * np.sin(a)
-
-    return {
-        "clockwise": lambda x, t: _turn(x, -np.outer(t, theta(np.shape(x)[1]))),  # -sin
-        "column_index": column_index,
-        "column_index_per_feature": column_index_per_feature,
-        "divided": lambda x, t: _turn(x, np.outer(t, 1 / theta(np.shape(x)[1]))),  # t / θ
-        "wrong_axis": lambda x, t: apply_rope(np.asarray(x).T, base=base).T,  # pairs rows
-        "ignores_positions": lambda x, t: apply_rope(x, base=base),  # positions 0 .. n-1
-        "sin_cos_swapped": lambda x, t: _turn(x, np.outer(t, theta(np.shape(x)[1])), swap=True),
-        "half_split": lambda x, t: apply_rope(x, t, base, pairing="halves"),  # right, other layout
-    }

@@ -3,21 +3,33 @@
 Lesson 11. bfloat16 holds every integer only up to 256 and float16 up to 2048, so positions
 past that collapse onto their neighbours; even in float32 the product t * theta loses digits at
 long range. :func:`rope_angle_error` measures the damage per RoPE pair, and the fix (angles from
-float64 positions, cast after cos and sin) that removes it.
+float64 positions, cast after cos and sin) that removes it; :func:`low_precision_rope_scores`
+shows what it does to an attention score.
 
 Pure numpy, with ``ml_dtypes`` for bfloat16: nothing here draws.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._validate import check_positions
+from ._validate import check_array, check_d_model, check_positions, check_real
 from .encodings import frequencies
 
-__all__ = ["FLOAT_DTYPES", "largest_exact_integer", "rope_angle_error"]
+__all__ = [
+    "FLOAT_DTYPES",
+    "MAX_ENTRIES",
+    "largest_exact_integer",
+    "low_precision_rope_scores",
+    "rope_angle_error",
+]
+
+#: Most angles (positions × pairs) one call computes: about 32 MB per float64 array.
+MAX_ENTRIES = 1 << 22
 
 _NAMED = {
     "float64": np.dtype(np.float64),
@@ -114,15 +126,120 @@ def rope_angle_error(
     >>> float(rope_angle_error([257], 8, dtype="bfloat16", fix=True).max()) < 0.01
     True
     """
-    t = check_positions(positions)
+    pairs = check_d_model(d_model) // 2
+    if pairs > MAX_ENTRIES:
+        raise ValueError(f"d_model must be at most {2 * MAX_ENTRIES:,}, got {2 * pairs:,}")
+    t = _checked_positions("positions", positions, pairs)
     theta = frequencies(d_model, base)
-    low = _float_dtype(dtype)
+    cos, sin = _cos_sin(t, theta, _float_dtype(dtype), _check_fix(fix))
+    return np.abs(_wrap(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
+
+
+def _check_size(name: str, entries: int) -> None:
+    if entries > MAX_ENTRIES:
+        raise ValueError(f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once, "
+                         f"got {entries:,}")
+
+
+def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
+    """``check_positions``, refusing more than MAX_ENTRIES angles before anything is allocated."""
+    if isinstance(positions, (numbers.Integral, np.integer)) and not isinstance(
+        positions, (bool, np.bool_)
+    ):
+        _check_size(name, int(positions) * pairs)
+    t = check_positions(positions, name=name)
+    _check_size(name, t.size * pairs)
+    return t
+
+
+def _check_fix(fix: object) -> bool | str:
     if not (isinstance(fix, bool) or fix in ("float64", "float32")):
         raise ValueError(f"fix must be False, True, 'float64' or 'float32', got {fix!r}")
+    return fix
+
+
+def _cos_sin(
+    t: np.ndarray, theta: np.ndarray, low: np.dtype, fix: bool | str
+) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of ``t * theta`` as a ``low``-precision RoPE computes them, read as float64.
+
+    Without the fix, ``t`` and ``theta`` are cast to ``low`` and multiplied there; with it the
+    product is taken in float64 (or float32). Either way cos and sin are stored in ``low``.
+    """
     angle_dtype = low if fix is False else np.dtype(np.float64 if fix is True else fix)
-    reference = np.multiply.outer(t, theta)
     with np.errstate(over="ignore", invalid="ignore"):
         angle = t.astype(angle_dtype)[:, None] * theta.astype(angle_dtype)[None, :]
-        cos = np.cos(angle.astype(np.float64)).astype(low).astype(np.float64)
-        sin = np.sin(angle.astype(np.float64)).astype(low).astype(np.float64)
-        return np.abs(_wrap(np.arctan2(sin, cos) - reference))
+        angle = angle.astype(np.float64)
+        cos = np.cos(angle).astype(low).astype(np.float64)
+        sin = np.sin(angle).astype(low).astype(np.float64)
+    return cos, sin
+
+
+def low_precision_rope_scores(
+    q: ArrayLike,
+    k: ArrayLike,
+    query_position: float,
+    key_positions: int | ArrayLike,
+    dtype: DTypeLike = "float32",
+    base: float = 10000.0,
+    *,
+    fix: bool | str = False,
+) -> np.ndarray:
+    """RoPE scores of one query against keys when the angles come from a low-precision dtype.
+
+    The cos and sin of every angle go through the same path as in :func:`rope_angle_error`
+    (positions and frequencies in ``dtype``, or the ``fix``); ``q``, ``k`` and the products stay
+    float64, so the scores differ from :func:`~pe_helpers.rope.rope_scores` only through the
+    angles. Adjacent pairs ``(2k, 2k+1)``.
+
+    Parameters
+    ----------
+    q, k : array_like
+        1-D vectors of the same even width.
+    query_position : float
+        Position of the query.
+    key_positions : int or array_like
+        A count n (positions 0 .. n-1) or a 1-D array; with ``q``'s pairs, at most
+        :data:`MAX_ENTRIES` angles.
+    dtype : {"float32", "float64", "float16", "bfloat16"} or numpy dtype
+        Precision the angles are computed in.
+    base : float, default 10000.0
+        Frequency base.
+    fix : bool or {"float64", "float32"}, default False
+        As in :func:`rope_angle_error`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(key_positions),)``; NaN where a position overflows ``dtype``.
+
+    Examples
+    --------
+    >>> q = k = np.array([1.0, 0.0])  # pair 0 turns by 1 rad per position
+    >>> s = low_precision_rope_scores(q, k, 257, [256, 257], "bfloat16")  # 257 is stored as 256
+    >>> s.round(2).tolist()  # both keys look as if they sat where the query is
+    [1.0, 1.0]
+    >>> low_precision_rope_scores(q, k, 257, [256], "bfloat16", fix=True).round(2).tolist()
+    [0.54]
+    """
+    q = check_array("q", q, ndim=1).astype(np.float64)
+    k = check_array("k", k, ndim=1).astype(np.float64)
+    check_d_model(q.size, name="q.size")
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    t_query = np.array([check_real("query_position", query_position)])
+    t_keys = _checked_positions("key_positions", key_positions, q.size // 2)
+    if t_keys.size == 0:
+        raise ValueError("key_positions must hold at least one position")
+    theta = frequencies(q.size, base)
+    low, fix = _float_dtype(dtype), _check_fix(fix)
+
+    def rotated(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        cos, sin = _cos_sin(t, theta, low, fix)
+        out = np.empty((t.size, x.size))
+        out[:, 0::2] = x[0::2] * cos - x[1::2] * sin
+        out[:, 1::2] = x[0::2] * sin + x[1::2] * cos
+        return out
+
+    with np.errstate(invalid="ignore"):
+        return rotated(k, t_keys) @ rotated(q, t_query)[0]

@@ -1,4 +1,5 @@
-"""Lesson 11: the convention detectors on right functions and on one mutant per slip."""
+"""Lesson 11's maths: the convention detectors on right functions and one mutant per slip,
+and the numerics of positions in low precision."""
 
 from __future__ import annotations
 
@@ -6,18 +7,16 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pe_helpers.conventions import (
-    LIBRARY_FLAGS,
-    PE_TABLE_SOURCES,
+from pe_helpers.conventions import LIBRARY_FLAGS, identify_rope
+from pe_helpers.encodings import frequencies, shift_operator, sinusoidal_pe
+from pe_helpers.lessons.conventions_and_numerics import (
     erratum_shift_operator,
-    identify_pe_table,
-    identify_rope,
     pe_table_variants,
     rope_mutants,
 )
-from pe_helpers.encodings import frequencies, shift_operator, sinusoidal_pe
-from pe_helpers.numerics import largest_exact_integer, rope_angle_error
-from pe_helpers.rope import apply_rope
+from pe_helpers.numerics import largest_exact_integer, low_precision_rope_scores, rope_angle_error
+from pe_helpers.rope import apply_rope, rope_scores
+from pe_helpers.table_conventions import PE_TABLE_SOURCES, identify_pe_table
 
 
 def rope(base=10000.0, pairing="adjacent"):
@@ -104,6 +103,7 @@ REPORTED_AS = {
     "wrong_axis": "wrong_axis",
     "ignores_positions": "ignores_positions",
     "sin_cos_swapped": "sin_cos_swapped",
+    "mixed_layout": "mixed_layout",
     "half_split": "pairing",
 }
 
@@ -173,6 +173,7 @@ def test_other_departures_are_named(f, issue, words):
         (lambda x, t: "rotated", "returned str, not numbers"),
         (lambda x, t: None, "returned shape ()"),
         (lambda x, t: x * np.nan, "returned NaN or inf"),
+        (lambda x, t: x + 0j, "returned complex numbers"),
     ],
 )
 def test_a_broken_function_is_reported(f, words):
@@ -187,7 +188,7 @@ def test_identify_rope_rejects_bad_arguments():
         identify_rope("apply_rope", 8)
     with pytest.raises(ValueError, match="must be even"):
         identify_rope(rope(), 7)
-    with pytest.raises(ValueError, match="d_model must be >= 4"):
+    with pytest.raises(ValueError, match=r"d_model must lie in \[4, 1024\]"):
         identify_rope(rope(), 2)
     with pytest.raises(ValueError, match="expected_pairing must be one of"):
         identify_rope(rope(), 8, expected_pairing="interleaved")
@@ -397,3 +398,77 @@ def test_numerics_reject_bad_arguments():
         rope_angle_error(4, 7)
     with pytest.raises(ValueError, match="positions must be 1-D"):
         rope_angle_error(np.zeros((2, 2)), 8)
+
+
+def test_mixed_layouts_are_named_both_ways_round():
+    def tiled_cos_with_adjacent_pairs(x, positions):
+        angles = np.tile(np.outer(positions, frequencies(x.shape[1])), 2)
+        turned = np.empty_like(x)
+        turned[:, 0::2], turned[:, 1::2] = -x[:, 1::2], x[:, 0::2]
+        return x * np.cos(angles) + turned * np.sin(angles)
+
+    for f, pairing in ((rope_mutants()["mixed_layout"], "halves"),
+                       (tiled_cos_with_adjacent_pairs, "adjacent")):
+        for expected in (None, "adjacent", "halves"):
+            report = identify_rope(f, 16, expected_pairing=expected)
+            assert report.issues == ("mixed_layout",) and report.pairing == pairing
+            assert "np.tile" in report.messages[0] and "np.repeat" in report.messages[0]
+    assert identify_rope(rope_mutants()["mixed_layout"], 16, expected_base=None).issues == (
+        "not_rotation",
+    )  # without a base to compare with, only the shape of the map is known
+
+
+# --- what low-precision angles do to a score ------------------------------------------------
+
+
+def test_low_precision_scores_match_rope_scores_in_float64_and_with_the_fix():
+    rng = np.random.default_rng(5)
+    q, k = rng.normal(size=16), rng.normal(size=16)
+    keys = np.array([0.0, 3.0, 250.0, 9000.0])
+    exact = rope_scores(q, k, [4000.0], keys)[0]
+    assert np.allclose(low_precision_rope_scores(q, k, 4000, keys, "float64"), exact)
+    for dtype in ("float16", "bfloat16"):
+        fixed = low_precision_rope_scores(q, k, 4000, keys, dtype, fix=True)
+        assert np.abs(fixed - exact).max() < 0.05 * np.linalg.norm(q) * np.linalg.norm(k)
+
+
+def test_neighbours_collapse_to_one_score_where_the_dtype_rounds_them_together():
+    rng = np.random.default_rng(6)
+    q, k = rng.normal(size=64), rng.normal(size=64)
+    back = np.arange(32)
+    assert np.unique(low_precision_rope_scores(q, k, 10000, 10000 - back, "bfloat16")).size == 1
+    assert np.unique(low_precision_rope_scores(q, k, 10000, 10000 - back, "float16")).size == 5
+    assert np.unique(low_precision_rope_scores(q, k, 100, 100 - back, "bfloat16")).size == 32
+    assert np.isnan(low_precision_rope_scores(q, k, 1e5, [1.0], "float16")).all()
+
+
+def test_low_precision_scores_reject_bad_arguments():
+    q = np.ones(8)
+    with pytest.raises(ValueError, match="same width"):
+        low_precision_rope_scores(q, np.ones(6), 0, [0])
+    with pytest.raises(ValueError, match="q.size must be even"):
+        low_precision_rope_scores(np.ones(7), np.ones(7), 0, [0])
+    with pytest.raises(ValueError, match="key_positions: at most 4,194,304 angles"):
+        low_precision_rope_scores(q, q, 0, np.zeros(2_000_000))
+    with pytest.raises(ValueError, match="at least one position"):
+        low_precision_rope_scores(q, q, 0, [])
+    with pytest.raises(TypeError, match="query_position must be a real number"):
+        low_precision_rope_scores(q, q, "3", [0])
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        low_precision_rope_scores(q, q, 0, [0], "int8")
+    with pytest.raises(ValueError, match="fix must be"):
+        low_precision_rope_scores(q, q, 0, [0], fix="half")
+
+
+def test_sizes_are_bounded_before_anything_is_allocated():
+    with pytest.raises(ValueError, match="at most 4,194,304 angles"):
+        rope_angle_error(10**12, 128)  # a count: refused before np.arange
+    with pytest.raises(ValueError, match="at most 4,194,304 angles"):
+        low_precision_rope_scores(np.ones(128), np.ones(128), 0, 10**8)
+    with pytest.raises(ValueError, match="d_model must be at most"):
+        rope_angle_error(1, 10**10)
+    with pytest.raises(ValueError, match=r"d_model must lie in \[4, 1024\]"):
+        identify_rope(rope(), 2048)
+    with pytest.raises(ValueError, match="n_positions must be at most 65536"):
+        identify_pe_table(pe_table_variants()["divided"], 8, n_positions=10**6)
+    assert rope_angle_error(65536, 128).shape == (65536, 64)  # the limit itself is fine

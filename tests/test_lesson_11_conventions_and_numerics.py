@@ -1,0 +1,337 @@
+"""Lesson 11 · Conventions and numerics: the pairing fix, the figures and the checkers."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pe_helpers.conventions import LIBRARY_FLAGS
+from pe_helpers.encodings import frequencies
+from pe_helpers.lessons.conventions_and_numerics import (
+    DTYPES,
+    AngleErrorPerPair,
+    check_cos_sin_cache,
+    check_rope_complex,
+    check_snippet,
+    plot_angle_error,
+    plot_position_accuracy,
+    swap_pairing,
+)
+from pe_helpers.rope import apply_rope
+from pe_helpers.training import train
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+# --- pairing: trained both ways, run the wrong way, fixed ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def adjacent_model():
+    return train("token_at", "rope_adjacent")
+
+
+def test_either_layout_learns_and_the_wrong_one_keeps_only_the_first_positions(adjacent_model):
+    halves = train("token_at", "rope_halves")
+    assert min(adjacent_model.accuracy(), halves.accuracy()) >= 0.95
+    right = adjacent_model.accuracy(per_position=True)
+    wrong = adjacent_model.replace(method="rope_halves").accuracy(per_position=True)
+    assert wrong[0] == right[0] >= 0.99  # the query at 0 sees only itself: nothing turns
+    assert wrong[1:4].mean() >= 0.4
+    assert wrong[8:].mean() <= 0.3 < right[8:].min()
+
+
+@pytest.mark.parametrize("method", ["rope_adjacent", "rope_halves"])
+def test_swap_pairing_keeps_every_logit(method):
+    model = train("copy_back", method, length=8, vocab_size=6, steps=20, n_heads=2, d_model=16)
+    swapped = swap_pairing(model)
+    tokens = np.random.default_rng(3).integers(0, 6, size=(5, 8))
+    assert swapped.config.method != method
+    assert np.allclose(swapped.logits(tokens), model.logits(tokens))
+    assert np.array_equal(swapped.params["w_v"], model.params["w_v"])  # values never turn
+    assert not np.allclose(model.replace(method=swapped.config.method).logits(tokens),
+                           model.logits(tokens))
+    assert np.allclose(swap_pairing(swapped).params["w_q"], model.params["w_q"])
+
+
+def test_swap_pairing_names_what_it_cannot_swap():
+    with pytest.raises(TypeError, match="model must be a TrainedModel"):
+        swap_pairing("rope_adjacent")
+    with pytest.raises(ValueError, match="rope_adjacent or rope_halves"):
+        swap_pairing(train("copy_back", "learned", length=6, vocab_size=4, steps=1))
+    partial = train("copy_back", "rope_adjacent", length=6, vocab_size=4, steps=1,
+                    inv_freq=[1.0, 0.1])
+    with pytest.raises(ValueError, match="no partial rotary"):
+        swap_pairing(partial)
+
+
+def test_each_library_flag_names_its_source_file():
+    files = [flag.file for flag in LIBRARY_FLAGS]
+    assert files[0] == "Dao-AILab/flash-attention: flash_attn/layers/rotary.py"
+    for name in files:
+        assert name.split(": ")[1].endswith((".py", ".cpp")), name
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+
+def test_position_accuracy_draws_each_curve_in_percent():
+    ax = plot_position_accuracy({"right": [1.0, 1.0, np.nan], "wrong": [1.0, 0.5, 0.25]})
+    assert [line.get_label() for line in ax.lines] == ["right", "wrong"]
+    assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
+    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
+
+
+@pytest.mark.parametrize(
+    ("curves", "error", "match"),
+    [
+        ({}, TypeError, "1 to 10"),
+        ([0.5], TypeError, "1 to 10"),
+        ({str(i): [1.0] for i in range(11)}, TypeError, "1 to 10"),
+        ({"a": np.ones(5000)}, ValueError, "at most 4096 positions"),
+        ({"a": [1.5]}, ValueError, r"in \[0, 1\]"),
+        ({"a": [np.inf]}, ValueError, r"in \[0, 1\]"),
+        ({"a": [1.0, 1.0], "b": [1.0]}, ValueError, "as many as the first curve"),
+        ({"a": "high"}, TypeError, "accuracies\\['a'\\]"),
+    ],
+)
+def test_position_accuracy_names_bad_curves(curves, error, match):
+    with pytest.raises(error, match=match):
+        plot_position_accuracy(curves)
+
+
+def test_angle_error_figure_shows_every_dtype_and_the_fix():
+    ax = plot_angle_error(16, max_position=1e5)
+    labels = [line.get_label() for line in ax.lines if not line.get_label().startswith("_")]
+    assert labels[0] == "float64" and labels[-1] == "bfloat16, fixed (float64 angles)"
+    assert {label.split(" ")[0] for label in labels[:-1]} >= set(DTYPES)
+    float16 = next(line for line in ax.lines if line.get_label().startswith("float16"))
+    x, y = float16.get_xdata(), float16.get_ydata()
+    assert np.isnan(y[x > 65504]).all() and np.isfinite(y[(x > 10) & (x < 60000)]).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"d_model": 7}, ValueError, "must be even"),
+        ({"d_model": 2048}, ValueError, r"d_model must lie in \[4, 1024\]"),
+        ({"max_position": 1e9}, ValueError, "max_position must lie in"),
+        ({"max_position": "big"}, TypeError, "max_position must be a real number"),
+        ({"base": -1.0}, ValueError, "base must be > 0"),
+    ],
+)
+def test_angle_error_figure_names_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        plot_angle_error(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("position", "dtype", "title", "caption"),
+    [
+        (257, 3, "bfloat16, position 257: worst pair off by 1 rad", "stored as 256"),
+        (256, 3, "bfloat16, position 256: worst pair off by", "stored exactly"),
+        (1e6, 2, "float16, position 1,000,000: every angle is NaN", "overflows float16"),
+        (10000, 1, "float32, position 10,000: worst pair off by 0.00032 rad", "stored exactly"),
+    ],
+)
+def test_angle_error_view_says_how_the_position_is_stored(position, dtype, title, caption):
+    figure = AngleErrorPerPair().draw(position=position, dtype=dtype)
+    ax = figure.axes[0]
+    assert ax.get_title().startswith(title)
+    assert caption in ax.texts[0].get_text()
+    assert len(ax.lines[0].get_ydata()) == 64
+
+
+def test_angle_error_view_validates_its_options():
+    with pytest.raises(ValueError, match=r"d_model must lie in \[4, 1024\]"):
+        AngleErrorPerPair(d_model=2)
+    with pytest.raises(ValueError, match="base must be > 0"):
+        AngleErrorPerPair(base=0.0)
+    with pytest.raises(ValueError, match=r"dtype must lie in \[0, 3\]"):
+        AngleErrorPerPair().draw(dtype=4)
+
+
+# --- exercise 1: RoPE with complex numbers, read by the detector ------------------------------
+
+
+def rope_complex(x, positions, base=10000.0, sign=1.0, real=np.float64):
+    x = np.asarray(x, dtype=real)
+    d = x.shape[1]
+    z = x[:, 0::2] + 1j * x[:, 1::2]
+    z = z * np.exp(sign * 1j * np.outer(positions, base ** (-np.arange(0, d, 2) / d)))
+    out = np.empty(x.shape, dtype=real)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+def test_complex_rope_checker_accepts_right_answers_in_float64_and_float32():
+    assert check_rope_complex(rope_complex)
+    assert check_rope_complex(lambda x, t, base: rope_complex(x, t, base, real=np.float32))
+    assert check_rope_complex(lambda x, t, base: apply_rope(x, t, base))
+
+    def in_place(x, positions, base):
+        x[:] = rope_complex(x, positions, base)  # changes its input: the checker passes copies
+        return x
+
+    assert check_rope_complex(in_place)
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        (lambda x, t, base: rope_complex(x, t, base, sign=-1.0), "clockwise"),
+        (lambda x, t, base: apply_rope(x, t, base, pairing="halves"), "feature k with feature k"),
+        (lambda x, t, base: rope_complex(x, t), "not the expected 500"),
+        (lambda x, t, base: rope_complex(x, t, base**2), "twice as fast"),
+        (lambda x, t, base: rope_complex(x, np.arange(len(t)), base), "row index"),
+        (lambda x, t, base: np.asarray(x, dtype=float), "nothing turns"),
+        (lambda x, t, base: rope_complex(x, t, base) * np.nan, "NaN or inf"),
+        (lambda x, t, base: "rotated", "returned str, not numbers"),
+        (lambda x, t, base: rope_complex(x, t, base) + 0j, "returned complex numbers"),
+        (lambda x, t, base: rope_complex(x, t, base)[:, :4], "expected (4, 16)"),
+        (lambda x, t, base: 1 / 0, "raised ZeroDivisionError"),
+        ("rope_complex", "expected a function"),
+    ],
+)
+def test_complex_rope_checker_names_each_slip(answer, phrase):
+    feedback = check_rope_complex(answer)
+    assert feedback.status == "wrong"
+    assert phrase in feedback.message
+
+
+def test_complex_rope_checker_says_todo_for_a_stub():
+    def stub(x, positions, base=10000.0):
+        raise NotImplementedError
+
+    assert check_rope_complex(stub).status == "todo"
+    assert check_rope_complex(None).status == "todo"
+
+
+# --- exercise 2: spot the error ------------------------------------------------------------------
+
+
+def adjacent_rope(inv_freq_of):
+    def rope(x, positions, base=10000.0):
+        d = x.shape[1]
+        angles = np.outer(positions, inv_freq_of(base, d))
+        cos, sin = np.cos(angles), np.sin(angles)
+        out = np.empty(x.shape)
+        out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+        out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+        return out
+
+    return rope
+
+
+def rotate_half_rope(layout):
+    def rope(x, positions, base=10000.0):
+        d = x.shape[1]
+        angles = np.outer(positions, 1.0 / base ** (np.arange(0, d, 2) / d))
+        cos, sin = layout(np.cos(angles)), layout(np.sin(angles))
+        return x * cos + np.hstack([-x[:, d // 2 :], x[:, : d // 2]]) * sin
+
+    return rope
+
+
+SNIPPET_A = adjacent_rope(lambda base, d: base ** (np.arange(0, d, 2) / d))
+SNIPPET_B = adjacent_rope(lambda base, d: 1.0 / base ** (2 * np.arange(0, d, 2) / d))
+SNIPPET_C = rotate_half_rope(lambda a: np.repeat(a, 2, axis=1))
+FIXED = {
+    "A": adjacent_rope(lambda base, d: base ** (-np.arange(0, d, 2) / d)),
+    "B": adjacent_rope(lambda base, d: 1.0 / base ** (np.arange(0, d, 2) / d)),
+    "C": rotate_half_rope(lambda a: np.tile(a, 2)),
+}
+
+
+@pytest.mark.parametrize("letter", sorted(FIXED))
+def test_each_fixed_snippet_passes(letter):
+    assert check_snippet(letter, FIXED[letter])
+
+
+@pytest.mark.parametrize(
+    ("letter", "snippet", "phrase"),
+    [
+        ("A", SNIPPET_A, "t / theta_k"),
+        ("B", SNIPPET_B, "column index"),
+        ("C", SNIPPET_C, "cos and sin are laid out for adjacent"),
+        ("C", FIXED["A"], "this one should pair feature k with feature k + d/2"),
+        ("A", FIXED["C"], "this one should pair neighbouring features"),
+    ],
+)
+def test_each_buggy_snippet_gets_its_diagnosis(letter, snippet, phrase):
+    feedback = check_snippet(letter, snippet)
+    assert feedback.status == "wrong" and phrase in feedback.message
+    assert feedback.hint
+
+
+def test_snippet_checker_refuses_an_unknown_letter():
+    with pytest.raises(ValueError, match="letter must be one of"):
+        check_snippet("D", FIXED["A"])
+
+
+# --- exercise 3: a cos/sin cache that survives low precision ---------------------------------
+
+
+def cache(angle_dtype=np.float64, position_dtype=None, swap=False, cast=True):
+    def cos_sin_cache(n_positions, d_model, dtype):
+        inv_freq = frequencies(d_model).astype(angle_dtype)
+        t = np.arange(n_positions).astype(position_dtype or angle_dtype).astype(angle_dtype)
+        angles = np.outer(t, inv_freq)
+        cos, sin = np.cos(angles), np.sin(angles)
+        if swap:
+            cos, sin = sin, cos
+        return (cos.astype(dtype), sin.astype(dtype)) if cast else (cos, sin)
+
+    return cos_sin_cache
+
+
+def test_cache_checker_accepts_float64_and_float32_angles():
+    assert check_cos_sin_cache(cache())
+    assert check_cos_sin_cache(cache(np.float32))
+
+
+def the_lesson_snippet(n_positions, d_model, dtype):
+    inv_freq = (1.0 / 10000.0 ** (np.arange(0, d_model, 2) / d_model)).astype(dtype)
+    t = np.arange(n_positions).astype(dtype)
+    angles = np.outer(t, inv_freq)
+    return np.cos(angles), np.sin(angles)
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        (the_lesson_snippet, "frequencies or the products"),
+        (cache(position_dtype=BF16), "positions up to 256 are right"),
+        (cache(cast=False), "comes back as float64"),
+        (cache(swap=True), "cos and sin are swapped"),
+        (lambda n, d, dtype: (np.full((n, d // 2), np.nan, dtype), np.zeros((n, d // 2), dtype)),
+         "NaN or infinite"),
+        (lambda n, d, dtype: "cos, sin", "pair of two items"),
+        (lambda n, d, dtype: ([1.0], [0.0]), "must be a numpy array"),
+        (lambda n, d, dtype: (np.ones((n, d), dtype), np.zeros((n, d), dtype)), "shape (4096, 32)"),
+        (lambda n, d, dtype: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
+def test_cache_checker_names_each_slip(answer, phrase):
+    feedback = check_cos_sin_cache(answer)
+    assert feedback.status == "wrong"
+    assert phrase in feedback.message
+
+
+def test_cache_checker_catches_float16_positions_past_2048():
+    feedback = check_cos_sin_cache(_f16_positions)
+    assert feedback.status == "wrong" and "positions up to 2,048 are right" in feedback.message
+
+
+def _f16_positions(n_positions, d_model, dtype):
+    t = np.arange(n_positions).astype(np.float16 if dtype == np.float16 else np.float64)
+    angles = np.outer(t.astype(np.float64), frequencies(d_model))
+    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+
+
+def test_snippet_checker_accepts_a_float32_fix():
+    def fixed32(x, positions, base=10000.0):
+        return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
+
+    assert check_snippet("C", fixed32)
