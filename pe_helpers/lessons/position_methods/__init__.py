@@ -1,0 +1,69 @@
+"""Lesson 09 · The family of position methods, side by side.
+
+The notebook ``notebooks/09_position_methods.ipynb`` puts the methods learners meet in
+papers on two common grounds. The map is lesson 06's four score terms (what does each
+method keep, drop or replace?); the bench is lesson 08's trainer (same model, same tasks,
+same test past the training length). The maths of ALiBi and T5's buckets is general and
+lives in :mod:`pe_helpers.biases`; what only this lesson needs is here:
+
+* the map: :data:`POSITION_MAP` (each method's four terms, with its source) and
+  :func:`plot_position_map`;
+* measurements on the trainer's models: :func:`same_token_scores` (the scores of a sequence
+  of one repeated token, so only position can make them differ), :func:`method_properties`
+  (relative or absolute, direction-aware, extra parameters, all computed) and the bench,
+  :func:`run_bench`, :func:`format_bench`, :func:`plot_bench`;
+* live figures: :class:`AlibiHeads` (per-head bias under a head-count slider) and
+  :class:`T5BucketMap` (bucket of every offset under sliders for buckets and max distance);
+* exercises: :func:`check_t5_bucket` and, with :func:`mystery_matrices` /
+  :func:`plot_mystery_biases`, :func:`check_method_names`.
+"""
+
+from __future__ import annotations
+
+from .exercises import _BUCKET_CASES as _BUCKET_CASES
+from .exercises import _OFFSETS as _OFFSETS
+from .exercises import _reference as _reference
+from .exercises import check_method_names, check_t5_bucket
+from .figures import AlibiHeads, T5BucketMap, plot_bench, plot_mystery_biases, plot_position_map
+from .maths import (
+    BENCH,
+    MAX_MODEL_OPTIONS,
+    POSITION_MAP,
+    ROLES,
+    BenchEntry,
+    BenchResult,
+    MapEntry,
+    MethodProperties,
+    format_bench,
+    method_properties,
+    mystery_matrices,
+    run_bench,
+    same_token_scores,
+)
+from .maths import MAX_MODELS as MAX_MODELS
+from .maths import MAX_POSITIONS as MAX_POSITIONS
+from .maths import MAX_TEST_LENGTH as MAX_TEST_LENGTH
+from .maths import TERMS as TERMS
+
+__all__ = [
+    "BENCH",
+    "POSITION_MAP",
+    "ROLES",
+    "AlibiHeads",
+    "BenchEntry",
+    "BenchResult",
+    "MAX_MODEL_OPTIONS",
+    "MapEntry",
+    "MethodProperties",
+    "T5BucketMap",
+    "check_method_names",
+    "check_t5_bucket",
+    "format_bench",
+    "method_properties",
+    "mystery_matrices",
+    "plot_bench",
+    "plot_mystery_biases",
+    "plot_position_map",
+    "run_bench",
+    "same_token_scores",
+]

@@ -1,0 +1,48 @@
+"""Lesson 08 · Position in a model you train.
+
+The notebook ``notebooks/08_train_it.ipynb`` trains the one-layer attention model of
+:mod:`pe_helpers.model` (trainer in :mod:`pe_helpers.training`, tasks in
+:mod:`pe_helpers.tasks`) with each position method, tests it past its training length
+and looks inside. What only this lesson needs lives here:
+
+* measurements on trained models: :func:`accuracy_table` (accuracy per method and test
+  length, NaN where a learned table refuses the length) and :func:`target_attention` (how
+  much attention a query gives the key that holds its answer); :func:`format_accuracy_table`
+  prints such a table in whole percentages (the order-blind guesses a NoPE model is compared
+  with are :func:`pe_helpers.tasks.most_frequent_earlier`);
+* the figures :func:`plot_extrapolation` (accuracy against test length, per method) and
+  :class:`QueryAttention` (one query's attention row and the accuracy per position, under
+  sliders for the test length, the query position and the method);
+* the exercise checkers :func:`check_softmax_backward`, :func:`check_prefix_prediction` and
+  :func:`check_nope_prediction`.
+"""
+
+from __future__ import annotations
+
+from .exercises import check_nope_prediction, check_prefix_prediction, check_softmax_backward
+from .figures import QueryAttention, plot_extrapolation
+from .maths import (
+    LESSON_METHODS,
+    MAX_MODELS,
+    MAX_TEST_LENGTH,
+    accuracy_table,
+    format_accuracy_table,
+    target_attention,
+)
+from .maths import MAX_LENGTH as MAX_LENGTH
+from .maths import MAX_SAMPLES as MAX_SAMPLES
+from .maths import TEST_SEED as TEST_SEED
+
+__all__ = [
+    "LESSON_METHODS",
+    "MAX_MODELS",
+    "MAX_TEST_LENGTH",
+    "QueryAttention",
+    "accuracy_table",
+    "check_nope_prediction",
+    "check_prefix_prediction",
+    "check_softmax_backward",
+    "format_accuracy_table",
+    "plot_extrapolation",
+    "target_attention",
+]

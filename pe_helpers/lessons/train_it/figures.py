@@ -1,0 +1,273 @@
+"""Lesson 08 · Position in a model you train: its figure and live figure.
+
+See :mod:`pe_helpers.lessons.train_it` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from ..._validate import _show, check_array, check_int
+from ...figures import WIDE_FIGSIZE, course_style
+from ...live import LiveFigure, int_control
+from ...tasks import order_blind_accuracy, task_batch
+from ...training import TrainedModel
+from .maths import (
+    MAX_MODELS,
+    MAX_TEST_LENGTH,
+    TEST_SEED,
+    _accuracies,
+    _check_models,
+    _default_models,
+    _refuses,
+    _target_keys,
+)
+
+# --- figures --------------------------------------------------------------------------------
+
+_MARKERS = ("o", "s", "D", "^", "v", "P")
+
+
+@course_style
+def plot_extrapolation(
+    tables: Mapping[str, Mapping[str, ArrayLike]],
+    lengths: Sequence[int],
+    *,
+    train_length: int,
+    limits: Mapping[str, ArrayLike] | None = None,
+) -> Figure:
+    """Accuracy against test length, one panel per task and one line per method.
+
+    Parameters
+    ----------
+    tables : dict of str to dict of str to array_like
+        Panel title (a task) -> {method: accuracies in [0, 1], NaN where refused}; at most
+        three panels of :data:`MAX_MODELS` lines.
+    lengths : sequence of int
+        The test lengths (x axis, logarithmic).
+    train_length : int
+        ``L``, marked by a dotted vertical line.
+    limits : dict of str to array_like, optional
+        Panel title -> order-blind limit per length (dashed grey line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> tables = {"copy back": {"rope": [1.0, 0.9], "learned": [1.0, np.nan]}}
+    >>> figure = plot_extrapolation(tables, [16, 32], train_length=16)
+    >>> [text.get_text() for text in figure.legends[0].get_texts()]
+    ['rope', 'learned (× = refuses)']
+    """
+    if not isinstance(tables, Mapping) or not tables or len(tables) > 3:
+        raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {_show(tables)}")
+    xs = check_array("lengths", lengths, ndim=1).astype(np.float64)
+    if xs.min() <= 0:
+        raise ValueError(f"lengths must be > 0 (log axis), got minimum {xs.min():g}")
+    train_length = check_int("train_length", train_length, minimum=1)
+    limits = {} if limits is None else dict(limits)
+    figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
+    axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
+    for ax, (title, rows) in zip(axes, tables.items(), strict=True):
+        if not isinstance(rows, Mapping) or not rows or len(rows) > MAX_MODELS:
+            raise TypeError(
+                f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} method -> accuracies"
+            )
+        for index, (method, values) in enumerate(rows.items()):
+            ys = _accuracies(f"tables[{title!r}][{method!r}]", values)
+            if ys.shape != xs.shape:
+                raise ValueError(f"tables[{title!r}][{method!r}] needs one value per length")
+            refused = np.isnan(ys)
+            label = f"{method} (× = refuses)" if refused.any() else str(method)
+            marker = _MARKERS[index % len(_MARKERS)]
+            ax.plot(xs, 100 * ys, color=f"C{index}", marker=marker, markersize=7, label=label)
+            if refused.any():
+                ax.plot(xs[refused], np.zeros(refused.sum()), color=f"C{index}", marker="x",
+                        markersize=10, markeredgewidth=2.5, linestyle="none")
+        if title in limits:
+            ys = check_array(f"limits[{title!r}]", limits[title], ndim=1).astype(np.float64)
+            ax.plot(xs, 100 * ys, color="0.4", linestyle="--", label="order-blind limit")
+        ax.axvline(train_length, color="0.6", linestyle=":", linewidth=1.5)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs, [f"{x:g}" for x in xs])
+        ax.minorticks_off()
+        ax.set_ylim(-4, 104)
+        ax.set_xlabel(f"test length (trained at L = {train_length})")
+        ax.set_title(str(title))
+    axes[0].set_ylabel("accuracy (%)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels),
+                  fontsize="small")
+    return figure
+
+
+class QueryAttention(LiveFigure):
+    """Where one query of each trained model looks, and how often the model is right.
+
+    Left: the attention weights of the query at position *query* over the keys of one
+    test sequence of length *length*, one line per head, for the model picked by
+    *method*; the dashed line marks the key that holds the answer, the shaded band the
+    positions past the training length. Right: that model's accuracy at every position
+    of sequences of this length (the dashed grey line is the order-blind limit per
+    position), with the query marked. A learned table refuses lengths past its rows and
+    says so. Training happens before, never on a slider step; accuracies are computed
+    once per (method, length) and kept. A step of the query or the method redraws only
+    what moves; a step of the length also rescales the x axes.
+
+    Parameters
+    ----------
+    models : dict of str to TrainedModel, optional
+        1 to 4 models trained on one task, at one training length (at most
+        :data:`MAX_TEST_LENGTH`), with one vocabulary and one number of heads (at most 4).
+        Default: the lesson's copy-back models (k = 1, L = 16), trained once per session.
+    n_samples : int, default 128
+        Test sequences per accuracy, 8 to 1024.
+
+    Examples
+    --------
+    >>> figure = QueryAttention().draw(length=32, query=20, method=3)
+    >>> figure.axes[0].get_title()
+    'rope_adjacent: query 20 of 32 (answer at key 19)'
+    """
+
+    controls = {
+        "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
+        "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
+        "method": int_control("method (0–3)", 3, 0, 3),
+    }
+    figsize = WIDE_FIGSIZE
+    grid = (1, 2)
+
+    def __init__(
+        self, models: Mapping[str, TrainedModel] | None = None, n_samples: int = 128
+    ) -> None:
+        models = _default_models() if models is None else _check_models(models)
+        if len(models) > 4:
+            raise ValueError(f"models may hold at most 4 models (the method slider), got "
+                             f"{len(models)}")
+        first = next(iter(models.values()))
+        for name, model in models.items():
+            same = (model.task, model.length, model.config.vocab_size, model.config.n_heads)
+            want = (first.task, first.length, first.config.vocab_size, first.config.n_heads)
+            if same != want:
+                raise ValueError(
+                    f"models must share task, training length, vocab_size and n_heads; "
+                    f"models[{name!r}] has {same}, the first has {want}"
+                )
+        if first.length > MAX_TEST_LENGTH:
+            raise ValueError(
+                f"the models' training length must be at most {MAX_TEST_LENGTH}, got {first.length}"
+            )
+        if first.config.n_heads > 4:
+            raise ValueError(f"models may have at most 4 heads, got {first.config.n_heads}")
+        self.models = models
+        self.names = list(models)
+        self.task = first.task
+        self.train_length = first.length
+        self.n_heads = first.config.n_heads
+        self.vocab_size = first.config.vocab_size
+        self.n_samples = check_int("n_samples", n_samples, minimum=8, maximum=1024)
+        self.tokens = task_batch(
+            self.task, 1, MAX_TEST_LENGTH, self.vocab_size, seed=TEST_SEED + 1
+        ).tokens[0]
+        self._accuracy: dict[tuple[str, int], np.ndarray] = {}
+        self._limits: dict[int, np.ndarray] = {}
+
+    def _per_position(self, name: str, length: int) -> np.ndarray:
+        key = (name, length)
+        if key not in self._accuracy:
+            model = self.models[name]
+            if _refuses(model, length) or length <= self.task.arg:
+                self._accuracy[key] = np.full(length, np.nan)
+            else:
+                self._accuracy[key] = model.accuracy(
+                    length=length, n_samples=self.n_samples, per_position=True)
+        return self._accuracy[key]
+
+    def _limit(self, length: int) -> np.ndarray:
+        if length not in self._limits:
+            if length <= self.task.arg:
+                self._limits[length] = np.full(length, np.nan)
+            else:
+                self._limits[length] = order_blind_accuracy(
+                    self.task, length, self.vocab_size, causal=True, n_samples=512,
+                    per_position=True)
+        return self._limits[length]
+
+    def build(self, axes) -> SimpleNamespace:
+        row_ax, acc_ax = axes
+        for ax in axes:
+            ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
+        heads = [
+            row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
+            for h in range(self.n_heads)
+        ]
+        target = row_ax.axvline(0, color="0.3", linestyle="--", linewidth=1.5,
+                                label="key with the answer")
+        row_ax.set_ylim(0, 1.3)
+        row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
+        row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
+        row_ax.set_ylabel("attention weight")
+        row_ax.legend(loc="upper center", ncols=self.n_heads + 1, fontsize="small")
+        note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
+        (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3,
+                                  label="this model")
+        (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
+        query = acc_ax.axvline(0, color="C3", linewidth=1.5, label="the query")
+        acc_ax.set_ylim(0, 130)
+        acc_ax.set_yticks([0, 25, 50, 75, 100])
+        acc_ax.set_xlabel("query position")
+        acc_ax.set_ylabel("accuracy (%)")
+        acc_ax.legend(loc="upper center", ncols=3, fontsize="small")
+        return SimpleNamespace(row_ax=row_ax, acc_ax=acc_ax, heads=heads, target=target,
+                               note=note, accuracy=accuracy, limit=limit, query=query)
+
+    def update(self, art: SimpleNamespace, length: int, query: int, method: int) -> None:
+        # Lines get only the points that exist (never NaN), so snapshots compare exactly.
+        name = self.names[min(method, len(self.names) - 1)]
+        model = self.models[name]
+        query = min(query, length - 1)
+        target = int(_target_keys(self.task, length)[query])
+        keys = np.arange(length)
+        refused = _refuses(model, length)
+        if refused:
+            rows = np.empty((self.n_heads, 0))
+            keys = keys[:0]
+            art.note.set_text(f"{name}: the table has {model.config.max_len} rows;\n"
+                              f"it refuses length {length}")
+        else:
+            rows = model.attention(self.tokens[:length])[:, query]
+            art.note.set_text("")
+        for line, row in zip(art.heads, rows if rows.size else [[]] * self.n_heads,
+                             strict=True):
+            line.set_data(keys, row)
+        art.target.set_xdata([max(target, 0)] * 2)
+        art.target.set_visible(target >= 0)
+        answer = f"answer at key {target}" if target >= 0 else "no answer yet"
+        art.row_ax.title.set_text(f"{name}: query {query} of {length} ({answer})")
+        per_position = self._per_position(name, length)
+        scored = ~np.isnan(per_position)
+        art.accuracy.set_data(np.arange(length)[scored], 100 * per_position[scored])
+        limit = self._limit(length)
+        known = ~np.isnan(limit)
+        art.limit.set_data(np.arange(length)[known], 100 * limit[known])
+        art.query.set_xdata([query, query])
+        for ax in (art.row_ax, art.acc_ax):
+            ax.set_xlim(-0.5, length - 0.5)
+        if refused:
+            summary = "refuses this length"
+        else:
+            summary = f"{round(100 * float(per_position[scored].mean()))}% right on average"
+        art.acc_ax.title.set_text(f"{name} at length {length}: {summary}")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [*art.heads, art.target, art.note, art.row_ax.title, art.accuracy, art.limit,
+                art.query, art.acc_ax.title]
