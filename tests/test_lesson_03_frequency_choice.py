@@ -51,8 +51,8 @@ def _brute_running_min(x: np.ndarray) -> list[float]:
 
 @pytest.mark.parametrize("tile", [(2**17, 256), (16, 4), (6, 3)], ids=["default", "small", "odd"])
 def test_running_min_distance_matches_a_brute_force_search(monkeypatch, tile):
-    monkeypatch.setattr(fc, "_BLOCK", tile[0])
-    monkeypatch.setattr(fc, "_TILE", tile[1])
+    monkeypatch.setattr(fc.maths, "_BLOCK", tile[0])
+    monkeypatch.setattr(fc.maths, "_TILE", tile[1])
     rng = np.random.default_rng(11)
     for x in (rng.normal(size=(40, 3)), np.round(rng.normal(size=(40, 2)) * 2), np.zeros((5, 2))):
         assert np.allclose(fc.running_min_distance(x), _brute_running_min(x), rtol=1e-12, atol=0)

@@ -1,0 +1,210 @@
+"""Lesson 01 figures: the recurrence weights (live), token outputs, serial steps."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from ..._validate import check_real
+from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
+from ...live import LiveFigure, float_control, int_control
+from .maths import _array, _steps, recurrence_weights
+
+
+def _power_text(base: float, exponent: int) -> str:
+    """``base ** exponent`` to three digits, through logarithms when a float would overflow."""
+    if exponent == 0:
+        return "1"
+    if base == 0:
+        return "0"
+    sign = "-" if base < 0 and exponent % 2 else ""
+    log10 = exponent * math.log10(abs(base))
+    if abs(log10) < 300:
+        return f"{sign}{abs(base) ** exponent:.3g}"
+    power = math.floor(log10)
+    return f"{sign}{10 ** (log10 - power):.3g}e{power:+d}"
+
+
+def recurrence_caption(decay: float, n_steps: int) -> str:
+    """Caption of the recurrence figure: the weight ``a^(n-1)`` of the first input.
+
+    Any finite ``decay`` is described, however large the power (no overflow).
+
+    Examples
+    --------
+    >>> recurrence_caption(0.5, 3)
+    'weight of x_1 in h_3: a^(n-1) = 0.5^2 = 0.25'
+    >>> recurrence_caption(1e300, 4)
+    'weight of x_1 in h_4: a^(n-1) = 1e+300^3 = 1e+900'
+    """
+    decay = check_real("decay", decay)
+    n_steps = _steps(n_steps)
+    power = _power_text(decay, n_steps - 1)
+    return f"weight of x_1 in h_{n_steps}: a^(n-1) = {decay:g}^{n_steps - 1} = {power}"
+
+
+class RecurrenceWeights(LiveFigure):
+    """The weight ``a^(n-t)`` of every input ``x_t`` in the last state ``h_n``.
+
+    Sliders: the recurrence factor ``a`` (0 to 1) and the length ``n`` (2 to 60). The
+    caption gives the first input's weight ``a^(n-1)``. A step of ``a`` keeps the axes
+    and redraws only the curve, caption and title.
+
+    Examples
+    --------
+    >>> figure = RecurrenceWeights().draw(decay=0.5, n_steps=3)
+    >>> figure.axes[0].texts[0].get_text()
+    'weight of x_1 in h_3: a^(n-1) = 0.5^2 = 0.25'
+    """
+
+    controls = {
+        "decay": float_control("recurrence factor a", 0.9, 0.0, 1.0, 0.01),
+        "n_steps": int_control("sequence length n", 20, 2, 60),
+    }
+
+    def build(self, axes: Axes) -> SimpleNamespace:
+        (line,) = axes.plot([], [], marker="o", color="C0")
+        caption = axes.text(0.02, 0.95, "", transform=axes.transAxes, va="top")
+        axes.set_xlabel("input position t (1 = first token, n = last)")
+        axes.set_ylabel("weight of x_t in h_n")
+        axes.set_ylim(-0.03, 1.25)
+        axes.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+        return SimpleNamespace(axes=axes, line=line, caption=caption)
+
+    def update(self, art: SimpleNamespace, decay: float, n_steps: int) -> None:
+        art.line.set_data(np.arange(1, n_steps + 1), recurrence_weights(decay, n_steps))
+        art.caption.set_text(recurrence_caption(decay, n_steps))
+        art.axes.title.set_text(
+            f"h_t = a·h_(t-1) + x_t, a = {decay:.2f}: what is left of each input in h_{n_steps}"
+        )
+        art.axes.set_xlim(0.5, n_steps + 0.5)
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [art.line, art.caption, art.axes.title]
+
+
+@course_style
+def plot_token_outputs(
+    sentences: Sequence[Sequence[str]],
+    outputs: Sequence[ArrayLike],
+) -> Figure:
+    """Side-by-side heatmaps of per-token outputs (one row per token), on one colour scale.
+
+    Parameters
+    ----------
+    sentences : sequence of sequences of str
+        The words of each sentence (one to four sentences); they label the rows and
+        make the panel titles.
+    outputs : sequence of array_like
+        One matrix per sentence, shape ``(len(words), d)``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A new wide figure; panel ``j`` shows ``outputs[j]``.
+
+    Examples
+    --------
+    >>> figure = plot_token_outputs([["a", "b"]], [np.eye(2)])
+    >>> figure.axes[0].get_title()
+    '"a b"'
+    """
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise TypeError(f"sentences must be a list of word lists, got {type(sentences).__name__}")
+    if not 1 <= len(sentences) <= 4 or len(outputs) != len(sentences):
+        raise ValueError(
+            "need one to four sentences and one output matrix per sentence, "
+            f"got {len(sentences)} sentences and {len(outputs)} matrices"
+        )
+    matrices = []
+    for j, (words, matrix) in enumerate(zip(sentences, outputs, strict=True)):
+        if isinstance(words, str) or not all(isinstance(w, str) for w in words):
+            raise TypeError(f"sentences[{j}] must be a list of words (str), got {words!r}")
+        arr = _array(f"outputs[{j}]", matrix, ndim=2).astype(np.float64)
+        if arr.shape[0] != len(words) or arr.shape[1] > 64:
+            raise ValueError(
+                f"outputs[{j}] must have one row per word ({len(words)}) and at most 64 "
+                f"columns, got shape {arr.shape}"
+            )
+        matrices.append(arr)
+    figure = plt.figure(figsize=(WIDE_FIGSIZE[0], 3.2), layout="constrained")
+    axes = figure.subplots(1, len(matrices), squeeze=False)[0]
+    limit = max(float(np.abs(m).max()) for m in matrices) or 1.0
+    for j, (ax, words, arr) in enumerate(zip(axes, sentences, matrices, strict=True)):
+        heatmap(
+            arr,
+            ax,
+            xlabel="output dimension",
+            ylabel="token" if j == 0 else "",
+            title=f'"{" ".join(words)}"',
+            limit=limit,
+            colorbar=False,
+        )
+        ax.set_yticks(np.arange(arr.shape[0]), labels=list(words))
+        ax.set_xticks(np.arange(arr.shape[1]))
+    return figure
+
+
+@course_style
+def plot_serial_steps(
+    lengths: ArrayLike,
+    recurrent_chain: ArrayLike,
+    attention_chain: ArrayLike,
+    ax: Axes | None = None,
+) -> Axes:
+    """Measured chain of sequential matrix products against the sequence length.
+
+    Parameters
+    ----------
+    lengths : array_like
+        Sequence lengths ``n`` (x axis), at least one.
+    recurrent_chain, attention_chain : array_like
+        :attr:`LayerRun.chain` of each layer at each length (same length as ``lengths``).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines[0]`` is the recurrent layer, ``ax.lines[1]`` attention.
+
+    Examples
+    --------
+    >>> ax = plot_serial_steps([1, 2], [1, 2], [3, 3])
+    >>> ax.lines[0].get_ydata().tolist()
+    [1.0, 2.0]
+    """
+    n = _array("lengths", lengths, ndim=1)
+    chains = [
+        _array(name, values, ndim=1)
+        for name, values in (
+            ("recurrent_chain", recurrent_chain),
+            ("attention_chain", attention_chain),
+        )
+    ]
+    if any(chain.shape != n.shape for chain in chains):
+        raise ValueError(f"each chain must have one value per length ({n.size})")
+    labels = (
+        "recurrent layer: one product per token, in a chain",
+        "self-attention: the same short chain at every length",
+    )
+    ax = plot_curves(
+        n,
+        dict(zip(labels, chains, strict=True)),
+        ax,
+        xlabel="sequence length n (tokens)",
+        ylabel="matrix products in a chain",
+        title="Serial compute, measured: products that must wait for the previous one",
+        markers=True,
+    )
+    ax.set_ylim(0, max(float(np.max(chains)), 1.0) * 1.08)
+    ax.legend(loc="upper left")
+    return ax
+
