@@ -14,6 +14,7 @@ installed then says what to run instead of a bare ``ModuleNotFoundError``.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -128,6 +129,11 @@ def main(argv: list[str]) -> int:
         stale.append(path)
         if not check:
             nbformat.write(new, path)
+            # Keep it clean (cell ids renumbered, outputs and counts kept), as `make regen` does.
+            subprocess.run(
+                [sys.executable, "-m", "nbstripout", "--keep-output", "--keep-count", str(path)],
+                check=True,
+            )
     for path in stale:
         print(f"{'stale' if check else 'updated'}: {path.relative_to(ROOT)}")
     return 1 if check and stale else 0
