@@ -93,7 +93,7 @@ def test_running_min_distance_refuses_work_past_its_limit_at_once():
     ("vectors", "error", "match"),
     [
         ([[1.0, 2.0]], ValueError, "n >= 2"),
-        ([[1.0, 2.0], [3.0]], ValueError, "vectors must have rows of equal length"),
+        ([[1.0, 2.0], [3.0]], ValueError, "vectors must be a rectangular array"),
         ([1.0, 2.0], ValueError, "vectors must be 2-D"),
         ([["a"], ["b"]], TypeError, "vectors must be an array of real numbers"),
         ([[np.nan], [1.0]], ValueError, "vectors must be finite"),
@@ -143,7 +143,7 @@ def test_sizes_are_bounded_before_anything_is_allocated():
         fc.column_reading_pe(10**7, 512)
     with pytest.raises(ValueError, match="the limit is"):
         fc.wavelengths(2 * 10**9)
-    with pytest.raises(ValueError, match="positions must have rows of equal length"):
+    with pytest.raises(ValueError, match="positions must be a rectangular array"):
         fc.column_reading_pe([[1.0], [1.0, 2.0]], 4)
 
 

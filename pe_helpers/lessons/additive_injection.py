@@ -45,16 +45,6 @@ MAX_CELLS = 2**22
 COSINE_BINS = np.linspace(-1.0, 1.0, 41)
 
 
-def _array(name: str, value: object, **kwargs: object) -> np.ndarray:
-    """:func:`check_array`, naming ``name`` for ragged input too (rows of unequal length)."""
-    try:
-        np.asarray(value)
-    except ValueError as exc:
-        raise ValueError(
-            f"{name} must be a rectangular array (rows of equal length), got {_show(value)}"
-        ) from exc
-    return check_array(name, value, **kwargs)
-
 
 # --- maths ----------------------------------------------------------------------------------
 
@@ -237,14 +227,14 @@ def _columns(columns: ArrayLike, d_model: int) -> np.ndarray:
 
 
 def _dimensions(name: str, values: ArrayLike) -> np.ndarray:
-    dims = _array(name, values, ndim=1).astype(np.float64)
+    dims = check_array(name, values, ndim=1).astype(np.float64)
     if dims.min() < 1:
         raise ValueError(f"{name} must be dimensions >= 1, got minimum {dims.min():g}")
     return dims
 
 
 def _curve(name: str, values: ArrayLike, dims: np.ndarray) -> np.ndarray:
-    ys = _array(name, values, ndim=1).astype(np.float64)
+    ys = check_array(name, values, ndim=1).astype(np.float64)
     if ys.shape != dims.shape:
         raise ValueError(f"{name} must have one value per dimension ({dims.size}), got {ys.size}")
     return ys

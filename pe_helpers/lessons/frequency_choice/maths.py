@@ -21,12 +21,8 @@ _BLOCK, _TILE = 2**17, 256
 
 
 def _real_array(name: str, value: object, ndim: int) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` axes; ragged input is named."""
-    try:
-        arr = np.asarray(value)
-    except ValueError as exc:
-        raise ValueError(f"{name} must have rows of equal length, got {_show(value)}") from exc
-    return np.asarray(check_array(name, arr, ndim=ndim), dtype=np.float64)
+    """``value`` as a finite float64 array with ``ndim`` axes (ragged input is named)."""
+    return np.asarray(check_array(name, value, ndim=ndim), dtype=np.float64)
 
 
 def _check_cells(what: str, count: int) -> None:

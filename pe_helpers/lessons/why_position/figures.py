@@ -13,10 +13,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..._validate import check_real
+from ..._validate import check_array, check_real
 from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
 from ...live import LiveFigure, float_control, int_control
-from .maths import _array, _steps, recurrence_weights
+from .maths import _steps, recurrence_weights
 
 
 def _power_text(base: float, exponent: int) -> str:
@@ -128,7 +128,7 @@ def plot_token_outputs(
     for j, (words, matrix) in enumerate(zip(sentences, outputs, strict=True)):
         if isinstance(words, str) or not all(isinstance(w, str) for w in words):
             raise TypeError(f"sentences[{j}] must be a list of words (str), got {words!r}")
-        arr = _array(f"outputs[{j}]", matrix, ndim=2).astype(np.float64)
+        arr = check_array(f"outputs[{j}]", matrix, ndim=2).astype(np.float64)
         if arr.shape[0] != len(words) or arr.shape[1] > 64:
             raise ValueError(
                 f"outputs[{j}] must have one row per word ({len(words)}) and at most 64 "
@@ -181,9 +181,9 @@ def plot_serial_steps(
     >>> ax.lines[0].get_ydata().tolist()
     [1.0, 2.0]
     """
-    n = _array("lengths", lengths, ndim=1)
+    n = check_array("lengths", lengths, ndim=1)
     chains = [
-        _array(name, values, ndim=1)
+        check_array(name, values, ndim=1)
         for name, values in (
             ("recurrent_chain", recurrent_chain),
             ("attention_chain", attention_chain),

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_int, check_real
+from ..._validate import check_array, check_int, check_real
 
 #: Longest sequence the linear recurrence accepts.
 MAX_TOKENS = 100_000
@@ -19,16 +19,6 @@ MAX_WIDTH = 1024
 #: Most numbers the recurrence may hold (32 MB of float64).
 _MAX_CELLS = 2**22
 
-
-def _array(name: str, value: object, **kwargs: object) -> np.ndarray:
-    """:func:`check_array`, naming ``name`` for ragged input too (rows of unequal length)."""
-    try:
-        np.asarray(value)
-    except ValueError as exc:
-        raise ValueError(
-            f"{name} must be a rectangular array (rows of equal length), got {_show(value)}"
-        ) from exc
-    return check_array(name, value, **kwargs)
 
 
 class LayerRun(NamedTuple):
@@ -67,7 +57,7 @@ class _Tally:
 
 
 def _sequence(x: ArrayLike) -> np.ndarray:
-    x = _array("x", x, ndim=2).astype(np.float64)
+    x = check_array("x", x, ndim=2).astype(np.float64)
     n, d = x.shape
     if n > MAX_LAYER_TOKENS or d > MAX_WIDTH:
         raise ValueError(
@@ -78,7 +68,7 @@ def _sequence(x: ArrayLike) -> np.ndarray:
 
 
 def _square(name: str, w: ArrayLike, d: int) -> np.ndarray:
-    w = _array(name, w, ndim=2).astype(np.float64)
+    w = check_array(name, w, ndim=2).astype(np.float64)
     if w.shape != (d, d):
         raise ValueError(f"{name} must have shape ({d}, {d}) to match x, got {w.shape}")
     return w
@@ -184,7 +174,7 @@ def recurrence_states(inputs: ArrayLike, decay: float) -> np.ndarray:
     >>> recurrence_states([1.0, 0.0, 0.0], 0.5).tolist()
     [1.0, 0.5, 0.25]
     """
-    x = _array("inputs", inputs).astype(np.float64)
+    x = check_array("inputs", inputs).astype(np.float64)
     if x.shape[0] > MAX_TOKENS or x.size > _MAX_CELLS:
         raise ValueError(
             f"inputs must have at most {MAX_TOKENS} steps and {_MAX_CELLS} numbers, "
