@@ -48,6 +48,13 @@ def check_int(
     return value
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is ``True`` or ``False`` (numpy bools too); 1, 0 and None raise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_show(value)}")
+    return bool(value)
+
+
 def check_d_model(value: object, name: str = "d_model") -> int:
     """Return a positive, even model width."""
     d_model = check_int(name, value, minimum=1)

@@ -11,15 +11,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_int
+from ._validate import check_array, check_bool, check_int
 
 __all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket", "t5_bias"]
 
-
-def _check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return bool(value)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
@@ -146,7 +141,7 @@ def t5_relative_bucket(
         if not np.array_equal(rel, np.round(rel)):
             raise TypeError(f"relative_position must hold integers, got dtype {rel.dtype}")
         rel = rel.astype(np.int64)
-    bidirectional = _check_bool("bidirectional", bidirectional)
+    bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     max_distance = check_int("max_distance", max_distance, minimum=1)
     buckets = np.zeros(rel.shape, dtype=np.int64)

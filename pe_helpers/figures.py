@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_real
+from ._validate import check_array, check_bool, check_real
 
 __all__ = [
     "CIRCLE_FIGSIZE",
@@ -122,8 +122,7 @@ class classroom_style:  # noqa: N801 - used like a function: classroom_style()
     """
 
     def __init__(self, on: bool = True) -> None:
-        if not isinstance(on, bool):
-            raise TypeError(f"on must be True or False, got {on!r}")
+        on = check_bool("on", on)
         self._previous = _classroom[0]
         _classroom[0] = on
 
@@ -396,8 +395,7 @@ def plot_curves(
     if not isinstance(curves, Mapping) or not curves:
         raise TypeError(f"curves must be a non-empty dict of label -> y values, got {curves!r}")
     for flag, name in ((logx, "logx"), (logy, "logy"), (markers, "markers")):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
+        check_bool(name, flag)
     if logx and xs.min() <= 0:
         raise ValueError(f"x must be > 0 on a log axis (logx=True), got minimum {xs.min():g}")
     ax = new_axes(ax, FIGSIZE)
@@ -489,8 +487,7 @@ def plot_heatmap_row(
         raise TypeError(f"titles must be a list of strings, got {titles!r}")
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
-    if not isinstance(shared_limit, bool):
-        raise TypeError(f"shared_limit must be True or False, got {shared_limit!r}")
+    check_bool("shared_limit", shared_limit)
     size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1
     figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)

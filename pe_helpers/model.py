@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_choice, check_int, check_real
+from ._validate import check_array, check_bool, check_choice, check_int, check_real
 from .attention import causal_mask, softmax
-from .biases import _check_bool, alibi_bias, t5_relative_bucket
+from .biases import alibi_bias, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .tasks import Batch, make_task, task_batch
 
@@ -129,8 +129,8 @@ class ModelConfig:
         put("n_heads", check_int("n_heads", self.n_heads, minimum=1))
         d_head = self.d_model // self.n_heads if self.d_head is None else self.d_head
         put("d_head", check_int("d_head", d_head, minimum=1))
-        put("causal", _check_bool("causal", self.causal))
-        put("residual", _check_bool("residual", self.residual))
+        put("causal", check_bool("causal", self.causal))
+        put("residual", check_bool("residual", self.residual))
         put("base", check_real("base", self.base, positive=True))
         put("attention_factor", check_real("attention_factor", self.attention_factor,
                                            positive=True))
@@ -456,7 +456,7 @@ def forward(
     params = _check_params(params, config)
     tokens = _check_tokens(tokens, config)
     logits, cache = _forward(params, config, tokens, _Tables(config, tokens.shape[1]))
-    if _check_bool("return_attention", return_attention):
+    if check_bool("return_attention", return_attention):
         return logits, cache["weights"]
     return logits
 

@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._validate import check_bool
+
 __all__ = [
     "ROPE_TYPES",
     "ROPE_PARAMETER_KEYS",
@@ -374,8 +376,8 @@ def _yarn_setup(
     beta_fast = _number("beta_fast", beta_fast, positive=True)
     beta_slow = _number("beta_slow", beta_slow, positive=True)
     truncate = params.get("truncate", True)
-    if truncate is not None and not isinstance(truncate, bool):
-        raise TypeError(f"truncate must be a bool, got {truncate!r}")
+    if truncate is not None:
+        check_bool("truncate", truncate)
     low = yarn_correction_dim(beta_fast, dim, base, original)
     high = yarn_correction_dim(beta_slow, dim, base, original)
     if truncate:

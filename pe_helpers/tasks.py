@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_choice, check_int
+from ._validate import check_array, check_bool, check_choice, check_int
 
 __all__ = [
     "TASKS",
@@ -266,8 +266,7 @@ def order_blind_accuracy(
     """
     task = make_task(task)
     for name, flag in (("causal", causal), ("per_position", per_position)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{name} must be a bool, got {flag!r}")
+        check_bool(name, flag)
     n_samples = check_int("n_samples", n_samples, minimum=1)
     batch = task_batch(task, n_samples, length, vocab_size, seed=seed)
     tokens = batch.tokens

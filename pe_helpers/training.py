@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_int, check_real
-from .biases import _check_bool
+from ._validate import check_bool, check_int, check_real
 from .model import (
     ModelConfig,
     _check_length,
@@ -168,7 +167,7 @@ class TrainedModel:
         n_samples = check_int("n_samples", n_samples, minimum=1)
         batch = task_batch(task, n_samples, length, self.config.vocab_size, seed=seed)
         hits = (self.predict(batch.tokens) == batch.targets) & batch.scored
-        if _check_bool("per_position", per_position):
+        if check_bool("per_position", per_position):
             counts = batch.scored.sum(axis=0)
             with np.errstate(invalid="ignore"):
                 return np.where(counts > 0, hits.sum(axis=0) / np.maximum(counts, 1), np.nan)

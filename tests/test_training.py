@@ -382,7 +382,7 @@ def test_order_blind_accuracy_is_the_bayes_ceiling(task):
         (dict(method="rope_adjacent", attention_factor=0.0), ValueError, "attention_factor"),
         (dict(method="alibi", slopes=[1.0]), ValueError, r"one entry per head \(2\), got 1"),
         (dict(method="t5_bias", num_buckets=4, max_distance=2), ValueError, "max_distance"),
-        (dict(causal=1), TypeError, "causal must be a bool, got 1"),
+        (dict(causal=1), TypeError, "causal must be True or False, got 1"),
     ],
 )
 def test_bad_config(kwargs, error, message):
@@ -428,7 +428,7 @@ def test_bad_training_and_task_arguments():
         token_at(2, 3, 4, position=3)
     with pytest.raises(ValueError, match="seed must be >= 0, got -1"):
         copy_back(2, 5, 4, seed=-1)
-    with pytest.raises(TypeError, match="causal must be a bool"):
+    with pytest.raises(TypeError, match="causal must be True or False"):
         order_blind_accuracy("copy_back", 5, 4, causal="yes")
     with pytest.raises(ValueError, match="lr must be > 0"):
         Adam(lr=0.0)

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_array, check_d_model, check_int, check_real
+from .._validate import check_array, check_bool, check_d_model, check_int, check_real
 from ..attention import attention, relative_deviation
 from ..encodings import sinusoidal_pe
 from ..figures import WIDE_FIGSIZE, diverging_cmap
@@ -297,8 +297,7 @@ def attention_stack(
     if x.shape[0] > 1024 or x.shape[1] > 256:
         raise ValueError(f"x may have at most 1024 rows and 256 columns, got shape {x.shape}")
     n_layers = check_int("n_layers", n_layers, minimum=1, maximum=12)
-    if not isinstance(residual, bool):
-        raise TypeError(f"residual must be True or False, got {residual!r}")
+    check_bool("residual", residual)
     generator = np.random.default_rng(check_int("seed", seed, minimum=0))
     states = [x]
     for _ in range(n_layers):
