@@ -199,9 +199,30 @@ def test_query_attention_shows_the_rows_and_the_accuracy_of_the_picked_model(sma
     assert np.allclose(row_ax.lines[0].get_ydata(), rows[0])
     assert np.allclose(row_ax.lines[1].get_ydata(), rows[1])
     assert row_ax.get_xlim() == (-0.5, 11.5)
-    accuracy = small["rope_adjacent"].accuracy(length=12, n_samples=128, per_position=True)
-    assert np.allclose(acc_ax.lines[0].get_ydata(), 100 * accuracy[1:])
+    longest = small["rope_adjacent"].accuracy(length=128, n_samples=128, per_position=True)
+    assert np.allclose(acc_ax.lines[0].get_ydata(), 100 * longest[1:12])
     assert acc_ax.get_title().startswith("rope_adjacent at length 12: ")
+
+
+@pytest.mark.parametrize("method", ["none", "sinusoidal", "learned", "rope_adjacent"])
+def test_a_causal_models_predictions_on_prefixes_are_its_predictions_on_the_whole(small, method):
+    # QueryAttention slices one evaluation at the longest length for every shorter one.
+    model = small[method]
+    longest = 8 if method == "learned" else 128
+    tokens = task_batch("copy_back", 16, longest, model.config.vocab_size, seed=3).tokens
+    whole = model.predict(tokens)
+    for n in (2, 5, longest // 2):
+        assert np.array_equal(model.predict(tokens[:, :n]), whole[:, :n])
+    broken = model.replace(causal=False)
+    assert not np.array_equal(broken.predict(tokens[:, :5]), broken.predict(tokens)[:, :5])
+
+
+def test_query_attention_evaluates_a_non_causal_model_at_each_length(small):
+    models = {name: model.replace(causal=False) for name, model in small.items()}
+    figure = QueryAttention(models)
+    figure.draw(length=12, query=9, method=3)
+    expected = models["rope_adjacent"].accuracy(length=12, n_samples=128, per_position=True)
+    assert np.allclose(figure._accuracy[("rope_adjacent", 12)][1:], expected[1:])
 
 
 def test_query_attention_says_when_the_learned_table_refuses(small):
@@ -223,7 +244,7 @@ def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
     assert view.blits == 2  # the x axes follow the length: a full redraw
     values = view.values()
     assert snapshot(view.figure) == snapshot(QueryAttention(small).draw(**values))
-    assert (("rope_adjacent", 24) in figure._accuracy) and (("none", 12) in figure._accuracy)
+    assert set(figure._accuracy) == {("none", None), ("rope_adjacent", None)}  # once per model
     view.close()
 
 

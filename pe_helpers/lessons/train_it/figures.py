@@ -119,7 +119,8 @@ class QueryAttention(LiveFigure):
     of sequences of this length (the dashed grey line is the order-blind limit per
     position), with the query marked. A learned table refuses lengths past its rows and
     says so. Training happens before, never on a slider step; accuracies are computed
-    once per (method, length) and kept. A step of the query or the method redraws only
+    once per method (a causal model's, on the longest sequences: its prediction at a position
+    is the same on every prefix) and kept. A step of the query or the method redraws only
     what moves; a step of the length also rescales the x axes.
 
     Parameters
@@ -178,29 +179,40 @@ class QueryAttention(LiveFigure):
         self.tokens = task_batch(
             self.task, 1, MAX_TEST_LENGTH, self.vocab_size, seed=TEST_SEED + 1
         ).tokens[0]
-        self._accuracy: dict[tuple[str, int], np.ndarray] = {}
-        self._limits: dict[int, np.ndarray] = {}
+        self._accuracy: dict[tuple[str, int | None], np.ndarray] = {}
+        self._limits: np.ndarray | None = None
 
     def _per_position(self, name: str, length: int) -> np.ndarray:
-        key = (name, length)
-        if key not in self._accuracy:
-            model = self.models[name]
-            if _refuses(model, length) or length <= self.task.arg:
-                self._accuracy[key] = np.full(length, np.nan)
-            else:
+        model = self.models[name]
+        if _refuses(model, length) or length <= self.task.arg:
+            return np.full(length, np.nan)
+        if not model.config.causal:
+            key = (name, length)
+            if key not in self._accuracy:
                 self._accuracy[key] = model.accuracy(
                     length=length, n_samples=self.n_samples, per_position=True)
-        return self._accuracy[key]
+            return self._accuracy[key]
+        # With the mask, the prediction at position i sees positions 0 .. i only: on the
+        # prefixes of long sequences it is the prediction on the long ones. One evaluation at
+        # the longest length the model runs serves every length of the slider.
+        key = (name, None)
+        if key not in self._accuracy:
+            longest = MAX_TEST_LENGTH
+            if model.config.method == "learned":
+                longest = min(longest, model.config.max_len)
+            self._accuracy[key] = model.accuracy(
+                length=longest, n_samples=self.n_samples, per_position=True)
+        return self._accuracy[key][:length]
 
     def _limit(self, length: int) -> np.ndarray:
-        if length not in self._limits:
-            if length <= self.task.arg:
-                self._limits[length] = np.full(length, np.nan)
-            else:
-                self._limits[length] = order_blind_accuracy(
-                    self.task, length, self.vocab_size, causal=True, n_samples=512,
-                    per_position=True)
-        return self._limits[length]
+        # The order-blind limit with the mask is a function of the position alone.
+        if length <= self.task.arg:
+            return np.full(length, np.nan)
+        if self._limits is None:
+            self._limits = order_blind_accuracy(
+                self.task, MAX_TEST_LENGTH, self.vocab_size, causal=True, n_samples=512,
+                per_position=True)
+        return self._limits[:length]
 
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
