@@ -52,10 +52,15 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = check_int("axis", axis)
     if arr.ndim == 0 or not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must index one of the {arr.ndim} dimensions of x, got {axis}")
+    return _softmax(arr, axis)
+
+
+def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    # softmax without the checks, for callers that built ``scores`` themselves (the model)
     with np.errstate(invalid="ignore"):
-        shifted = arr - np.max(arr, axis=axis, keepdims=True)
-        e = np.exp(shifted)
-        return e / e.sum(axis=axis, keepdims=True)
+        e = np.exp(scores - np.max(scores, axis=axis, keepdims=True))
+        e /= e.sum(axis=axis, keepdims=True)
+        return e
 
 
 def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_bool, check_choice, check_int, check_real
-from .attention import causal_mask, softmax
+from .attention import _softmax, causal_mask
 from .biases import alibi_bias, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .tasks import Batch, make_task, task_batch
@@ -266,7 +266,7 @@ def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tab
         scores = scores + np.moveaxis(params["t5_bias"][tables.buckets], -1, 0)
     if tables.mask is not None:
         scores = np.where(tables.mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
+    weights = _softmax(scores)
     concat = np.swapaxes(weights @ v, 1, 2).reshape(batch * n, n_heads * e)  # heads side by side
     logits = concat @ params["w_o"].reshape(n_heads * e, -1) + params["b_o"]
     if config.residual:
