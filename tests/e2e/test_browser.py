@@ -3,7 +3,8 @@
 For each notebook: open it, wait for an idle kernel, Run All, assert no cell shows
 an error, move the first slider with the keyboard, assert its label and picture
 changed, and save a screenshot under ``test-artifacts/e2e/``. Every lesson also
-measures the pictures drawn during a mouse drag across its first slider; the
+measures the pictures drawn during a mouse drag over its first slider (a new value on
+every move); the
 figures land in ``test-artifacts/e2e/drag_fps.json`` (one entry per lesson).
 
 Chromium missing: the tests skip with install instructions, unless
@@ -223,8 +224,30 @@ def test_lesson_runs_and_its_slider_redraws(browser, lab, name):
         page.close()
 
 
+def _drag_fractions(n_values: int, moves: int) -> list[float]:
+    """Where on the track each move of a drag lands: a new slider value every move.
+
+    A slider with few values (a preset, a head count) would otherwise turn a 60-move drag
+    into a handful of changes and count its own granularity, not the speed of the picture.
+    The drag sweeps back and forth over the values (at most 30 per sweep), one value apart.
+    """
+    last = max(n_values - 1, 1)
+    stride = max(1, round(last / 30))
+    index, direction, fractions = 0, 1, []
+    for _ in range(moves):
+        if not 0 <= index + direction * stride <= last:
+            direction = -direction
+        index += direction * stride
+        fractions.append(index / last)
+    return fractions
+
+
 def _measure_drag(page, slider, image, name: str) -> None:
-    """Drag the slider across its track (61 moves, about 6 s); count the pictures that arrive."""
+    """Drag the slider to a new value on each of 60 moves, 50 ms apart; count the pictures.
+
+    Frames per second = pictures that arrived / time from the first move to the last picture
+    (pictures still queued when the drag ends are waited for and counted).
+    """
     page.evaluate(
         """(img) => {
             window.__frames = [];
@@ -233,15 +256,20 @@ def _measure_drag(page, slider, image, name: str) -> None:
         }""",
         image.element_handle(),
     )
-    track = slider.locator(".noUi-target").first.bounding_box()
+    target = slider.locator(".noUi-target").first
+    low, high, step = target.evaluate(
+        "el => [el.noUiSlider.options.range.min, el.noUiSlider.options.range.max,"
+        " el.noUiSlider.options.step]"
+    )
+    n_values = int(round((high - low) / step)) + 1
+    track = target.bounding_box()
     handle = slider.locator(".noUi-handle").first.bounding_box()
     y = handle["y"] + handle["height"] / 2
     page.mouse.move(handle["x"] + handle["width"] / 2, y)
     page.mouse.down()
     start = page.evaluate("performance.now()")
-    steps = 60
-    for i in range(steps + 1):
-        page.mouse.move(track["x"] + track["width"] * (0.1 + 0.8 * i / steps), y)
+    for fraction in _drag_fractions(n_values, moves=60):
+        page.mouse.move(track["x"] + track["width"] * fraction, y)
         page.wait_for_timeout(50)
     page.mouse.up()
     # Pictures requested during the drag keep arriving briefly after it: wait for quiet.
@@ -255,7 +283,17 @@ def _measure_drag(page, slider, image, name: str) -> None:
     fps = frames / seconds if seconds else 0.0
     record = ARTIFACTS / "drag_fps.json"
     results = json.loads(record.read_text()) if record.exists() else {}
-    results[name] = {"frames": frames, "seconds": round(seconds, 2), "fps": round(fps, 1)}
+    results[name] = {"frames": frames, "seconds": round(seconds, 2), "fps": round(fps, 1),
+                     "slider_values": n_values}
     record.write_text(json.dumps(dict(sorted(results.items())), indent=2))
     print(f"\nbrowser drag on {name}: {frames} frames in {seconds:.2f} s = {fps:.1f} frames/s")
     assert frames > 0, "no picture arrived during the drag"
+
+
+@pytest.mark.parametrize("n_values", [2, 6, 33, 200])
+def test_every_move_of_the_measured_drag_lands_on_a_new_value(n_values):
+    fractions = _drag_fractions(n_values, moves=60)
+    values = [round(f * (n_values - 1)) for f in fractions]
+    assert len(fractions) == 60 and all(0 <= f <= 1 for f in fractions)
+    assert all(a != b for a, b in zip(values, values[1:], strict=False))
+    assert len(set(values)) == min(n_values, 31) or n_values > 31
