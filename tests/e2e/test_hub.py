@@ -69,15 +69,16 @@ def _require_hub_tools() -> None:
         pytest.skip(problem)
 
 
-def _git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
-    env["LANG"] = "C"
-    return env
+def _without_git_leaks() -> dict[str, str]:
+    """This process's environment minus the variables that redirect git to another repository."""
+    return {k: v for k, v in os.environ.items() if k not in GIT_LEAKS}
 
 
 def _git(*args: str, cwd: Path) -> str:
+    """Run git in ``cwd`` (English messages); fail the test with its stderr if it fails."""
+    env = dict(_without_git_leaks(), LANG="C")
     result = subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), capture_output=True, text=True, timeout=120
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, f"git {' '.join(args)} failed:\n{result.stderr}"
     return result.stdout.strip()
@@ -106,7 +107,11 @@ def course_repo(tmp_path_factory):
     """The course's current commit as a bare repository on branch main, and that commit."""
     _require_hub_tools()
     probe = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, env=_git_env(), capture_output=True, text=True
+        ["git", "rev-parse", "HEAD"],
+        cwd=ROOT,
+        env=_without_git_leaks(),
+        capture_output=True,
+        text=True,
     )
     if probe.returncode != 0:
         pytest.skip(f"{ROOT} is not a git checkout: the hub test publishes its commit")
@@ -132,7 +137,7 @@ def hub_lab(tmp_path_factory):
     suite._write_settings(work / "settings")
     port, token = suite._free_port(), secrets.token_hex(16)
     env = dict(
-        _git_env(),
+        _without_git_leaks(),
         JUPYTERLAB_SETTINGS_DIR=str(work / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(work / "workspaces"),
         JUPYTER_RUNTIME_DIR=str(work / "runtime"),
@@ -383,7 +388,10 @@ def test_a_second_click_keeps_the_students_edit_and_merges_the_instructors_commi
     nbformat.write(upstream, teacher / "notebooks" / "01_why_position.ipynb")
     with open(teacher / "README.md", "a", encoding="utf-8") as readme:
         readme.write(f"\n{fix}\n")
-    identity = ["-c", "user.name=Instructor", "-c", "user.email=instructor@example.invalid"]
+    identity = [
+        *("-c", "user.name=Instructor", "-c", "user.email=instructor@example.invalid"),
+        *("-c", "commit.gpgsign=false"),
+    ]
     _git(*identity, "commit", "--quiet", "-am", "Fix lesson 01", cwd=teacher)
     _git("push", "--quiet", "origin", "HEAD:main", cwd=teacher)
     fix_commit = _git("rev-parse", "HEAD", cwd=teacher)
