@@ -278,17 +278,20 @@ def _open_lesson_from_index(page):
 
 
 def _menu(page, menu: str, item: str) -> None:
+    """Click ``item`` in the menu bar's ``menu``; it acts on the current notebook."""
     page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
 def _assert_stayed_local(hub_browser) -> None:
+    """Fail if the student's browser tried to reach anything but 127.0.0.1."""
     assert hub_browser["blocked"] == [], (
         f"the browser tried to leave 127.0.0.1: {hub_browser['blocked']}"
     )
 
 
 def _server_log_tail(hub_lab) -> str:
+    """The server log's last 40 lines (nbgitpuller logs its git commands there)."""
     return "\n".join(hub_lab["log"].read_text().splitlines()[-40:])
 
 
