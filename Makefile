@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml $(TOOLS)
 	    echo "'$(PYTHON) -m venv' failed: install venv support (Debian: python3-venv)"; \
 	    exit 1; }; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,hub]'
 	@# Build matplotlib's font cache now, so no notebook prints the notice on stderr.
 	MPLBACKEND=Agg $(BIN)/python -c "import matplotlib.pyplot"
 	@for tool in $(TOOLS); do test -x $$tool || { \
@@ -100,7 +100,7 @@ clean:
 # machines) to the same .venv once. tests/crosscheck runs only here, by path; --noconftest skips
 # the matplotlib set-up of the other tests, which it does not need.
 $(CROSSCHECK_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,crosscheck]'
+	$(BIN)/python -m pip install --quiet -e '.[test,hub,crosscheck]'
 	touch $(CROSSCHECK_STAMP)
 
 crosscheck: $(CROSSCHECK_STAMP)

@@ -106,7 +106,7 @@ def test_a_venv_without_pip_is_rebuilt_not_a_dead_end(project):
     assert "rebuilding it" in result.stdout
     calls = log.read_text()
     assert "-m venv .venv" in calls
-    assert "-m pip install --quiet -e .[test]" in calls
+    assert "-m pip install --quiet -e .[test,hub]" in calls
     assert not (bin_dir / "NO_PIP").exists()
     assert (folder / ".venv" / ".installed").exists()
 
@@ -138,7 +138,7 @@ def test_editing_pyproject_reinstalls(project):
     (folder / "pyproject.toml").touch()
     result = make("lint")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "-m pip install --quiet -e .[test]" in log.read_text()
+    assert "-m pip install --quiet -e .[test,hub]" in log.read_text()
 
 
 def test_a_failing_venv_module_says_what_to_install(project):
