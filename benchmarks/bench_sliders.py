@@ -81,7 +81,8 @@ def floor_step(figure) -> float:
 def main() -> None:
     worst = 0.0
     for figure_class in live_figures():
-        view_name = f"{figure_class.__module__.rsplit('.', 1)[-1]}.{figure_class.__name__}"
+        # the lesson's slug: pe_helpers.lessons.<slug> or pe_helpers.lessons.<slug>.figures
+        view_name = f"{figure_class.__module__.split('.')[2]}.{figure_class.__name__}"
         view = figure_class().view()
         floor = floor_step(view.figure)
         print(f"{view_name} floor (set_data + draw + PNG): {floor * 1e3:.1f} ms (1.00x)")

@@ -25,6 +25,13 @@ def _is_time(value: object) -> bool:
     return isinstance(value, (np.timedelta64, np.datetime64))
 
 
+def _is_plain(value: object, kind: type) -> bool:
+    """A number of ``kind`` (``numbers.Integral`` or ``numbers.Real``), not a bool or a time."""
+    if isinstance(value, (bool, np.bool_)) or _is_time(value):
+        return False
+    return isinstance(value, kind)
+
+
 def check_int(
     name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
 ) -> int:
@@ -32,11 +39,7 @@ def check_int(
 
     ``maximum`` is a size limit that keeps a call fast and small; the message says so.
     """
-    if (
-        isinstance(value, (bool, np.bool_))
-        or _is_time(value)
-        or not isinstance(value, numbers.Integral)
-    ):
+    if not _is_plain(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {_show(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
@@ -65,11 +68,7 @@ def check_d_model(value: object, name: str = "d_model") -> int:
 
 def check_real(name: str, value: object, *, positive: bool = False) -> float:
     """Return a finite real scalar as ``float``; optionally require it to be > 0."""
-    if (
-        isinstance(value, (bool, np.bool_))
-        or _is_time(value)
-        or not isinstance(value, numbers.Real)
-    ):
+    if not _is_plain(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_show(value)}")
     value = float(value)
     if not np.isfinite(value):

@@ -14,6 +14,7 @@ from ._validate import as_array, check_array, check_int
 
 __all__ = [
     "softmax",
+    "softmax_backward",
     "attention_weights",
     "attention",
     "causal_mask",
@@ -61,6 +62,44 @@ def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
         e = np.exp(scores - np.max(scores, axis=axis, keepdims=True))
         e /= e.sum(axis=axis, keepdims=True)
         return e
+
+
+def _softmax_backward(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:
+    # masked entries have weight 0, so their score gradient is 0 too
+    return weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
+
+
+def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
+    """Gradient with respect to the scores of a row-wise softmax, from that of its output.
+
+    With ``a = softmax(s)`` along the last axis and ``g = dL/da``, the Jacobian
+    ``da_j / ds_k = a_j ([j == k] - a_k)`` gives ``dL/ds = a * (g - Σ_j g_j a_j)``. This is the
+    piece of the model's backward pass that :func:`pe_helpers.model.gradient_check` can take
+    from a learner.
+
+    Parameters
+    ----------
+    weights : array_like
+        Softmax output ``a``, rows summing to 1 (masked entries 0).
+    grad_weights : array_like
+        ``dL/da``, same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``dL/ds``, same shape; each row sums to 0.
+
+    Examples
+    --------
+    >>> softmax_backward([[0.5, 0.5]], [[1.0, 0.0]]).tolist()
+    [[0.25, -0.25]]
+    """
+    a = check_array("weights", weights).astype(np.float64)
+    g = check_array("grad_weights", grad_weights).astype(np.float64)
+    if a.shape != g.shape:
+        raise ValueError(f"weights and grad_weights must have the same shape, got {a.shape} "
+                         f"and {g.shape}")
+    return _softmax_backward(a, g)
 
 
 def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

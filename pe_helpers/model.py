@@ -10,8 +10,10 @@ Pure numpy, float64: nothing here draws, and nothing imports plotting or widgets
     logits = Σ_h (a_h v_h) W_O[h] + b_O  (+ x W_skip when residual)
 
 and its loss is the softmax cross-entropy on the scored positions. The gradient of every
-parameter is computed by hand (:func:`loss_and_grads`) and checked against central finite
-differences by :func:`gradient_check`. Training lives in :mod:`~pe_helpers.training`.
+parameter is computed by hand (:func:`loss_and_grads`; the softmax's own step is
+:func:`~pe_helpers.attention.softmax_backward`, next to the softmax) and checked against
+central finite differences by :func:`gradient_check`. Training lives in
+:mod:`~pe_helpers.training`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_bool, check_choice, check_int, check_real
-from .attention import _softmax, causal_mask
+from .attention import _softmax, _softmax_backward, causal_mask, softmax_backward
 from .biases import alibi_bias, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .tasks import Batch, make_task, task_batch
@@ -290,43 +292,6 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray, scored: np.ndarray):
     return loss, (grad / rows.size).reshape(logits.shape)
 
 
-def _softmax_backward(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:
-    # masked entries have weight 0, so their score gradient is 0 too
-    return weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
-
-
-def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
-    """Gradient with respect to the scores of a row-wise softmax, from that of its output.
-
-    With ``a = softmax(s)`` along the last axis and ``g = dL/da``, the Jacobian
-    ``da_j / ds_k = a_j ([j == k] - a_k)`` gives ``dL/ds = a * (g - Σ_j g_j a_j)``. This is the
-    piece of the backward pass that :func:`gradient_check` can take from a learner.
-
-    Parameters
-    ----------
-    weights : array_like
-        Softmax output ``a``, rows summing to 1 (masked entries 0).
-    grad_weights : array_like
-        ``dL/da``, same shape.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``dL/ds``, same shape; each row sums to 0.
-
-    Examples
-    --------
-    >>> softmax_backward([[0.5, 0.5]], [[1.0, 0.0]]).tolist()
-    [[0.25, -0.25]]
-    """
-    a = check_array("weights", weights).astype(np.float64)
-    g = check_array("grad_weights", grad_weights).astype(np.float64)
-    if a.shape != g.shape:
-        raise ValueError(f"weights and grad_weights must have the same shape, got {a.shape} "
-                         f"and {g.shape}")
-    return _softmax_backward(a, g)
-
-
 def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables,
               cache: dict, grad_logits: np.ndarray,
               softmax_grad=_softmax_backward) -> dict[str, np.ndarray]:
@@ -554,7 +519,8 @@ def gradient_check(
         Finite-difference step ``h``.
     softmax_backward : callable, optional
         ``f(weights, grad_weights) -> grad_scores`` to use in the hand-written pass instead of
-        the package's :func:`softmax_backward` (an exercise: write it, then check it here).
+        the package's :func:`~pe_helpers.attention.softmax_backward` (an exercise: write it,
+        then check it here).
 
     Returns
     -------

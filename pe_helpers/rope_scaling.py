@@ -40,12 +40,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._rope_parameters import (
+    _NEEDS_ORIGINAL,
+    DEFAULT_ROPE_THETA,
+    ROPE_PARAMETER_KEYS,
+    ROPE_TYPES,
+    _check_block,
+    _check_head_dim,
+    _factor,
+    _implicit_factor,
+    _number,
+    _optional_positive_int,
+    _original_length,
+    _positive_int,
+    _theta,
+)
 from ._validate import check_bool
 
 __all__ = [
@@ -65,138 +79,6 @@ __all__ = [
     "interpolation_weights",
     "classify_pairs",
 ]
-
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
-
-#: Every key :func:`rope_frequencies` reads; ``type`` is the pre-v4.45 name of ``rope_type``.
-ROPE_PARAMETER_KEYS = frozenset(
-    {
-        "rope_type",
-        "type",
-        "rope_theta",
-        "factor",
-        "original_max_position_embeddings",
-        "beta_fast",
-        "beta_slow",
-        "mscale",
-        "mscale_all_dim",
-        "attention_factor",
-        "low_freq_factor",
-        "high_freq_factor",
-        "short_factor",
-        "long_factor",
-        "partial_rotary_factor",
-        "truncate",
-    }
-)
-
-#: transformers' ``RotaryEmbeddingConfigMixin.default_theta``, used when ``rope_theta`` is absent.
-DEFAULT_ROPE_THETA = 10_000.0
-
-_REQUIRED = {
-    "default": (),
-    "linear": ("factor",),
-    "dynamic": ("factor",),
-    "yarn": ("factor",),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
-    "longrope": ("short_factor", "long_factor"),
-}
-_NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
-
-
-# --------------------------------------------------------------------------- validation helpers
-
-
-def _number(
-    name: str, value: Any, *, positive: bool = False, minimum: float | None = None
-) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, got {value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return float(value)
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    return int(value)
-
-
-def _optional_positive_int(name: str, value: Any) -> int | None:
-    return None if value is None else _positive_int(name, value)
-
-
-def _check_head_dim(head_dim: Any) -> int:
-    head_dim = _positive_int("head_dim", head_dim)
-    if head_dim % 2:
-        raise ValueError(f"head_dim must be even (RoPE rotates pairs), got {head_dim}")
-    return head_dim
-
-
-def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
-    """Copy the block, check its keys and return it with its rope type."""
-    if not isinstance(rope_parameters, Mapping):
-        raise TypeError(
-            f"rope_parameters must be a dict like a config's rope_parameters, "
-            f"got {type(rope_parameters).__name__}: {rope_parameters!r}"
-        )
-    params = dict(rope_parameters)
-    unknown = sorted(str(k) for k in params if k not in ROPE_PARAMETER_KEYS)
-    if unknown:
-        raise ValueError(
-            f"unknown key(s) in rope_parameters: {', '.join(map(repr, unknown))}; "
-            f"known keys: {', '.join(sorted(ROPE_PARAMETER_KEYS))}"
-        )
-    rope_type = params.get("rope_type", params.get("type", "default"))
-    if rope_type not in ROPE_TYPES:
-        raise ValueError(
-            f"unknown rope_type {rope_type!r}; expected one of {', '.join(map(repr, ROPE_TYPES))}"
-        )
-    for key in _REQUIRED[rope_type] if require else ():
-        if key not in params:
-            raise ValueError(f"rope_type {rope_type!r} needs the key {key!r} in rope_parameters")
-    return params, rope_type
-
-
-def _theta(params: Mapping[str, Any]) -> float:
-    theta = params.get("rope_theta")
-    theta = DEFAULT_ROPE_THETA if theta is None else _number("rope_theta", theta)
-    if theta <= 1:
-        raise ValueError(f"rope_theta must be > 1, got {theta!r}")
-    return theta
-
-
-def _factor(params: Mapping[str, Any], name: str = "factor") -> float:
-    return _number(name, params[name], positive=True)
-
-
-def _original_length(
-    params: Mapping[str, Any], rope_type: str, max_position_embeddings: int | None
-) -> int:
-    """``original_max_position_embeddings``, falling back to ``max_position_embeddings``."""
-    value = params.get("original_max_position_embeddings")
-    if value is None:
-        if max_position_embeddings is None:
-            raise ValueError(
-                f"rope_type {rope_type!r} needs the key 'original_max_position_embeddings' in "
-                "rope_parameters (or max_position_embeddings, which transformers falls back to)"
-            )
-        return max_position_embeddings
-    return _positive_int("original_max_position_embeddings", value)
-
-
-def _implicit_factor(rope_type: str, max_position_embeddings: int | None, original: int) -> float:
-    if max_position_embeddings is None:
-        raise ValueError(
-            f"rope_type {rope_type!r} with factor None needs max_position_embeddings "
-            "(the factor becomes max_position_embeddings / original_max_position_embeddings)"
-        )
-    return max_position_embeddings / original
 
 
 def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:

@@ -10,8 +10,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._validate import _show
+from ...attention import _softmax_backward
 from ...grading import AnswerProblem, Feedback, as_array, as_number, close, grade, tolerance
-from ...model import ModelConfig, _softmax_backward, gradient_check
+from ...model import ModelConfig, gradient_check
 from ...tasks import order_blind_accuracy
 from .maths import MAX_TEST_LENGTH
 

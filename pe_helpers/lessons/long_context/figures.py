@@ -1,0 +1,166 @@
+"""Lesson 10 · Stretching RoPE to longer contexts: the head geometries and the live figure.
+
+See :mod:`pe_helpers.lessons.long_context` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import NamedTuple
+
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from ...figures import plain_log_ticks
+from ...live import LiveFigure, float_control, int_control
+from ...rope_configs import model_rope_config
+from ...rope_scaling import default_frequencies, yarn_correction_dim
+from .maths import aligned_scores, method_frequencies
+
+#: The methods :class:`PairScaling` draws (dynamic NTK depends on the current length).
+FIGURE_METHODS = ("PI", "NTK-aware", "YaRN", "Llama 3")
+
+
+class Preset(NamedTuple):
+    """A head geometry for :class:`PairScaling`: its width, base and published recipe."""
+
+    label: str
+    head_dim: int
+    rope_theta: float
+    published: str
+
+
+def _preset(name: str, label: str) -> Preset:
+    config = model_rope_config(name)
+    block = config.rope_parameters
+    recipe = block["rope_type"]
+    if "factor" in block:
+        recipe += f", s = {block['factor']:g}"
+    if "original_max_position_embeddings" in block:
+        recipe += f" from L₀ = {block['original_max_position_embeddings']:,}"
+    return Preset(label, config.head_dim, float(block["rope_theta"]), recipe)
+
+
+#: The geometries the slider view steps through (published values from
+#: :mod:`pe_helpers.rope_configs`, with their sources there).
+PRESETS: tuple[Preset, ...] = (
+    Preset("lesson 08 model", 16, 10000.0, "trained at L = 16, no scaling"),
+    _preset("llama-2-7b", "Llama 2 7B"),
+    _preset("llama-3.1-8b", "Llama 3.1 8B"),
+    _preset("deepseek-v3", "DeepSeek-V3 (rope part)"),
+    _preset("gemma-3-4b-global", "Gemma 3 4B (global layers)"),
+)
+
+
+# --- the figure -----------------------------------------------------------------------------------
+
+_COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
+_POINTS = 240
+
+
+def _distances(longest: int) -> np.ndarray:
+    """Whole distances from 1 to ``longest``, spread evenly on a log scale."""
+    return np.unique(np.round(np.geomspace(1, longest, _POINTS)))
+
+
+class PairScaling(LiveFigure):
+    """What each method does to each pair (left) and to the score against distance (right).
+
+    Left: ``θ'_i / θ_i`` per pair on a log scale — 1 means kept, ``1/s`` interpolated, between
+    ramped — with the pair where ``λ = L0`` and YaRN's bounds (pairs turning ``beta_fast`` and
+    ``beta_slow`` times in ``L0``, before transformers rounds them) marked. Right: the aligned
+    score (:func:`aligned_scores`) from 1 to ``s · L0`` tokens (the axis runs to 64 ``L0``, the
+    largest ``s``), plain RoPE solid inside ``L0`` and dotted past it. Sliders: the head
+    geometry (a preset), ``s``, ``log2 L0`` and YaRN's ``beta_fast`` and ``beta_slow``.
+
+    Examples
+    --------
+    >>> fig = PairScaling().draw(preset=0, factor=4, log2_length=4)
+    >>> fig.axes[0].get_title()
+    'lesson 08 model: d = 16, θ = 10,000'
+    """
+
+    controls = {
+        "preset": int_control("preset", 2, 0, len(PRESETS) - 1),
+        "factor": int_control("factor s", 8, 1, 64),
+        "log2_length": int_control("log₂ L₀", 13, 4, 17),
+        "beta_fast": int_control("beta_fast", 32, 1, 64),
+        "beta_slow": float_control("beta_slow", 1.0, 0.25, 8.0, 0.25),
+    }
+    figsize = (11.0, 4.5)
+    grid = (1, 2)
+
+    def build(self, axes) -> SimpleNamespace:
+        left, right = axes
+        pairs = {m: left.plot([], [], "o-", markersize=3, color=_COLOURS[m], label=m)[0]
+                 for m in FIGURE_METHODS}
+        (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
+        (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
+        curves = {m: right.plot([], [], color=_COLOURS[m], label=m)[0] for m in FIGURE_METHODS}
+        marks = {}
+        for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
+            colour = "grey" if key == "turn" else _COLOURS["YaRN"]
+            marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
+        labels = {
+            key: left.text(0.0, 0.03 if key == "turn" else 0.97, "", fontsize=9, ha="center",
+                           va="bottom" if key == "turn" else "top", clip_on=True,
+                           transform=left.get_xaxis_transform())
+            for key in marks
+        }
+        end = right.axvline(1.0, linestyle="--", color="grey", linewidth=1)
+        left.set_yscale("log")
+        left.set_ylim(1 / 100, 2.5)
+        # Few ticks (no minor ones): each tick is an artist that a draw lays out.
+        left.yaxis.set_major_locator(FixedLocator([1 / 64, 1 / 16, 1 / 4, 1]))
+        left.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"1/{1 / y:.0f}"
+                                                     if y < 1 else "1"))
+        left.yaxis.set_minor_locator(NullLocator())
+        left.set_xlabel("pair i (0 = fastest)")
+        left.set_ylabel("θ′ᵢ / θᵢ  (1 kept, 1/s interpolated)")
+        right.set_xscale("log")
+        right.xaxis.set_minor_locator(NullLocator())
+        plain_log_ticks(right.xaxis)
+        right.set_ylim(-0.7, 2.2)
+        right.set_xlabel("distance Δ (tokens)")
+        right.set_ylabel("aligned score / d")
+        right.legend(loc="upper right", fontsize=8, ncols=2)
+        return SimpleNamespace(left=left, right=right, pairs=pairs, inside=inside,
+                               beyond=beyond, curves=curves, marks=marks, labels=labels, end=end)
+
+    def update(self, art: SimpleNamespace, preset: int, factor: int, log2_length: int,
+               beta_fast: int, beta_slow: float) -> None:
+        geometry = PRESETS[preset]
+        d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
+        plain = default_frequencies(theta, d)
+        index = np.arange(d // 2)
+        distances = _distances(factor * original)
+        yarn_factor = 1.0
+        for method in FIGURE_METHODS:
+            inv, att = method_frequencies(method, d, float(factor), original, rope_theta=theta,
+                                          beta_fast=beta_fast, beta_slow=beta_slow)
+            art.pairs[method].set_data(index, inv / plain)
+            art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
+            if method == "YaRN":
+                yarn_factor = att
+        rope = aligned_scores(plain, distances)
+        inside = distances <= original
+        art.inside.set_data(distances[inside], rope[inside])
+        art.beyond.set_data(distances[distances >= original], rope[distances >= original])
+        for key, turns, text in (("turn", 1.0, "λ = L₀"), ("beta_fast", beta_fast, "β_fast"),
+                                 ("beta_slow", beta_slow, "β_slow")):
+            where = yarn_correction_dim(turns, d, theta, original)
+            art.marks[key].set_xdata([where, where])
+            art.labels[key].set_x(where)
+            art.labels[key].set_text(text if key == "turn" else f"{text} = {turns:g}")
+        art.end.set_xdata([original, original])
+        art.left.set_xlim(-0.5, d // 2 - 0.5)
+        # The widest s sets the limit, so a step of s alone leaves every limit (and is blitted).
+        art.right.set_xlim(1, self.controls["factor"].maximum * original)
+        art.left.title.set_text(f"{geometry.label}: d = {d}, θ = {theta:,.0f}")
+        art.right.title.set_text(
+            f"L₀ = {original:,}, s = {factor}: YaRN logits × {yarn_factor**2:.2f}")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [*art.pairs.values(), *art.curves.values(), art.inside, art.beyond,
+                *art.marks.values(), *art.labels.values(), art.end,
+                art.left.title, art.right.title]

@@ -1,0 +1,292 @@
+"""Lesson 10 · Stretching RoPE to longer contexts: the methods and what their frequencies do.
+
+See :mod:`pe_helpers.lessons.long_context` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validate import check_array, check_choice, check_int, check_real
+from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from ...training import TrainedModel, train
+
+#: The methods compared: plain RoPE and five ways to stretch it.
+METHODS = ("RoPE", "PI", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3")
+#: Most distances :func:`aligned_scores` evaluates, and most numbers :func:`rotate` returns.
+MAX_DISTANCES, MAX_ELEMENTS = 100_000, 2**24
+_MAX_HEAD_DIM = 1024
+#: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
+_LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
+
+
+# --- the methods --------------------------------------------------------------------------------
+
+
+def rope_block(
+    method: str,
+    factor: float,
+    original: int,
+    *,
+    rope_theta: float = 10000.0,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> dict[str, Any]:
+    """The ``rope_parameters`` block of a transformers config for ``method``.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS` except "NTK-aware", which has no ``rope_type`` of its own
+        (transformers has only its dynamic form; :func:`method_frequencies` computes it).
+    factor : float
+        The context factor ``s`` (> 0).
+    original : int
+        ``L0`` (``original_max_position_embeddings``) for YaRN and Llama 3; "dynamic NTK" reads
+        its reference length from ``max_position_embeddings``, outside the block.
+    rope_theta : float, default 10000.0
+        The base ``b``.
+    beta_fast, beta_slow : float, default 32 and 1
+        YaRN's bounds, in rotations within ``L0``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
+    'llama3'
+    """
+    method = check_choice("method", method, METHODS)
+    factor = check_real("factor", factor, positive=True)
+    original = check_int("original", original, minimum=1)
+    theta = check_real("rope_theta", rope_theta, positive=True)
+    if method == "RoPE":
+        return {"rope_type": "default", "rope_theta": theta}
+    if method == "NTK-aware":
+        raise ValueError(
+            "method 'NTK-aware' has no rope_type of its own in transformers (only its dynamic "
+            "form, 'dynamic NTK'); use method_frequencies for it"
+        )
+    rope_type = {"PI": "linear", "dynamic NTK": "dynamic", "YaRN": "yarn", "Llama 3": "llama3"}
+    block = {"rope_type": rope_type[method], "rope_theta": theta, "factor": factor}
+    if method == "YaRN":
+        block.update(original_max_position_embeddings=original,
+                     beta_fast=check_real("beta_fast", beta_fast, positive=True),
+                     beta_slow=check_real("beta_slow", beta_slow, positive=True))
+    if method == "Llama 3":
+        block.update(low_freq_factor=_LOW_FREQ_FACTOR, high_freq_factor=_HIGH_FREQ_FACTOR,
+                     original_max_position_embeddings=original)
+    return block
+
+
+def method_frequencies(
+    method: str,
+    head_dim: int,
+    factor: float,
+    original: int,
+    *,
+    rope_theta: float = 10000.0,
+    length: int | None = None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> tuple[np.ndarray, float]:
+    """Per-pair frequencies and attention factor of ``method`` for a head of ``head_dim``.
+
+    Arguments as in :func:`rope_block`; ``length`` is the current sequence length, which only
+    "dynamic NTK" reads (its reference length is ``original``, standing for the config's
+    ``max_position_embeddings``; default: ``original``, where nothing changes).
+
+    Examples
+    --------
+    >>> inv, att = method_frequencies("NTK-aware", 4, 2.0, 16, rope_theta=100.0)
+    >>> inv.round(6).tolist(), att
+    ([1.0, 0.05], 1.0)
+    """
+    method = check_choice("method", method, METHODS)
+    head_dim = check_int("head_dim", head_dim, minimum=2)
+    if head_dim > _MAX_HEAD_DIM:
+        raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
+    if method == "NTK-aware":
+        check_int("original", original, minimum=1)
+        base = ntk_aware_base(check_real("rope_theta", rope_theta, positive=True), head_dim,
+                              check_real("factor", factor, positive=True))
+        return default_frequencies(base, head_dim), 1.0
+    block = rope_block(method, factor, original, rope_theta=rope_theta,
+                       beta_fast=beta_fast, beta_slow=beta_slow)
+    if method != "dynamic NTK":
+        return rope_frequencies(block, head_dim)
+    length = original if length is None else check_int("length", length, minimum=1)
+    return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
+
+
+def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np.ndarray:
+    """Rotate each adjacent pair ``(2i, 2i + 1)`` of ``x`` by ``angles[..., i]``, then scale.
+
+    With ``angles = position * inv_freq`` this is RoPE with any frequencies, as lesson 08's
+    model applies it ("rope_adjacent"); ``attention_factor`` multiplies cos and sin, as YaRN's
+    does, so a score between two rotated vectors grows by its square. ``x`` has shape
+    ``(..., d)`` with ``d`` even, ``angles`` broadcasts to ``(..., d // 2)``; the result (float64,
+    at most :data:`MAX_ELEMENTS` numbers) has ``x``'s shape broadcast with the angles.
+
+    Examples
+    --------
+    >>> rotate([1.0, 0.0], [np.pi / 2]).round(12).tolist()
+    [0.0, 1.0]
+    """
+    x = check_array("x", x, min_ndim=1).astype(np.float64)
+    if x.shape[-1] % 2:
+        raise ValueError(f"x must have an even last axis (pairs), got {x.shape[-1]}")
+    angles = check_array("angles", angles).astype(np.float64)
+    shape = np.broadcast_shapes(x[..., ::2].shape, angles.shape)
+    if np.prod(shape) * 2 > MAX_ELEMENTS:
+        raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
+    factor = check_real("attention_factor", attention_factor, positive=True)
+    first, second = x[..., 0::2], x[..., 1::2]
+    cos, sin = factor * np.cos(angles), factor * np.sin(angles)
+    out_first, out_second = first * cos - second * sin, first * sin + second * cos
+    out = np.empty(out_first.shape[:-1] + (x.shape[-1],))
+    out[..., 0::2], out[..., 1::2] = out_first, out_second
+    return out
+
+
+def aligned_scores(
+    inv_freq: ArrayLike, distances: ArrayLike, attention_factor: float = 1.0
+) -> np.ndarray:
+    """Score of an all-ones query and key ``distances`` apart, divided by the width ``d``.
+
+    ``m² · mean_i cos(θ_i Δ)`` with ``m`` the attention factor: 1 at distance 0 without one.
+    (Lesson 07's aligned score, normalised.)
+
+    Examples
+    --------
+    >>> aligned_scores([1.0, 0.5], [0.0, np.pi]).round(4).tolist()
+    [1.0, -0.5]
+    """
+    inv_freq = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64)
+    if inv_freq.size > _MAX_HEAD_DIM // 2:
+        raise ValueError(f"inv_freq may have at most {_MAX_HEAD_DIM // 2} pairs, got "
+                         f"{inv_freq.size}")
+    distances = check_array("distances", distances, ndim=1).astype(np.float64)
+    if distances.size > MAX_DISTANCES:
+        raise ValueError(f"distances may have at most {MAX_DISTANCES} entries, got "
+                         f"{distances.size}")
+    factor = check_real("attention_factor", attention_factor, positive=True)
+    return factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
+
+
+def dynamic_key_angles(
+    key_positions: ArrayLike,
+    current_length: int,
+    head_dim: int,
+    factor: float,
+    max_position_embeddings: int,
+    *,
+    rope_theta: float = 10000.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Angles of cached keys under dynamic NTK: as cached, and as the current step rotates.
+
+    In token-by-token generation the key at position ``n`` is rotated once, when the sequence
+    has ``n + 1`` tokens, with that length's base, and cached; a query at ``current_length``
+    uses the current base. Returns ``cached`` and ``current``, each of shape
+    ``(len(key_positions), head_dim // 2)``: ``n θ_i(base at n + 1)`` and
+    ``n θ_i(base at current_length)`` (at most 4096 keys).
+
+    Examples
+    --------
+    >>> cached, current = dynamic_key_angles([3], 8, 4, 2.0, 4)
+    >>> bool(cached[0, 1] > current[0, 1]), float(cached[0, 0] - current[0, 0])
+    (True, 0.0)
+    """
+    positions = check_array("key_positions", key_positions, ndim=1)
+    if not np.issubdtype(positions.dtype, np.integer) or positions.min() < 0:
+        raise ValueError("key_positions must be whole numbers >= 0")
+    if positions.size > 4096:
+        raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
+    current_length = check_int("current_length", current_length, minimum=1)
+    if positions.max() >= current_length:
+        raise ValueError(f"key_positions must be below current_length {current_length}, got "
+                         f"{positions.max()}")
+
+    def at(length: int) -> np.ndarray:
+        return method_frequencies("dynamic NTK", head_dim, factor, max_position_embeddings,
+                                  rope_theta=rope_theta, length=length)[0]
+
+    cached = np.array([n * at(n + 1) for n in positions.tolist()])
+    return cached, np.multiply.outer(positions.astype(np.float64), at(current_length))
+
+
+# --- lesson 08's model with new frequencies -----------------------------------------------------
+
+
+def _model_frequencies(model: object, method: str, factor: float, length: int | None,
+                       beta_fast: float = 32.0, beta_slow: float = 1.0):
+    """``method``'s frequencies for a lesson 08 RoPE model, ``L0`` its training length."""
+    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+        raise TypeError(f"model must be a TrainedModel with method 'rope_adjacent', got "
+                        f"{type(model).__name__}")
+    return method_frequencies(method, model.config.d_head, factor, model.length,
+                              rope_theta=model.config.base, length=length,
+                              beta_fast=beta_fast, beta_slow=beta_slow)
+
+
+def stretched(
+    model: TrainedModel,
+    method: str,
+    factor: float,
+    *,
+    length: int | None = None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+) -> TrainedModel:
+    """The same weights with ``method``'s frequencies, ``L0`` being the training length.
+
+    ``length`` is the test length, needed by "dynamic NTK" only (its base depends on it).
+
+    Examples
+    --------
+    >>> model = train("copy_back", "rope_adjacent", length=8, vocab_size=4, steps=2)
+    >>> stretched(model, "PI", 2.0).config.inv_freq[0]
+    0.5
+    """
+    inv, att = _model_frequencies(model, method, factor, length, beta_fast, beta_slow)
+    return model.replace(inv_freq=inv, attention_factor=att)
+
+
+def fine_tuned(
+    model: TrainedModel,
+    method: str,
+    factor: float,
+    *,
+    length: int,
+    steps: int,
+    seed: int = 1,
+) -> TrainedModel:
+    """Train ``model`` ``steps`` more Adam steps at ``length`` with ``method``'s frequencies.
+
+    Everything else (task, width, learning rate) as the model was trained; ``seed`` picks the
+    fine-tuning data. "dynamic NTK" uses its base at ``length``.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "rope_adjacent", length=8, vocab_size=4, steps=2)
+    >>> fine_tuned(model, "YaRN", 2.0, length=16, steps=1).length
+    16
+    """
+    length = check_int("length", length, minimum=2)
+    if length > 1024:
+        raise ValueError(f"length must be at most 1024 (keeps fine-tuning fast), got {length}")
+    steps = check_int("steps", steps, minimum=1)
+    if steps > 2000:
+        raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
+    inv, att = _model_frequencies(model, method, factor, length)
+    config = model.config
+    return train(model.task, config.method, length=length, vocab_size=config.vocab_size,
+                 steps=steps, seed=seed, params=model.params, d_model=config.d_model,
+                 n_heads=config.n_heads, d_head=config.d_head, causal=config.causal,
+                 residual=config.residual, base=config.base, inv_freq=inv,
+                 attention_factor=att)

@@ -1,0 +1,48 @@
+"""Lesson 12 · RoPE in today's architectures: partial, decoupled, multimodal, hybrid.
+
+The notebook ``notebooks/12_rope_today.ipynb`` reads four settings met in current model
+configs and checks what each does to the attention score. The variants themselves are
+general maths in :mod:`pe_helpers.rope_variants`; what only this lesson needs lives here:
+
+* :data:`PUBLISHED_SETTINGS` — the values the lesson teaches, each with where it was read;
+* measurements: :func:`position_scores` (one query and one key placed at many
+  positions), :func:`patch_scores` and :func:`relative_2d_deviation` (multimodal RoPE on
+  an image grid), :func:`nope_layers` (which layers of a hybrid stack have no RoPE);
+* figures: :class:`MropeScoreMap` (the score of one query patch against every patch,
+  under sliders for the grid, the sections and the query patch) and
+  :func:`plot_turning_pairs` (which pairs turn, and how fast, under RoPE, partial
+  rotation and p-RoPE);
+* the exercise checkers :func:`check_partial_rope`, :func:`check_mla_cache` and
+  :func:`check_mrope_ids`.
+"""
+
+from __future__ import annotations
+
+from .exercises import check_mla_cache, check_mrope_ids, check_partial_rope
+from .figures import MropeScoreMap, plot_turning_pairs
+from .maths import (
+    MAX_GRID_SIDE,
+    MAX_POSITIONS,
+    PUBLISHED_SETTINGS,
+    PublishedSetting,
+    nope_layers,
+    patch_scores,
+    position_scores,
+    relative_2d_deviation,
+)
+
+__all__ = [
+    "MAX_GRID_SIDE",
+    "MAX_POSITIONS",
+    "PUBLISHED_SETTINGS",
+    "MropeScoreMap",
+    "PublishedSetting",
+    "check_mla_cache",
+    "check_mrope_ids",
+    "check_partial_rope",
+    "nope_layers",
+    "patch_scores",
+    "plot_turning_pairs",
+    "position_scores",
+    "relative_2d_deviation",
+]

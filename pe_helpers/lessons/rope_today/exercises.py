@@ -1,0 +1,185 @@
+"""Lesson 12 · RoPE in today's architectures: the exercise checkers.
+
+See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...grading import Feedback, as_array, as_integer, close, grade
+from ...rope import apply_rope
+from ...rope_variants import mrope_position_ids
+
+# --- exercise checkers ---------------------------------------------------------------------------
+
+
+def check_partial_rope(partial_rope: Callable) -> Feedback:
+    """Lesson 12, exercise 1: ``partial_rope(x, positions, rotary_dim, base)``.
+
+    Rotate the first ``rotary_dim`` columns of ``x`` with RoPE of width ``rotary_dim``
+    (adjacent pairs); leave the other columns as they are.
+
+    Examples
+    --------
+    >>> def partial_rope(x, positions, rotary_dim, base):
+    ...     out = x.copy()
+    ...     out[:, :rotary_dim] = apply_rope(x[:, :rotary_dim], positions, base)
+    ...     return out
+    >>> check_partial_rope(partial_rope).status
+    'correct'
+    """
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(5, 12))
+    positions = np.array([0.0, 1.0, 4.0, 9.0, 30.0])
+    scale = float(np.abs(x).max())
+    cases = ((4, 10000.0), (8, 500.0))
+
+    def matches(attempt: Callable) -> str | None:
+        for r, base in cases:
+            what = f"your result for rotary_dim = {r}, base = {base:g}"
+            got = as_array(attempt(x, positions, r, base), what, shape=x.shape)
+            want = x.copy()
+            want[:, :r] = apply_rope(x[:, :r], positions, base)
+            if close(got, want, scale=scale):
+                continue
+            return _partial_slip(got, x, positions, r, base, scale)
+        return None
+
+    return grade(
+        "partial rotation",
+        partial_rope,
+        [matches],
+        "copy x; replace its first rotary_dim columns by apply_rope(x[:, :rotary_dim], "
+        "positions, base); return the copy.",
+        call=(x, positions, 4, 10000.0),
+    )
+
+
+def _partial_slip(
+    got: np.ndarray, x: np.ndarray, positions: np.ndarray, r: int, base: float, scale: float
+) -> str:
+    def same(expected: np.ndarray) -> bool:
+        return close(got, expected, scale=scale)
+
+    d = x.shape[1]
+    for other in (10000.0, 500.0):
+        right_but_other_base = x.copy()
+        right_but_other_base[:, :r] = apply_rope(x[:, :r], positions, other)
+        if other != base and same(right_but_other_base):
+            return f"you rotated with base {other:g}: use the base argument, not a fixed number."
+    if same(apply_rope(x, positions, base)):
+        return "you rotated every column: only the first rotary_dim columns turn."
+    tail = x.copy()
+    tail[:, d - r :] = apply_rope(x[:, d - r :], positions, base)
+    if same(tail):
+        return "you rotated the last rotary_dim columns; it is the first ones that turn."
+    wide = x.copy()
+    wide[:, :r] = apply_rope(x, positions, base)[:, :r]
+    if same(wide):
+        return (
+            "your frequencies are those of the whole head (base^(−2k/d) with d the full "
+            "width): partial rotation computes them over the rotated part, base^(−2k/rotary_dim)."
+        )
+    if same(x):
+        return "nothing turned: the first rotary_dim columns must be rotated by their positions."
+    if not close(got[:, r:], x[:, r:], scale=scale):
+        return "the columns after rotary_dim must come back unchanged."
+    return "the first rotary_dim columns are not RoPE of width rotary_dim at these positions."
+
+
+#: DeepSeek-V2's attention sizes (report §3.1.2; the V3 config has the same).
+_MLA = {"heads": 128, "head_dim": 128, "d_c": 512, "d_rope": 64}
+
+
+def check_mla_cache(answer: object) -> Feedback:
+    """Lesson 12, exercise 2: numbers a DeepSeek-V2 layer caches per token (MLA + decoupled RoPE).
+
+    Examples
+    --------
+    >>> check_mla_cache(576).status
+    'correct'
+    """
+    heads, head_dim, d_c, d_rope = (_MLA[key] for key in ("heads", "head_dim", "d_c", "d_rope"))
+    slips = {
+        d_c: "that is the latent c alone: the rotated key k^R is cached too.",
+        d_c + heads * d_rope: "the rotated key is one vector shared by all heads, not one each.",
+        2 * heads * head_dim: "that is what ordinary multi-head attention caches (keys and values "
+        "of every head); MLA caches the latent and the shared rotated key.",
+        d_c + head_dim: "the rotated key is d_h^R = 64 wide, not 128.",
+    }
+
+    def value(ans: object) -> str | None:
+        got = as_integer(ans, "your count")
+        if got == d_c + d_rope:
+            return None
+        return slips.get(got, f"{got} is not it: add up the vectors one token leaves in the cache.")
+
+    return grade(
+        "MLA cache per token",
+        answer,
+        [value],
+        "list what a later query needs from this token: the folded part reads the latent c; "
+        "the rotated part reads the rotated key k^R. How wide is each, and how many of each?",
+    )
+
+
+def check_mrope_ids(mrope_ids: Callable) -> Feedback:
+    """Lesson 12, exercise 3: ``mrope_ids(text_before, grid_h, grid_w, text_after)``.
+
+    Return Qwen2-VL's position ids, shape ``(3, n)``, rows t, h, w.
+
+    Examples
+    --------
+    >>> check_mrope_ids(mrope_position_ids).status
+    'correct'
+    """
+    cases = ((3, 2, 4, 2), (0, 3, 2, 3), (1, 1, 5, 0))
+
+    def matches(attempt: Callable) -> str | None:
+        for before, rows, cols, after in cases:
+            want = mrope_position_ids(before, rows, cols, after)
+            what = f"your ids for ({before}, {rows}, {cols}, {after})"
+            got = as_array(attempt(before, rows, cols, after), what, shape=want.shape)
+            if np.array_equal(got, want):
+                continue
+            return _mrope_slip(got, want, before, rows, cols, after)
+        return None
+
+    return grade(
+        "M-RoPE position ids",
+        mrope_ids,
+        [matches],
+        "text: the same id on all three rows, counting on; patch (row, col): t = s, h = s + row, "
+        "w = s + col, with s the next id; text after the image: largest id so far + 1.",
+        call=cases[0],
+    )
+
+
+def _mrope_slip(
+    got: np.ndarray, want: np.ndarray, before: int, rows: int, cols: int, after: int
+) -> str:
+    image = slice(before, before + rows * cols)
+    if not np.array_equal(got[:, :before], want[:, :before]):
+        return "the text before the image is wrong: a text token gets ids (i, i, i)."
+    patches = got[:, image]
+    if np.array_equal(patches[1:], want[[2, 1], image]):
+        return "rows h and w are swapped: h counts the patch row, w the patch column."
+    if np.array_equal(patches[0], before + np.arange(rows * cols)):
+        return "the temporal id t stays the same for every patch of one image."
+    if np.array_equal(patches, want[:, image] - before):
+        return "the image's ids start at 0; they start after the text before it (s = text_before)."
+    if not np.array_equal(patches, want[:, image]):
+        order = np.stack([np.arange(rows * cols) % rows, np.arange(rows * cols) // rows])
+        if np.array_equal(patches[1:], before + order):
+            return "patches are numbered row by row (all columns of row 0 first)."
+        return "the image's ids are wrong: patch (row, col) gets (s, s + row, s + col)."
+    sequential = before + rows * cols + np.arange(after)
+    if after and np.array_equal(got[0, image.stop :], sequential):
+        return (
+            "the text after the image continues from the token count; in M-RoPE it starts "
+            "at the largest id used so far plus one."
+        )
+    return "the text after the image is wrong: ids (m, m, m) from m = largest id so far + 1."

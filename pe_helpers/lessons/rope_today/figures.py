@@ -1,0 +1,159 @@
+"""Lesson 12 · RoPE in today's architectures: which pairs turn, and the multimodal score map.
+
+See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from matplotlib.axes import Axes
+
+from ..._validate import check_base, check_int
+from ...encodings import frequencies
+from ...figures import course_style, new_axes
+from ...live import LiveFigure, even_control, int_control
+from ...rope_variants import p_rope_frequencies, rotary_dim
+from .maths import patch_scores
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+@course_style
+def plot_turning_pairs(
+    head_dim: int = 128, fraction: float = 0.75, base: float = 10000.0, ax: Axes | None = None
+) -> Axes:
+    """Frequency of each pair under RoPE, partial rotation and p-RoPE with the same fraction.
+
+    Pairs that never turn (the unrotated part of partial rotation, the stopped pairs of
+    p-RoPE) are marked along the bottom edge.
+
+    Parameters
+    ----------
+    head_dim : int, default 128
+        Width of one head, even, at most 1024.
+    fraction : float, default 0.75
+        ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE.
+    base : float, default 10000.0
+        Frequency base.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines``: RoPE, partial, p-RoPE, then the two "never turns" markers.
+
+    Examples
+    --------
+    >>> ax = plot_turning_pairs(16, 0.5)
+    >>> [line.get_label() for line in ax.lines][:3]
+    ['RoPE', 'partial rotation (0.5)', 'p-RoPE (p = 0.5)']
+    """
+    head_dim = check_int("head_dim", head_dim, minimum=2, maximum=1024)
+    base = check_base(base)
+    pairs = np.arange(head_dim // 2)
+    full = frequencies(head_dim, base)
+    r = rotary_dim(head_dim, fraction)
+    partial = np.zeros(head_dim // 2)
+    # The rotated part holds r / 2 pairs; in the adjacent layout they are pairs 0 .. r/2 - 1.
+    partial[: r // 2] = frequencies(r, base) if r else []
+    p_rope = p_rope_frequencies(head_dim, fraction, base)
+    ax = new_axes(ax)
+    floor = float(full.min()) / 10
+    for values, label, style in (
+        (full, "RoPE", {"color": "C0", "linewidth": 7, "alpha": 0.3}),
+        (partial, f"partial rotation ({fraction:g})", {"color": "C1", "linestyle": "--"}),
+        (p_rope, f"p-RoPE (p = {fraction:g})", {"color": "C2", "linestyle": ":"}),
+    ):
+        ax.plot(pairs, np.where(values > 0, values, np.nan), label=label, **style)
+    for values, colour, marker, height, label in (
+        (partial, "C1", "x", floor, "partial: never turns"),
+        (p_rope, "C2", "+", floor / 4, "p-RoPE: never turns"),
+    ):
+        stopped = pairs[values == 0]
+        ax.plot(stopped, np.full(stopped.size, height), marker, color=colour, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("pair k (0 = fastest)")
+    ax.set_ylabel("frequency (radians per position)")
+    ax.set_title(f"Which pairs turn: head of {head_dim}, fraction {fraction:g}")
+    ax.legend(loc="lower left")
+    return ax
+
+
+class MropeScoreMap(LiveFigure):
+    """Multimodal-RoPE score of one query patch against every patch of an image.
+
+    The query and the key carry the same content (all ones), so every colour is the
+    work of the positions: pair ``k`` contributes ``2 cos(w_k · Δ)`` where ``Δ`` is the
+    row offset or the column offset (or 0 for the temporal pairs), as its section says.
+    The colour scale spans the map's own range (the largest score, ``head_dim``, sits
+    at the query patch).
+    Sliders: the grid (rows, columns), the number of temporal pairs (the rest split
+    evenly between rows and columns) and the query patch (clamped to the grid).
+
+    Parameters
+    ----------
+    head_dim : int, default 128
+        Width of the head, a multiple of 4 from 8 to 256 (Qwen2-VL: 128).
+    base : float, default 10000.0
+        Frequency base (Qwen2-VL's config sets 1,000,000).
+
+    Examples
+    --------
+    >>> fig = MropeScoreMap(head_dim=8).draw(grid_h=2, grid_w=3, t_pairs=0, row=9, col=0)
+    >>> fig.axes[0].get_title()
+    'query patch (1, 0); sections (t, h, w) = (0, 2, 2)'
+    """
+
+    controls = {
+        "grid_h": int_control("rows", 12, 2, 24),
+        "grid_w": int_control("columns", 16, 2, 24),
+        "t_pairs": even_control("temporal pairs", 16, 0, 32),
+        "row": int_control("query row", 5, 0, 23),
+        "col": int_control("query column", 8, 0, 23),
+    }
+    figsize = (7.0, 5.0)
+
+    def __init__(self, head_dim: int = 128, base: float = 10000.0) -> None:
+        self.head_dim = check_int("head_dim", head_dim, minimum=8, maximum=256)
+        if self.head_dim % 4:
+            raise ValueError(f"head_dim must be a multiple of 4, got {self.head_dim}")
+        self.base = check_base(base)
+
+    def sections(self, t_pairs: int) -> tuple[int, int, int]:
+        """``(t, h, w)`` pairs: ``t_pairs`` (at most half the pairs), the rest split evenly."""
+        t = min(t_pairs, self.head_dim // 4)
+        rest = self.head_dim // 2 - t
+        return t, rest - rest // 2, rest // 2
+
+    def build(self, axes) -> SimpleNamespace:
+        image = axes.imshow(
+            np.zeros((2, 2)), cmap="viridis", interpolation="nearest", origin="upper"
+        )
+        axes.figure.colorbar(image, ax=axes, label="score (all-ones q and k)")
+        (marker,) = axes.plot([0], [0], marker="*", color="black", markersize=14, linestyle="none")
+        axes.set_xlabel("patch column w")
+        axes.set_ylabel("patch row h")
+        return SimpleNamespace(axes=axes, image=image, marker=marker)
+
+    def update(
+        self, art: SimpleNamespace, grid_h: int, grid_w: int, t_pairs: int, row: int, col: int
+    ) -> None:
+        row, col = min(row, grid_h - 1), min(col, grid_w - 1)
+        sections = self.sections(t_pairs)
+        ones = np.ones(self.head_dim)
+        scores = patch_scores(ones, ones, grid_h, grid_w, sections, self.base)
+        view = scores[row * grid_w + col].reshape(grid_h, grid_w)
+        art.image.set_data(view)
+        low, high = float(view.min()), float(view.max())
+        art.image.set_clim(low, max(high, low + 1e-9))
+        art.image.set_extent((-0.5, grid_w - 0.5, grid_h - 0.5, -0.5))
+        art.axes.set_xlim(-0.5, grid_w - 0.5)
+        art.axes.set_ylim(grid_h - 0.5, -0.5)
+        art.marker.set_data([col], [row])
+        art.axes.title.set_text(f"query patch ({row}, {col}); sections (t, h, w) = {sections}")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [art.image, art.marker, art.axes.title]

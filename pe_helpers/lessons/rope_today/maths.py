@@ -1,0 +1,245 @@
+"""Lesson 12 · RoPE in today's architectures: the published settings and the measurements.
+
+See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validate import check_array, check_int
+from ...rope_variants import apply_mrope, mrope_position_ids
+
+#: Most positions :func:`position_scores` places a query and a key at.
+MAX_POSITIONS = 2048
+#: Largest image side :func:`patch_scores` takes (so the score matrix stays small).
+MAX_GRID_SIDE = 32
+
+
+class PublishedSetting(NamedTuple):
+    """One value a model's code or config sets, and where it was read."""
+
+    model: str
+    setting: str
+    value: str
+    source: str
+
+
+#: The settings this lesson teaches, each confirmed in the source named beside it.
+PUBLISHED_SETTINGS: tuple[PublishedSetting, ...] = (
+    PublishedSetting(
+        "GPT-NeoX-20B",
+        "rotary_pct (head 6144 / 64 = 96)",
+        "0.25 → 24 of 96 dims rotate",
+        "EleutherAI/gpt-neox, configs/20B.yml",
+    ),
+    PublishedSetting(
+        "DeepSeek-V2 / V3",
+        "qk_nope_head_dim, qk_rope_head_dim",
+        "128 unrotated + 64 rotated",
+        "DeepSeek-V2 report §2.1.3 and §3.1.2; deepseek-ai/DeepSeek-V3 inference/configs",
+    ),
+    PublishedSetting(
+        "DeepSeek-V2 / V3",
+        "kv_lora_rank (d_c), heads",
+        "512, 128 heads",
+        "DeepSeek-V2 report §3.1.2; DeepSeek-V3 inference/configs/config_671B.json",
+    ),
+    PublishedSetting(
+        "Qwen2-VL-7B",
+        "mrope_section (head 3584 / 28 = 128)",
+        "(16, 24, 24) pairs for (t, h, w)",
+        "Qwen's config.json; transformers qwen2_vl apply_multimodal_rotary_pos_emb",
+    ),
+    PublishedSetting(
+        "SmolLM3-3B",
+        "no_rope_layer_interval, layers",
+        "4 → 9 NoPE layers of 36",
+        "transformers configuration_smollm3.py",
+    ),
+    PublishedSetting(
+        "Llama 4",
+        "NoPE layer interval (iRoPE)",
+        "every 4th layer (transformers default)",
+        "meta-llama/llama-models models/llama4/model.py; transformers configuration_llama4.py",
+    ),
+    PublishedSetting(
+        "p-RoPE",
+        "keep fraction p",
+        "fastest p of the pairs turn, the rest never",
+        "Barbero et al. 2024 (arXiv 2410.06205), appendix code; google-deepmind/gemma",
+    ),
+)
+
+
+# --- measurements -------------------------------------------------------------------------------
+
+
+def position_scores(
+    rotate: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    q: ArrayLike,
+    k: ArrayLike,
+    positions: ArrayLike,
+) -> np.ndarray:
+    """Entry ``[a, b]``: ``rotate(q at positions[a]) · rotate(k at positions[b])``.
+
+    The same two vectors at every position, so the matrix shows what the positions
+    alone do to the score under the encoding ``rotate(x, positions)``.
+
+    Parameters
+    ----------
+    rotate : callable
+        ``rotate(x, positions)`` returns ``x`` (shape ``(n, d)``) with row ``i`` encoded
+        at ``positions[i]``, e.g. ``lambda x, t: apply_partial_rope(x, t, 0.25)``.
+    q, k : array_like
+        1-D vectors of the same width.
+    positions : array_like
+        1-D, at most :data:`MAX_POSITIONS` entries.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(positions), len(positions))``.
+
+    Examples
+    --------
+    >>> same = lambda x, t: x  # no position encoding at all
+    >>> position_scores(same, [1.0, 2.0], [3.0, 0.0], [0, 5]).tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
+    if not callable(rotate):
+        raise TypeError(f"rotate must be a function rotate(x, positions), got {rotate!r}")
+    q = check_array("q", q, ndim=1).astype(np.float64)
+    k = check_array("k", k, ndim=1).astype(np.float64)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    t = check_array("positions", positions, ndim=1).astype(np.float64)
+    if t.size > MAX_POSITIONS:
+        raise ValueError(f"positions may have at most {MAX_POSITIONS} entries, got {t.size}")
+    rows = np.ones((t.size, 1))
+    return rotate(rows * q, t) @ rotate(rows * k, t).T
+
+
+def patch_scores(
+    q: ArrayLike,
+    k: ArrayLike,
+    grid_h: int,
+    grid_w: int,
+    mrope_section: object,
+    base: float = 10000.0,
+) -> np.ndarray:
+    """Multimodal-RoPE scores of ``q`` at every patch of an image against ``k`` at every patch.
+
+    Patches are numbered row by row; patch ``p`` has ids ``(t, h, w) = (0, p // grid_w,
+    p % grid_w)`` (the image alone, as :func:`pe_helpers.rope_variants.mrope_position_ids`
+    numbers it with no text before).
+
+    Parameters
+    ----------
+    q, k : array_like
+        1-D vectors of the same even width ``d``.
+    grid_h, grid_w : int
+        Rows and columns of patches, 1 to :data:`MAX_GRID_SIDE`.
+    mrope_section : sequence of three ints
+        Pairs for (t, h, w), adding up to ``d // 2``.
+    base : float, default 10000.0
+        Frequency base.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(grid_h * grid_w, grid_h * grid_w)``.
+
+    Examples
+    --------
+    >>> s = patch_scores(np.ones(4), np.ones(4), 1, 2, (0, 1, 1), base=100.0)
+    >>> s.round(4).tolist()  # pair 0 turns with the row id (0 for both), pair 1 with the column
+    [[4.0, 3.99], [3.99, 4.0]]
+    """
+    q = check_array("q", q, ndim=1).astype(np.float64)
+    k = check_array("k", k, ndim=1).astype(np.float64)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
+    cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
+    ids = mrope_position_ids(0, rows, cols)
+    ones = np.ones((rows * cols, 1))
+    rotated_q = apply_mrope(ones * q, ids, mrope_section, base)
+    rotated_k = apply_mrope(ones * k, ids, mrope_section, base)
+    return rotated_q @ rotated_k.T
+
+
+def relative_2d_deviation(scores: ArrayLike, grid_h: int, grid_w: int) -> float:
+    """How far patch scores are from depending on ``(Δh, Δw)`` only, relative to their size.
+
+    Groups the entries of ``scores`` (as from :func:`patch_scores`) by the offset
+    ``(Δh, Δw)`` from the query patch to the key patch; returns the largest spread
+    within a group divided by the largest ``|score|``. Zero means the score depends on
+    the 2-D offset only.
+
+    Parameters
+    ----------
+    scores : array_like
+        Shape ``(grid_h * grid_w, grid_h * grid_w)``, finite.
+    grid_h, grid_w : int
+        The grid the patches come from.
+
+    Returns
+    -------
+    float
+        In ``[0, 2]``.
+
+    Examples
+    --------
+    >>> relative_2d_deviation(np.ones((4, 4)), 2, 2)
+    0.0
+    """
+    rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
+    cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
+    n = rows * cols
+    s = check_array("scores", scores, ndim=2).astype(np.float64)
+    if s.shape != (n, n):
+        raise ValueError(f"scores must have shape ({n}, {n}) for a {rows}×{cols} grid")
+    row, col = np.divmod(np.arange(n), cols)
+    offset = (row[None, :] - row[:, None] + rows) * (2 * cols + 1) + (
+        col[None, :] - col[:, None] + cols
+    )
+    keys = offset.ravel()
+    values = s.ravel()
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    spread = np.maximum.reduceat(values, starts) - np.minimum.reduceat(values, starts)
+    scale = float(np.abs(s).max())
+    return float(spread.max() / scale) if scale > 0 else 0.0
+
+
+def nope_layers(num_layers: int, interval: int) -> list[int]:
+    """Indices (from 0) of the layers with no RoPE when every ``interval``-th layer skips it.
+
+    The rule of Meta's Llama 4 code (``(layer_id + 1) % nope_layer_interval == 0``) and
+    of transformers' SmolLM3 and Llama 4 configs (``no_rope_layers``).
+
+    Parameters
+    ----------
+    num_layers : int
+        Layers in the stack, 1 to 1000.
+    interval : int
+        Every ``interval``-th layer is a NoPE layer; >= 1.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> nope_layers(12, 4)
+    [3, 7, 11]
+    """
+    num_layers = check_int("num_layers", num_layers, minimum=1, maximum=1000)
+    interval = check_int("interval", interval, minimum=1)
+    return [layer for layer in range(num_layers) if (layer + 1) % interval == 0]
