@@ -28,6 +28,7 @@ from ._validate import check_array, check_bool, check_choice, check_int, check_r
 from .attention import _softmax, _softmax_backward, causal_mask, softmax_backward
 from .biases import alibi_bias, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
+from .rope import _turn_pairs
 from .tasks import Batch, make_task, task_batch
 
 __all__ = [
@@ -229,16 +230,7 @@ class _Tables:
 
 def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, method: str) -> np.ndarray:
     """RoPE from precomputed tables (``sin -> -sin`` gives the transpose, for the backward)."""
-    m = cos.shape[-1]
-    if method == "rope_adjacent":
-        first, second = slice(0, 2 * m, 2), slice(1, 2 * m, 2)
-    else:
-        first, second = slice(0, m), slice(m, 2 * m)
-    a, b = x[..., first], x[..., second]
-    out = x.copy()
-    out[..., first] = a * cos - b * sin
-    out[..., second] = a * sin + b * cos
-    return out
+    return _turn_pairs(x, cos, sin, "adjacent" if method == "rope_adjacent" else "halves")
 
 
 def _qkv_matrix(params: dict) -> np.ndarray:

@@ -40,23 +40,32 @@ def _block_rows(width: int) -> int:
     return max(1, _BLOCK_ENTRIES // max(1, width))
 
 
+def _turn_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pairing: str) -> np.ndarray:
+    """Turn pair ``k`` of ``x``'s last axis by the angle with cosine ``cos[..., k]`` and sine
+    ``sin[..., k]`` (no checks; the one rotation every RoPE in the package goes through).
+
+    ``pairing`` "adjacent" pairs ``(2k, 2k + 1)``, "halves" ``(k, k + m)``, with ``m`` the
+    number of pairs turned (``cos.shape[-1]``); dimensions past ``2m`` pass through. ``cos`` and
+    ``sin`` broadcast against the pairs; scaling both scales the pair (YaRN's factor), and
+    ``-sin`` turns backwards (the transpose, for a backward pass).
+    """
+    m, d = cos.shape[-1], x.shape[-1]
+    if pairing == "adjacent":
+        first, second = slice(0, 2 * m, 2), slice(1, 2 * m, 2)
+    else:
+        first, second = slice(0, m), slice(m, 2 * m)
+    a, b = x[..., first], x[..., second]
+    shape = np.broadcast_shapes(a.shape, cos.shape)[:-1] + (d,)
+    out = np.empty(shape) if 2 * m == d else np.array(np.broadcast_to(x, shape), dtype=float)
+    out[..., first] = a * cos - b * sin
+    out[..., second] = a * sin + b * cos
+    return out
+
+
 def _rotate(x: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
     """RoPE without checks: rotate row ``i`` of ``x`` (last axis even) by ``t[i] * w``."""
-    d = x.shape[-1]
     angles = np.multiply.outer(t, w)
-    cos, sin = np.cos(angles), np.sin(angles)
-    if pairing == "adjacent":
-        first, second = x[..., 0::2], x[..., 1::2]
-    else:
-        first, second = x[..., : d // 2], x[..., d // 2 :]
-    out = np.empty(np.broadcast_shapes(x.shape, (t.size, d)))
-    if pairing == "adjacent":
-        out[..., 0::2] = first * cos - second * sin
-        out[..., 1::2] = first * sin + second * cos
-    else:
-        out[..., : d // 2] = first * cos - second * sin
-        out[..., d // 2 :] = first * sin + second * cos
-    return out
+    return _turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 def _rotated_copies(

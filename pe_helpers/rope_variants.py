@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import _show, check_array, check_base, check_choice, check_d_model, check_int
 from .encodings import frequencies
-from .rope import PAIRINGS, apply_rope
+from .rope import PAIRINGS, _turn_pairs, apply_rope
 
 __all__ = [
     "MAX_GRID",
@@ -90,19 +90,7 @@ def _fraction(name: str, value: object) -> float:
 
 def _rotate(x: np.ndarray, angles: np.ndarray, pairing: str) -> np.ndarray:
     """Turn pair ``k`` of row ``i`` by ``angles[i, k]`` (callers checked the shapes)."""
-    d = x.shape[-1]
-    if pairing == "adjacent":
-        first, second = x[:, 0::2], x[:, 1::2]
-    else:
-        first, second = x[:, : d // 2], x[:, d // 2 :]
-    cos, sin = np.cos(angles), np.sin(angles)
-    out = np.empty_like(x)
-    turned_first, turned_second = first * cos - second * sin, first * sin + second * cos
-    if pairing == "adjacent":
-        out[:, 0::2], out[:, 1::2] = turned_first, turned_second
-    else:
-        out[:, : d // 2], out[:, d // 2 :] = turned_first, turned_second
-    return out
+    return _turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 # --- partial rotation --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_choice, check_int, check_real
+from ...rope import _turn_pairs
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...training import TrainedModel, train
 
@@ -146,12 +147,7 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
     if np.prod(shape) * 2 > MAX_ELEMENTS:
         raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
     factor = check_real("attention_factor", attention_factor, positive=True)
-    first, second = x[..., 0::2], x[..., 1::2]
-    cos, sin = factor * np.cos(angles), factor * np.sin(angles)
-    out_first, out_second = first * cos - second * sin, first * sin + second * cos
-    out = np.empty(out_first.shape[:-1] + (x.shape[-1],))
-    out[..., 0::2], out[..., 1::2] = out_first, out_second
-    return out
+    return _turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
 
 
 def aligned_scores(
