@@ -160,6 +160,14 @@ def check_array(
     return arr
 
 
+def check_square(name: str, value: object, size: int, why: str = "") -> np.ndarray:
+    """A ``(size, size)`` real matrix as float64; ``why`` ends the message (" to match x")."""
+    matrix = check_array(name, value, ndim=2).astype(np.float64)
+    if matrix.shape != (size, size):
+        raise ValueError(f"{name} must be a ({size}, {size}) matrix{why}, got shape {matrix.shape}")
+    return matrix
+
+
 def check_float_dtype(value: object) -> np.dtype:
     """Return ``value`` as a numpy floating dtype."""
     try:

@@ -68,7 +68,7 @@ def test_attention_layer_matches_attention_and_its_chain_does_not_grow(n):
         (
             lambda: lesson.recurrent_layer(np.ones((2, 3)), np.eye(2), np.eye(3)),
             ValueError,
-            r"w_h must have shape \(3, 3\)",
+            r"w_h must be a \(3, 3\) matrix to match x",
         ),
         (
             lambda: lesson.attention_layer(np.ones((2, 2)), np.eye(2), "a", np.eye(2)),

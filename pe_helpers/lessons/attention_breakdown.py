@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_array, check_bool, check_d_model, check_int, check_real
+from .._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
 from ..attention import attention, relative_deviation
 from ..encodings import sinusoidal_pe
 from ..figures import WIDE_FIGSIZE, diverging_cmap
@@ -65,13 +65,6 @@ def _check_blend(name: str, value: object) -> float:
     if not 0.0 <= t <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {t}")
     return t
-
-
-def _check_square(name: str, value: object, size: int) -> np.ndarray:
-    w = check_array(name, value, ndim=2).astype(np.float64)
-    if w.shape != (size, size):
-        raise ValueError(f"{name} must be a ({size}, {size}) matrix, got shape {w.shape}")
-    return w
 
 
 def _check_rows(name: str, value: object) -> np.ndarray:
@@ -171,8 +164,8 @@ def blend_position_scores(
     [[3.0, 0.0], [0.0, 3.0]]
     """
     p = _check_rows("p", p)
-    w_q = _check_square("w_q_random", w_q_random, p.shape[1])
-    w_k = _check_square("w_k_random", w_k_random, p.shape[1])
+    w_q = check_square("w_q_random", w_q_random, p.shape[1])
+    w_k = check_square("w_k_random", w_k_random, p.shape[1])
     t = _check_blend("t", t)
     _check_work(p, 1)
     return _position_scores(p, w_q, w_k, t)
@@ -212,8 +205,8 @@ def blend_deviations(
     [0.0]
     """
     p = _check_rows("p", p)
-    w_q = _check_square("w_q_random", w_q_random, p.shape[1])
-    w_k = _check_square("w_k_random", w_k_random, p.shape[1])
+    w_q = check_square("w_q_random", w_q_random, p.shape[1])
+    w_k = check_square("w_k_random", w_k_random, p.shape[1])
     ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
     if ts.size > MAX_BLENDS:
         raise ValueError(f"t_values may hold at most {MAX_BLENDS} blends, got {ts.size}")

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_int, check_real
+from ..._validate import check_array, check_int, check_real, check_square
 
 #: Longest sequence the linear recurrence accepts.
 MAX_TOKENS = 100_000
@@ -67,13 +67,6 @@ def _sequence(x: ArrayLike) -> np.ndarray:
     return x
 
 
-def _square(name: str, w: ArrayLike, d: int) -> np.ndarray:
-    w = check_array(name, w, ndim=2).astype(np.float64)
-    if w.shape != (d, d):
-        raise ValueError(f"{name} must have shape ({d}, {d}) to match x, got {w.shape}")
-    return w
-
-
 def recurrent_layer(x: ArrayLike, w_h: ArrayLike, w_x: ArrayLike) -> LayerRun:
     """Run ``h_t = tanh(h_(t-1) W_h + x_t W_x)`` from ``h_0 = 0``, counting the products.
 
@@ -101,7 +94,7 @@ def recurrent_layer(x: ArrayLike, w_h: ArrayLike, w_x: ArrayLike) -> LayerRun:
     """
     x = _sequence(x)
     d = x.shape[1]
-    w_h, w_x = _square("w_h", w_h, d), _square("w_x", w_x, d)
+    w_h, w_x = (check_square(name, w, d, " to match x") for name, w in (("w_h", w_h), ("w_x", w_x)))
     tally = _Tally()
     inputs, input_depth = tally.product(x, w_x)
     h, depth = np.zeros((1, d)), 0
@@ -140,7 +133,8 @@ def attention_layer(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike
     """
     x = _sequence(x)
     d = x.shape[1]
-    w_q, w_k, w_v = (_square(name, w, d) for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)))
+    weights = (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))
+    w_q, w_k, w_v = (check_square(name, w, d, " to match x") for name, w in weights)
     tally = _Tally()
     q, q_depth = tally.product(x, w_q)
     k, k_depth = tally.product(x, w_k)
