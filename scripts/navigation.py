@@ -8,7 +8,8 @@ markdown heading. Solution notebooks (``notebooks/solutions/NN_slug_solutions.ip
 link back to their lesson. The links live in markdown cells tagged ``nav``; this
 script owns those cells and rewrites them. It also owns the first lines of each
 notebook's first code cell, :data:`GUARD`: a kernel started without the course
-installed then says what to run instead of a bare ``ModuleNotFoundError``.
+installed then says what to run instead of a bare ``ModuleNotFoundError``, and inline
+figures are shown as laid out (:func:`pe_helpers.figures.inline_at_figure_size`).
 ``--check`` changes nothing and exits 1 if anything is stale.
 """
 
@@ -33,6 +34,10 @@ if importlib.util.find_spec("pe_helpers") is None:
         "(or `pip install -e .` there), then restart the kernel.",
         name="pe_helpers",
     )
+
+from pe_helpers.figures import inline_at_figure_size
+
+inline_at_figure_size()  # figures are laid out already: no second, trimming pass
 """
 
 
@@ -95,11 +100,14 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` whose first code cell starts with exactly one copy of :data:`GUARD`."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
-        lines = code[0].source.splitlines()
-        if lines and "set-up check, written by scripts/navigation.py" in lines[0]:
+        source = code[0].source
+        if source.startswith(GUARD):
+            source = source[len(GUARD) :]
+        elif "set-up check, written by scripts/navigation.py" in source.split("\n", 1)[0]:
+            lines = source.splitlines()  # an older guard: it ended with the raise
             end = next(i for i, line in enumerate(lines) if line.startswith("    )"))
-            lines = lines[end + 1 :]
-        body = "\n".join(lines).lstrip("\n")
+            source = "\n".join(lines[end + 1 :])
+        body = source.lstrip("\n")
         code[0].source = GUARD + "\n" + body
     return nb
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import subprocess
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from pe_helpers.lessons import NOTEBOOKS as NOTEBOOK_DIR
 from pe_helpers.lessons import lessons
@@ -129,3 +132,28 @@ def test_the_set_up_guard_is_written_once_and_says_what_to_run():
     guard = nav.GUARD.replace('find_spec("pe_helpers")', 'find_spec("pe_helpers_not_installed")')
     with pytest.raises(ModuleNotFoundError, match="run `make lab`"):
         exec(guard, namespace)  # noqa: S102 - the guard as a kernel without the course runs it
+
+
+def test_the_set_up_lines_show_inline_figures_at_their_laid_out_size(monkeypatch):
+    # In a real kernel: IPython's inline backend trims figures (bbox_inches="tight") by default,
+    # a second layout pass; after the set-up lines a 4 x 3 inch figure at 100 dpi is 400 x 300.
+    from nbclient import NotebookClient
+
+    nav = navigation()
+    figure = (
+        "import matplotlib.pyplot as plt\n"
+        "fig = plt.figure(figsize=(4, 3), dpi=100)\n"
+        "fig.add_subplot().plot([0, 1])\n"
+        "plt.show()"
+    )
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel must get the inline backend
+    sizes = []
+    for setup in ("import matplotlib.pyplot", nav.GUARD):
+        nb = nav.nbformat.v4.new_notebook()
+        nb.cells = [nav.nbformat.v4.new_code_cell(setup), nav.nbformat.v4.new_code_cell(figure)]
+        NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+        png = next(o for o in nb.cells[1].outputs if "image/png" in o.get("data", {}))
+        sizes.append(Image.open(io.BytesIO(base64.b64decode(png["data"]["image/png"]))).size)
+    trimmed, laid_out = sizes
+    assert laid_out == (400, 300)
+    assert trimmed != laid_out  # the default trims the margins: the test can tell the two apart

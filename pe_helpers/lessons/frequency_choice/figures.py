@@ -16,7 +16,6 @@ from numpy.typing import ArrayLike
 from ..._validate import _show, check_base, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
-    FIGSIZE,
     WIDE_FIGSIZE,
     course_style,
     format_base,
@@ -29,11 +28,6 @@ from .maths import _column_reading, binary_digits, wavelengths
 
 #: Largest base and widest encoding the figures of this lesson draw.
 MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
-
-
-def _axes(ax: Axes | None) -> Axes:
-    """``ax``, or a new single panel: no layout engine (inline output is cropped anyway)."""
-    return plt.figure(figsize=FIGSIZE).add_subplot() if ax is None else new_axes(ax)
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
@@ -106,7 +100,7 @@ def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None 
     'Wavelength of pair k (d = 8, base = 100)'
     """
     d_model, base = _plot_sizes(d_model, base)
-    art = _build_wavelengths(_axes(ax), with_position=False, legend="lower right")
+    art = _build_wavelengths(new_axes(ax), with_position=False, legend="lower right")
     _update_wavelengths(art, d_model, base)
     return art.axes
 
@@ -134,7 +128,7 @@ def plot_frequency_readings(
     2
     """
     d_model, base = _plot_sizes(d_model, base)
-    ax = _axes(ax)
+    ax = new_axes(ax)
     columns = np.arange(d_model)
     ax.semilogy(columns, np.repeat(frequencies(d_model, base), 2), marker="o", color="C0",
                 label="i = pair index k (correct): sin and cos share w_k")
@@ -181,7 +175,7 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
             f"frequency = {w:g}"
         )
     alias = w - 2 * np.pi * round(w / (2 * np.pi))  # same values at every whole-number t
-    ax = _axes(ax)
+    ax = new_axes(ax)
     fine = np.linspace(0.0, t_max, max(400, int(4 * abs(w) * t_max / np.pi) + 1))  # 8/cycle
     ax.plot(fine, np.sin(w * fine), color="0.7", linewidth=0.5, label=f"sin({w:g} t), real t")
     ax.plot(fine, np.sin(alias * fine), color="C0", label=f"sin({alias:.4f} t)")
@@ -219,7 +213,7 @@ def plot_min_distance(
     >>> plot_min_distance([2, 3], {"a": [1.0, 0.5]}).get_legend().get_texts()[0].get_text()
     'a'
     """
-    ax = plot_curves(lengths, curves, _axes(ax), xlabel="number of positions n",
+    ax = plot_curves(lengths, curves, new_axes(ax), xlabel="number of positions n",
                      ylabel="closest pair distance",
                      title="How close do two different positions get?", logy=True)
     ax.legend(loc="lower left")  # a fixed place: "best" costs a fifth of the drawing
