@@ -30,7 +30,7 @@ SITE        := build/site
 SITE_INDEX  := $(SITE)/index.html
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck site
+.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck site bench-site
 
 setup: $(STAMP)
 
@@ -124,6 +124,10 @@ $(SITE_INDEX): $(SITE_STAMP) $(SITE_INPUTS)
 	$(BIN)/python scripts/build_site.py
 
 site: $(SITE_INDEX)
+
+# Times a fresh site build and the largest page's load in Chromium, against their targets.
+bench-site: $(SITE_STAMP)
+	$(BIN)/python benchmarks/bench_site.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py
