@@ -11,7 +11,8 @@ in the repository, so relative links keep working, in which this script
   solutions folder;
 * turns every link to a heading (``lesson.ipynb#Heading-In-JupyterLab-Form`` or
   ``guide.md#github-form``) into a link to an explicit target placed before that
-  heading, since Sphinx's own heading ids follow neither rule;
+  heading, since Sphinx's own heading ids follow neither rule, and a link to a file
+  that is not a page (README.md, say) into its text and the file's path;
 * puts a note after every cell that makes a live slider view: on the site there is
   no kernel, so the sliders exist only in JupyterLab;
 * copies MathJax 3 from the ``django-static-mathjax`` package into the site, so
@@ -38,7 +39,7 @@ CONF = ROOT / "site"
 OUT = ROOT / "build" / "site"
 WORK = ROOT / "build" / "site-work"  # the prepared sources; site/conf.py reads its static/
 
-LINK = re.compile(r"(\[[^\]]*\]\()([^)\s]+)(\))")
+LINK = re.compile(r"(?<!!)(\[([^\]]*)\]\()([^)\s]+)(\))")  # links, not images
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 LIVE_VIEW = re.compile(r"\.view\(")
@@ -223,37 +224,44 @@ def copy_sources(work: Path) -> dict[Path, Document]:
     return pages
 
 
-def rewrite_links(pages: dict[Path, Document]) -> int:
+def rewrite_links(pages: dict[Path, Document], src: Path) -> int:
     """Point links at headings to explicit targets, and folder links at their index page.
 
-    Returns the number of links rewritten. A link whose file or heading is missing
-    raises ``ValueError`` (``tests/test_links.py`` keeps the sources free of those).
+    ``src`` is the folder the pages were copied into (the repository's layout). A link
+    to a file of the repository that is not a page of the site (README.md, a module)
+    becomes its text followed by the file's path. Returns the number of links rewritten.
+    A link to a missing file or heading raises ``ValueError`` (``tests/test_links.py``
+    keeps the sources free of those).
     """
     rewritten = 0
 
     def fix(page: Document, match: re.Match) -> str:
         nonlocal rewritten
-        target = match[2]
+        opening, text, target, closing = match[1], match[2], match[3], match[4]
         if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
             return match[0]
         file_part, _, anchor = target.partition("#")
         resolved = (page.path.parent / unquote(file_part)).resolve() if file_part else None
         if resolved is not None and resolved.is_dir():
-            file_part = file_part.rstrip("/") + "/index.md"
-            resolved = resolved / "index.md"
+            # A folder of the site (solutions/) gets an index page from add_contents.
+            rewritten += 1
+            return f"{opening}{file_part.rstrip('/')}/index.md{closing}"
+        if resolved is not None and resolved not in pages:
+            in_repo = ROOT / resolved.relative_to(src.resolve())
+            if not in_repo.exists():
+                raise ValueError(f"{page.path.name}: link to a missing file: {target}")
+            rewritten += 1
+            where = in_repo.relative_to(ROOT).as_posix()
+            return f"{text} (`{where}` in the course's repository)"
         if anchor:
-            linked = pages.get(resolved) if resolved else page
-            if linked is None:
-                raise ValueError(f"{page.path.name}: link to a page outside the site: {target}")
+            linked = pages[resolved] if resolved else page
             try:
                 label = linked.label_for(unquote(anchor))
             except KeyError:
                 raise ValueError(f"{page.path.name}: no heading for {target}") from None
             rewritten += 1
-            return f"{match[1]}#{label}{match[3]}"
-        if file_part != target.partition("#")[0]:
-            rewritten += 1
-        return f"{match[1]}{file_part}{match[3]}"
+            return f"{opening}#{label}{closing}"
+        return match[0]
 
     for page in pages.values():
         page.set_blocks([LINK.sub(lambda m, p=page: fix(p, m), t) for t in page.blocks()])
@@ -341,7 +349,7 @@ def prepare(work: Path) -> dict[str, int]:
     if work.exists():
         shutil.rmtree(work)
     pages = copy_sources(work / "src")
-    links = rewrite_links(pages)
+    links = rewrite_links(pages, work / "src")
     notes = add_live_notes(pages)
     add_contents(work / "src", pages)
     for page in pages.values():

@@ -69,7 +69,7 @@ def course(tmp_path):
 
 def test_heading_links_become_explicit_targets_placed_before_the_heading(course):
     folder, pages = course
-    assert build_site.rewrite_links(pages) == 3
+    assert build_site.rewrite_links(pages, folder) == 3
     for page in pages.values():
         page.write()
     guide = (folder / "docs" / "guide.md").read_text()
@@ -85,7 +85,7 @@ def test_heading_links_become_explicit_targets_placed_before_the_heading(course)
 
 def test_a_folder_link_opens_the_folders_index_page(course):
     folder, pages = course
-    build_site.rewrite_links(pages)
+    build_site.rewrite_links(pages, folder)
     lesson = pages[(folder / "notebooks" / "01_demo.ipynb").resolve()]
     assert "[the folder](solutions/index.md)" in lesson.blocks()[2]
 
@@ -95,7 +95,7 @@ def test_a_link_to_a_missing_heading_stops_the_build(course):
     guide = pages[(folder / "docs" / "guide.md").resolve()]
     guide.set_blocks(["[x](../notebooks/01_demo.ipynb#No-such-heading)"])
     with pytest.raises(ValueError, match="no heading for"):
-        build_site.rewrite_links(pages)
+        build_site.rewrite_links(pages, folder)
 
 
 def test_every_slider_view_gets_the_jupyterlab_note(course):
@@ -157,3 +157,29 @@ def test_the_committed_notebooks_are_left_alone(tmp_path):
     before = {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")}
     build_site.prepare(tmp_path)
     assert {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")} == before
+
+
+def test_a_link_to_a_repository_file_that_is_no_page_becomes_text_and_path(course):
+    folder, pages = course
+    guide = pages[(folder / "docs" / "guide.md").resolve()]
+    link = "See [the README](../README.md#read-the-course-as-a-website) first."
+    guide.set_blocks([guide.blocks()[0] + "\n" + link])
+    build_site.rewrite_links(pages, folder)
+    text = guide.blocks()[0]
+    assert text.endswith("\nSee the README (`README.md` in the course's repository) first.")
+
+
+def test_a_link_to_a_missing_file_stops_the_build(course):
+    folder, pages = course
+    guide = pages[(folder / "docs" / "guide.md").resolve()]
+    guide.set_blocks([guide.blocks()[0] + "\n[gone](../notebooks/99_gone.ipynb)"])
+    with pytest.raises(ValueError, match="missing file"):
+        build_site.rewrite_links(pages, folder)
+
+
+def test_pictures_are_not_taken_for_links(course):
+    folder, pages = course
+    guide = pages[(folder / "docs" / "guide.md").resolve()]
+    guide.set_blocks([guide.blocks()[0] + "\n![a figure](figure.png)"])
+    build_site.rewrite_links(pages, folder)
+    assert guide.blocks()[0].endswith("\n![a figure](figure.png)")
