@@ -297,8 +297,9 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
     docs = [work / "docs" / "instructor_guide.md", work / "docs" / "cheatsheet.md"]
     docs += sorted(p for p in (work / "docs").glob("*.md") if p not in docs)
 
-    def toctree(caption: str, entries: list[str], hidden: bool = True) -> str:
-        options = [":maxdepth: 1", f":caption: {caption}"] + ([":hidden:"] if hidden else [])
+    def toctree(caption: str | None, entries: list[str], hidden: bool = True) -> str:
+        options = [":maxdepth: 1"] + ([f":caption: {caption}"] if caption else [])
+        options += [":hidden:"] if hidden else []
         return "```{toctree}\n" + "\n".join(options + [""] + entries) + "\n```\n"
 
     index = pages[(notebooks / "00_index.ipynb").resolve()]
@@ -314,7 +315,7 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
         "exercises in the lesson first: each one checks itself.\n\n"
     )
     (notebooks / "solutions" / "index.md").write_text(
-        listing + toctree("Solutions", [p.stem for p in solutions], hidden=False),
+        listing + toctree(None, [p.stem for p in solutions], hidden=False),
         encoding="utf-8",
     )
 
