@@ -6,6 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 CROSSCHECK_STAMP := $(VENV)/.crosscheck-installed
+SITE_STAMP := $(VENV)/.site-installed
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb notebooks/solutions/*.ipynb))
 # JupyterLab refuses to run as root unless told; pass the flag only then.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -24,8 +25,12 @@ OLDEST       := .venv-oldest
 OLDEST_BIN   := $(OLDEST)/bin
 OLDEST_STAMP := $(OLDEST)/.installed
 OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
+# `make site`: the website's output, and everything it is built from.
+SITE        := build/site
+SITE_INDEX  := $(SITE)/index.html
+SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck
+.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck site bench-site
 
 setup: $(STAMP)
 
@@ -58,7 +63,9 @@ test: lint unit nbval
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-unit: $(STAMP)
+# The unit step includes the browser checks of the website (tests/e2e/test_site.py), so it
+# builds the site first (nothing to do when the site is newer than its sources).
+unit: $(STAMP) $(SITE_INDEX)
 	$(BIN)/python -m pytest -q
 
 nbval: $(STAMP)
@@ -93,7 +100,7 @@ test-oldest: $(OLDEST_STAMP)
 	$(OLDEST_BIN)/python scripts/lab_smoke.py
 
 clean:
-	rm -rf $(VENV) $(OLDEST) test-artifacts
+	rm -rf $(VENV) $(OLDEST) test-artifacts $(SITE) build/site-work
 
 # Optional conformance check: pe_helpers.rope_scaling against transformers' RoPE init functions.
 # Adds the crosscheck extra (transformers, torch==2.13.0: the CPU wheel pip finds on these
@@ -105,6 +112,22 @@ $(CROSSCHECK_STAMP): $(STAMP)
 
 crosscheck: $(CROSSCHECK_STAMP)
 	$(BIN)/python -m pytest -q --noconftest tests/crosscheck
+
+# The course as a static website in build/site, from the committed notebooks (never
+# re-executed) and docs/: Sphinx + myst-nb + sphinx-book-theme, MathJax served locally, no
+# network. Adds the site extra to the same .venv once; rebuilds only when a source changed.
+$(SITE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,site]'
+	touch $(SITE_STAMP)
+
+$(SITE_INDEX): $(SITE_STAMP) $(SITE_INPUTS)
+	$(BIN)/python scripts/build_site.py
+
+site: $(SITE_INDEX)
+
+# Times a fresh site build and the largest page's load in Chromium, against their targets.
+bench-site: $(SITE_STAMP)
+	$(BIN)/python benchmarks/bench_site.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pe.py

@@ -23,8 +23,10 @@ def package_name(requirement: str) -> str:
 
 
 # Extras that only `make` installs with pip, on purpose absent from environment.yml:
-# crosscheck (transformers + a CPU torch) is the optional conformance check.
-PIP_ONLY_EXTRAS = {"crosscheck"}
+# crosscheck (transformers + a CPU torch) is the optional conformance check; site (Sphinx,
+# myst-nb, the book theme, MathJax) builds the course's website for maintainers and readers,
+# which a learner's conda environment or a Binder session does not need.
+PIP_ONLY_EXTRAS = {"crosscheck", "site"}
 
 
 def pyproject_packages() -> set[str]:

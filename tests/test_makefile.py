@@ -188,3 +188,54 @@ def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(pr
     nbval_line = lines[positions[6]]
     assert "notebooks/01_why_position.ipynb" in nbval_line
     assert "--nbval-sanitize-with tests/nbval_sanitize.cfg" in nbval_line
+
+
+def _site_project(folder: Path) -> None:
+    """A healthy venv plus the site's build script (an input of the site target)."""
+    _healthy_venv(folder)
+    (folder / "scripts").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "scripts" / "build_site.py", folder / "scripts")
+
+
+def test_site_adds_its_extra_to_the_same_venv_once_then_builds(project):
+    folder, make, _ = project
+    _site_project(folder)
+    result = make("-n", "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    install = next(i for i, line in enumerate(lines) if "-m pip install --quiet -e" in line)
+    assert ".[test,site]" in lines[install] and lines[install].startswith(".venv/bin/python")
+    build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
+    assert install < build
+    assert not any("-m venv" in line for line in lines)
+
+    (folder / ".venv" / ".site-installed").touch()
+    result = make("-n", "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "pip install" not in result.stdout, "the site extra is installed once"
+    assert ".venv/bin/python scripts/build_site.py" in result.stdout
+
+
+def test_a_site_newer_than_its_sources_is_not_rebuilt(project):
+    folder, make, _ = project
+    _site_project(folder)
+    (folder / ".venv" / ".site-installed").touch()
+    (folder / "build" / "site").mkdir(parents=True)
+    (folder / "build" / "site" / "index.html").touch()
+    result = make("-n", "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "build_site.py" not in result.stdout
+    now = time.time()
+    os.utime(folder / "scripts" / "build_site.py", (now + 5, now + 5))
+    assert "scripts/build_site.py" in make("-n", "site").stdout
+
+
+def test_unit_builds_the_site_before_the_tests_that_open_it(project):
+    folder, make, _ = project
+    _site_project(folder)
+    result = make("-n", "unit")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
+    pytest_run = next(i for i, line in enumerate(lines) if "-m pytest -q" in line)
+    assert build < pytest_run

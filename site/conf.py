@@ -1,0 +1,57 @@
+"""Sphinx configuration of the course's website (``make site``, ``scripts/build_site.py``).
+
+The sources Sphinx reads are a copy of ``notebooks/`` and ``docs/`` that
+``scripts/build_site.py`` prepares in ``build/site-work/src``; this folder holds only
+the configuration and the site's own stylesheet. Nothing here reaches the network:
+notebooks are shown with their committed outputs (never executed), MathJax 3 is served
+from the site itself, and the theme's assets ship inside its Python package.
+"""
+
+project = "Positional encoding, interactively"
+author = "the course's authors"
+copyright = "the course's authors, MIT licence"
+language = "en"
+
+extensions = ["myst_nb", "sphinx.ext.mathjax"]
+root_doc = "notebooks/00_index"
+exclude_patterns = ["**/.ipynb_checkpoints"]
+
+# The committed outputs are the ones strict nbval checks: show them as they are.
+nb_execution_mode = "off"
+nb_merge_streams = True
+# $...$ and $$...$$ as in JupyterLab's markdown; \begin{align} blocks as in amsmath.
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True
+# Heading links are rewritten to explicit targets by the build script; these slugs also
+# let a plain `page.md#heading` link resolve.
+myst_heading_anchors = 6
+# Some solution notebooks go from a level-1 title straight to level-3 exercise headings;
+# that renders fine, so it is not a build failure (the build runs with -W otherwise).
+suppress_warnings = ["myst.header"]
+
+# MathJax 3 (TeX in, CommonHTML out), copied into _static/mathjax by the build script from
+# the django-static-mathjax package; its fonts load from beside the script. MathJax 2
+# (jupyter-server-mathjax) typeset the cheat sheet's 333 formulas 2.5x slower here.
+mathjax_path = "mathjax/tex-chtml.js"
+html_favicon = "static/favicon.svg"
+
+html_theme = "sphinx_book_theme"
+html_title = project
+# static/ holds the stylesheet and icon; build/site-work/static the MathJax copied at build time.
+html_static_path = ["static", "../build/site-work/static"]
+html_css_files = ["course.css"]
+html_last_updated_fmt = None
+html_show_sourcelink = False
+html_copy_source = False
+# The theme's light/dark switch needs a declared starting mode.
+html_context = {"default_mode": "light"}
+html_theme_options = {
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    # One search field, in the sidebar (the header would repeat it).
+    "navbar_persistent": [],
+}
