@@ -117,7 +117,7 @@ crosscheck: $(CROSSCHECK_STAMP)
 # re-executed) and docs/: Sphinx + myst-nb + sphinx-book-theme, MathJax served locally, no
 # network. Adds the site extra to the same .venv once; rebuilds only when a source changed.
 $(SITE_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,site]'
+	$(BIN)/python -m pip install --quiet -e '.[test,hub,site]'
 	touch $(SITE_STAMP)
 
 $(SITE_INDEX): $(SITE_STAMP) $(SITE_INPUTS)
@@ -129,8 +129,9 @@ site: $(SITE_INDEX)
 bench-site: $(SITE_STAMP)
 	$(BIN)/python benchmarks/bench_site.py
 
-bench: $(STAMP)
+bench: $(STAMP) $(SITE_STAMP)
 	$(BIN)/python benchmarks/bench_pe.py
 	$(BIN)/python benchmarks/bench_sliders.py
 	$(BIN)/python benchmarks/bench_nbval.py
 	$(BIN)/python benchmarks/bench_training.py
+	$(BIN)/python benchmarks/bench_site.py

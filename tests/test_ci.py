@@ -128,8 +128,12 @@ def test_without_root_or_sudo_it_stops_and_says_what_to_do(fakes):
 
 def test_ci_run_exports_the_browser_the_tests_read():
     ci = (ROOT / ".ci" / "run").read_text()
-    browser_test = (ROOT / "tests" / "e2e" / "test_browser.py").read_text()
-    assert 'os.environ.get("PE_CHROMIUM"' in browser_test
+    support = (ROOT / "tests" / "e2e" / "browser_support.py").read_text()
+    assert 'os.environ.get("PE_CHROMIUM"' in support
+    for suite in sorted((ROOT / "tests" / "e2e").glob("test_*.py")):
+        text = suite.read_text()
+        assert "from browser_support import" in text, f"{suite.name}: not on the shared browser"
+        assert "PE_CHROMIUM" not in text.split('"""', 2)[2], f"{suite.name} reads its own browser"
     assert "/usr/bin/chromium" not in ci, ".ci/run must not hard-code the browser path"
     assert 'PE_CHROMIUM="$(.ci/ensure_chromium)"' in ci
     assert "export PE_CHROMIUM" in ci

@@ -204,7 +204,7 @@ def test_site_adds_its_extra_to_the_same_venv_once_then_builds(project):
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     install = next(i for i, line in enumerate(lines) if "-m pip install --quiet -e" in line)
-    assert ".[test,site]" in lines[install] and lines[install].startswith(".venv/bin/python")
+    assert ".[test,hub,site]" in lines[install] and lines[install].startswith(".venv/bin/python")
     build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
     assert install < build
     assert not any("-m venv" in line for line in lines)

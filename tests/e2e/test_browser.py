@@ -4,134 +4,45 @@ For each notebook: open it, wait for an idle kernel, Run All, assert no cell sho
 an error, move the first slider with the keyboard, assert its label and picture
 changed, and save a screenshot under ``test-artifacts/e2e/``. Every lesson also
 measures the pictures drawn during a mouse drag over its first slider (a new value on
-every move); the
-figures land in ``test-artifacts/e2e/drag_fps.json`` (one entry per lesson).
+every move); the figures land in ``test-artifacts/e2e/drag_fps.json`` (one entry per lesson).
 
-Chromium missing: the tests skip with install instructions, unless
-``PE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns that into a failure.
+Chromium and the server come from ``browser_support.py``; without Chromium the tests skip
+with install instructions, unless ``PE_REQUIRE_BROWSER=1`` (set by ``.ci/run``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import secrets
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_support import (
+    ERROR_OUTPUTS,
+    ROOT,
+    launch_chromium,
+    require_browser,
+    run_all,
+    running_lab,
+    wait_idle,
+)
 
 from pe_helpers.lessons import lessons
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = os.environ.get("PE_CHROMIUM", "/usr/bin/chromium")
 LESSONS = [lesson.notebook.name for lesson in lessons()]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-ERROR_OUTPUTS = (
-    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],'
-    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]'
-)
-
-
-def _require_browser() -> None:
-    problem = None
-    if not Path(CHROMIUM).exists():
-        problem = f"Chromium not found at {CHROMIUM}: install it with `apt-get install -y chromium`"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            problem = "playwright is not installed: `pip install -e '.[test]'`"
-    if problem:
-        if os.environ.get("PE_REQUIRE_BROWSER") == "1":
-            pytest.fail(problem + " (PE_REQUIRE_BROWSER=1 makes this a failure)")
-        pytest.skip(problem)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _write_settings(folder: Path) -> None:
-    """User settings: no news pop-up, no update check, every cell kept in the DOM."""
-    settings = {
-        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-            "fetchNews": "false",
-            "checkForUpdates": False,
-        },
-        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    }
-    for relative, content in settings.items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(content))
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1, random port and token, serving a copy of notebooks/."""
-    _require_browser()
+    require_browser()
     work = tmp_path_factory.mktemp("lab")
     served = work / "notebooks"
     shutil.copytree(ROOT / "notebooks", served)
-    _write_settings(work / "settings")
-    port, token = _free_port(), secrets.token_hex(16)
-    env = dict(
-        os.environ,
-        JUPYTERLAB_SETTINGS_DIR=str(work / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(work / "workspaces"),
-        JUPYTER_RUNTIME_DIR=str(work / "runtime"),
-    )
-    # The unit tests' Agg backend must not reach the kernels: learners get the inline one.
-    env.pop("MPLBACKEND", None)
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}",
-    ]  # fmt: skip
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
-    log = open(work / "server.log", "w")
-    server = subprocess.Popen(
-        command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
-                break
-            except OSError as exc:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log_text = (work / "server.log").read_text()
-                    raise RuntimeError("JupyterLab did not start:\n" + log_text) from exc
-                time.sleep(0.5)
-        yield {"url": url, "token": token, "served": served}
-    finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+    with running_lab(served, work) as server:
+        yield server | {"served": served}
 
 
 @pytest.fixture(scope="module")
@@ -140,41 +51,18 @@ def browser(lab):
 
     (ARTIFACTS / "drag_fps.json").unlink(missing_ok=True)
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        chromium = launch_chromium(p)
         try:
             yield chromium
         finally:
             chromium.close()
 
 
-def _wait_idle(page, timeout_ms: int = 60_000) -> None:
-    page.wait_for_function(
-        """() => {
-            const items = [...document.querySelectorAll('.jp-StatusBar-TextItem')];
-            return items.some(e => /\\|\\s*Idle/.test(e.textContent));
-        }""",
-        timeout=timeout_ms,
-    )
-
-
-def _run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }""",
-        timeout=120_000,
-    )
-    _wait_idle(page)
-
-
 def _open(browser, lab, name: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab['url']}/lab/tree/{name}?reset&token={lab['token']}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    _wait_idle(page)
+    wait_idle(page)
     return page
 
 
@@ -183,7 +71,7 @@ def test_lesson_runs_and_its_slider_redraws(browser, lab, name):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = _open(browser, lab, name)
     try:
-        _run_all(page)
+        run_all(page)
         errors = page.locator(ERROR_OUTPUTS)
         assert errors.count() == 0, f"{name}: error output: {errors.first.inner_text()[:500]}"
         sliders = page.locator(".jp-OutputArea .widget-slider")
@@ -213,7 +101,7 @@ def test_lesson_runs_and_its_slider_redraws(browser, lab, name):
             arg=[image.element_handle(), before_src],
             timeout=30_000,
         )
-        _wait_idle(page)
+        wait_idle(page)
         time.sleep(0.3)
         assert readout.inner_text() != before_label, f"{name}: slider label did not change"
         assert image.screenshot() != before_png, f"{name}: picture did not change"

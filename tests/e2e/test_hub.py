@@ -21,18 +21,21 @@ import importlib.util
 import os
 import secrets
 import shutil
-import signal
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode, urlparse
 
 import nbformat
 import pytest
+from browser_support import (
+    ERROR_OUTPUTS,
+    ROOT,
+    launch_chromium,
+    require_browser,
+    running_lab,
+    wait_idle,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "hub"
 # The clone's folder is the repository URL's last part, as on a hub cloning from GitHub.
 COURSE = "positional-encoding-notebooks"
@@ -43,21 +46,9 @@ LESSON_LINK_TEXT = "Why attention needs position"
 GIT_LEAKS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
 
 
-def _browser_suite():
-    """The browser suite's module, loaded by path: its Chromium, settings and wait helpers."""
-    path = Path(__file__).with_name("test_browser.py")
-    spec = importlib.util.spec_from_file_location("_browser_suite_for_hub", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-suite = _browser_suite()
-
-
 def _require_hub_tools() -> None:
     """Skip (or fail under PE_REQUIRE_BROWSER=1) without Chromium, nbgitpuller or git."""
-    suite._require_browser()
+    require_browser()
     problem = None
     if importlib.util.find_spec("nbgitpuller") is None:
         problem = "nbgitpuller is not installed: `pip install -e '.[hub]'` (make setup does it)"
@@ -134,48 +125,8 @@ def hub_lab(tmp_path_factory):
     work = tmp_path_factory.mktemp("hub")
     home = work / "home"
     home.mkdir()
-    suite._write_settings(work / "settings")
-    port, token = suite._free_port(), secrets.token_hex(16)
-    env = dict(
-        _without_git_leaks(),
-        JUPYTERLAB_SETTINGS_DIR=str(work / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(work / "workspaces"),
-        JUPYTER_RUNTIME_DIR=str(work / "runtime"),
-    )
-    # Learners get the inline backend, not the unit tests' Agg.
-    env.pop("MPLBACKEND", None)
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={home}",
-    ]  # fmt: skip
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
-    log_path = work / "server.log"
-    log = open(log_path, "w")
-    server = subprocess.Popen(
-        command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
-                break
-            except OSError as exc:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log_text = log_path.read_text()
-                    raise RuntimeError("JupyterLab did not start:\n" + log_text) from exc
-                time.sleep(0.5)
-        yield {"url": url, "token": token, "home": home, "log": log_path}
-    finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+    with running_lab(home, work, env=_without_git_leaks()) as server:
+        yield server | {"home": home}
 
 
 def guard(context, blocked: list[str]) -> None:
@@ -200,9 +151,7 @@ def hub_browser(hub_lab):
 
     blocked: list[str] = []
     with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=suite.CHROMIUM, headless=True, args=suite.CHROMIUM_ARGS
-        )
+        chromium = launch_chromium(p)
         try:
             context = chromium.new_context(viewport={"width": 1400, "height": 1000})
             guard(context, blocked)
@@ -247,7 +196,7 @@ def _follow_link(context, link: str, landing: str):
     page.goto(link)
     page.wait_for_url(f"**/{landing}", timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    suite._wait_idle(page)
+    wait_idle(page)
     return page
 
 
@@ -273,7 +222,7 @@ def _open_lesson_from_index(page):
     )
     _, panel = _current_tab(page)
     panel.locator(".jp-Cell").first.wait_for(timeout=60_000)
-    suite._wait_idle(page)
+    wait_idle(page)
     return panel
 
 
@@ -360,10 +309,10 @@ def test_a_lesson_opened_from_the_index_runs_without_errors(first_visit, hub_lab
             arg=panel.element_handle(),
             timeout=180_000,
         )
-        suite._wait_idle(page)
+        wait_idle(page)
         counts = [int(t.strip("[]: \n")) for t in prompts.all_inner_texts()]
         assert counts == list(range(1, code_cells + 1)), f"cells ran out of order: {counts}"
-        errors = panel.locator(suite.ERROR_OUTPUTS)
+        errors = panel.locator(ERROR_OUTPUTS)
         assert errors.count() == 0, f"error output: {errors.first.inner_text()[:500]}"
         assert panel.locator(".jp-OutputArea .jp-RenderedImage img").count() > 0
         page.screenshot(path=str(ARTIFACTS / "lesson.png"))

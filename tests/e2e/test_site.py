@@ -12,7 +12,7 @@ load time of every page (the largest one marked) goes to
 
 No site, or a site older than its sources: the tests skip saying "run make site",
 unless ``PE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns that into a failure.
-Chromium is ``$PE_CHROMIUM`` (default ``/usr/bin/chromium``), as in test_browser.py.
+Chromium is ``$PE_CHROMIUM`` (default ``/usr/bin/chromium``), from ``browser_support.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
 import re
 import threading
 from html.parser import HTMLParser
@@ -28,20 +27,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from browser_support import ROOT, launch_chromium, require_browser, skip_or_fail
 
-ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
 ARTIFACTS = ROOT / "test-artifacts" / "site"
-CHROMIUM = os.environ.get("PE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 SOURCES = [
     *sorted((ROOT / "notebooks").glob("*.ipynb")),
     *sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")),
@@ -79,31 +68,14 @@ def live_view_cells(notebook: Path) -> int:
 LIVE_NOTES = {_page_of(p): live_view_cells(p) for p in SOURCES if p.suffix == ".ipynb"}
 
 
-def _skip_or_fail(problem: str) -> None:
-    if os.environ.get("PE_REQUIRE_BROWSER") == "1":
-        pytest.fail(problem + " (PE_REQUIRE_BROWSER=1 makes this a failure)")
-    pytest.skip(problem)
-
-
 def _require_site() -> None:
     index = SITE / "index.html"
     if not index.is_file():
-        _skip_or_fail(f"no site in {SITE.relative_to(ROOT)}: run make site")
+        skip_or_fail(f"no site in {SITE.relative_to(ROOT)}: run make site")
     built = index.stat().st_mtime
     newer = [p for p in BUILD_INPUTS if p.stat().st_mtime > built]
     if newer:
-        _skip_or_fail(f"the site is older than {newer[0].relative_to(ROOT)}: run make site")
-
-
-def _require_browser() -> None:
-    if not Path(CHROMIUM).exists():
-        _skip_or_fail(
-            f"Chromium not found at {CHROMIUM}: install it with `apt-get install -y chromium`"
-        )
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _skip_or_fail("playwright is not installed: `pip install -e '.[test]'`")
+        skip_or_fail(f"the site is older than {newer[0].relative_to(ROOT)}: run make site")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -129,13 +101,13 @@ def site_url():
 
 @pytest.fixture(scope="module")
 def browser(site_url):
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "load_times.json").unlink(missing_ok=True)
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        chromium = launch_chromium(p)
         try:
             yield chromium
         finally:
