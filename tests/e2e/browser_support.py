@@ -60,9 +60,19 @@ def require_browser() -> None:
         skip_or_fail("playwright is not installed: `pip install -e '.[test]'`")
 
 
-def launch_chromium(playwright):
-    """Headless Chromium from :data:`CHROMIUM` with the suite's flags."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    """Headless Chromium from :data:`CHROMIUM` with the suite's flags, closed after the block."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def free_port() -> int:

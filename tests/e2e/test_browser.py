@@ -21,7 +21,7 @@ import pytest
 from browser_support import (
     ERROR_OUTPUTS,
     ROOT,
-    launch_chromium,
+    chromium,
     require_browser,
     run_all,
     running_lab,
@@ -47,15 +47,9 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(lab):
-    from playwright.sync_api import sync_playwright
-
     (ARTIFACTS / "drag_fps.json").unlink(missing_ok=True)
-    with sync_playwright() as p:
-        chromium = launch_chromium(p)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as session:
+        yield session
 
 
 def _open(browser, lab, name: str):

@@ -30,7 +30,7 @@ import pytest
 from browser_support import (
     ERROR_OUTPUTS,
     ROOT,
-    launch_chromium,
+    chromium,
     require_browser,
     running_lab,
     wait_idle,
@@ -147,17 +147,11 @@ def guard(context, blocked: list[str]) -> None:
 @pytest.fixture(scope="module")
 def hub_browser(hub_lab):
     """One browser context (one student's cookies) that may only reach 127.0.0.1."""
-    from playwright.sync_api import sync_playwright
-
     blocked: list[str] = []
-    with sync_playwright() as p:
-        chromium = launch_chromium(p)
-        try:
-            context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-            guard(context, blocked)
-            yield {"chromium": chromium, "context": context, "blocked": blocked}
-        finally:
-            chromium.close()
+    with chromium() as session:
+        context = session.new_context(viewport={"width": 1400, "height": 1000})
+        guard(context, blocked)
+        yield {"chromium": session, "context": context, "blocked": blocked}
 
 
 def test_the_guard_blocks_and_records_what_would_leave_the_machine(hub_browser):

@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser_support import ROOT, launch_chromium, require_browser, skip_or_fail
+from browser_support import ROOT, chromium, require_browser, skip_or_fail
 
 SITE = ROOT / "build" / "site"
 ARTIFACTS = ROOT / "test-artifacts" / "site"
@@ -102,16 +102,10 @@ def site_url():
 @pytest.fixture(scope="module")
 def browser(site_url):
     require_browser()
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "load_times.json").unlink(missing_ok=True)
-    with sync_playwright() as p:
-        chromium = launch_chromium(p)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as session:
+        yield session
 
 
 class Visit:
