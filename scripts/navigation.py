@@ -101,13 +101,7 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
         source = code[0].source
-        if source.startswith(GUARD):
-            source = source[len(GUARD) :]
-        elif "set-up check, written by scripts/navigation.py" in source.split("\n", 1)[0]:
-            lines = source.splitlines()  # an older guard: it ended with the raise
-            end = next(i for i, line in enumerate(lines) if line.startswith("    )"))
-            source = "\n".join(lines[end + 1 :])
-        body = source.lstrip("\n")
+        body = source.removeprefix(GUARD).lstrip("\n")
         code[0].source = GUARD + "\n" + body
     return nb
 
