@@ -41,9 +41,9 @@ __all__ = [
     "active_rc",
     "classroom_style",
     "course_style",
+    "draw_inline_once",
     "format_base",
     "heatmap",
-    "inline_at_figure_size",
     "new_axes",
     "plain_log_ticks",
     "plot_curves",
@@ -137,19 +137,21 @@ class classroom_style:  # noqa: N801 - used like a function: classroom_style()
         return f"projector mode {'on' if _classroom[0] else 'off'}"
 
 
-def inline_at_figure_size() -> None:
-    """Show inline figures at the size they were laid out at, without IPython's trimming pass.
+def draw_inline_once() -> None:
+    """Set IPython's inline backend up so that each figure is drawn once, as laid out.
 
-    IPython's inline backend saves every figure with ``bbox_inches="tight"``, which lays the
-    whole figure out a second time only to trim its margins. Course figures are laid out
-    already (constrained layout), so the trim changes a few pixels of margin and costs about a
-    third of the time a figure takes to appear. Every course notebook calls this in its set-up
-    lines (written by ``scripts/navigation.py``); outside an IPython kernel with the inline
-    backend it does nothing.
+    Two passes are dropped. After every cell, pyplot redraws each open figure in interactive
+    mode (its ``post_execute`` hook) just before the inline backend draws the same figure
+    again to make the PNG it shows, so every figure was drawn twice. And the inline backend
+    saves with ``bbox_inches="tight"``, which lays the figure out once more only to trim its
+    margins; course figures are laid out already (constrained layout), so the trim changes a
+    few pixels of margin. Every course notebook calls this in its set-up lines (written by
+    ``scripts/navigation.py``); outside an IPython kernel with the inline backend it does
+    nothing.
 
     Examples
     --------
-    >>> inline_at_figure_size()  # a plain Python session: nothing to change
+    >>> draw_inline_once()  # a plain Python session: nothing to change
     """
     try:
         from IPython import get_ipython
@@ -163,6 +165,10 @@ def inline_at_figure_size() -> None:
     config = InlineBackend.instance(parent=shell)
     # Assigning the trait re-registers the PNG formatter with the new keywords.
     config.print_figure_kwargs = {**config.print_figure_kwargs, "bbox_inches": None}
+    # The inline backend shows (draws) and closes every figure after each cell by itself.
+    redraw = getattr(plt, "_draw_all_if_interactive", None)
+    if redraw in shell.events.callbacks["post_execute"]:
+        shell.events.unregister("post_execute", redraw)
 
 
 def active_rc() -> dict:

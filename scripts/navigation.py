@@ -8,8 +8,8 @@ markdown heading. Solution notebooks (``notebooks/solutions/NN_slug_solutions.ip
 link back to their lesson. The links live in markdown cells tagged ``nav``; this
 script owns those cells and rewrites them. It also owns the first lines of each
 notebook's first code cell, :data:`GUARD`: a kernel started without the course
-installed then says what to run instead of a bare ``ModuleNotFoundError``, and inline
-figures are shown as laid out (:func:`pe_helpers.figures.inline_at_figure_size`).
+installed then says what to run instead of a bare ``ModuleNotFoundError``, and each
+inline figure is drawn once, as laid out (:func:`pe_helpers.figures.draw_inline_once`).
 ``--check`` changes nothing and exits 1 if anything is stale.
 """
 
@@ -35,9 +35,9 @@ if importlib.util.find_spec("pe_helpers") is None:
         name="pe_helpers",
     )
 
-from pe_helpers.figures import inline_at_figure_size
+from pe_helpers.figures import draw_inline_once
 
-inline_at_figure_size()  # figures are laid out already: no second, trimming pass
+draw_inline_once()  # each figure drawn once, as laid out: no redraw, no trimming pass
 """
 
 

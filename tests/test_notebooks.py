@@ -134,26 +134,40 @@ def test_the_set_up_guard_is_written_once_and_says_what_to_run():
         exec(guard, namespace)  # noqa: S102 - the guard as a kernel without the course runs it
 
 
-def test_the_set_up_lines_show_inline_figures_at_their_laid_out_size(monkeypatch):
-    # In a real kernel: IPython's inline backend trims figures (bbox_inches="tight") by default,
-    # a second layout pass; after the set-up lines a 4 x 3 inch figure at 100 dpi is 400 x 300.
+def test_the_set_up_lines_draw_each_inline_figure_once_at_its_laid_out_size(monkeypatch):
+    # In a real kernel, by default: pyplot redraws every open figure after each cell, then the
+    # inline backend draws it again for its PNG, trimmed (bbox_inches="tight", one more layout
+    # pass). After the set-up lines a 4 x 3 inch figure at 100 dpi is drawn once, 400 x 300.
     from nbclient import NotebookClient
 
     nav = navigation()
+    count_draws = (
+        "import matplotlib.figure\n"
+        "draws = []\n"
+        "_draw = matplotlib.figure.Figure.draw\n"
+        "matplotlib.figure.Figure.draw = lambda self, r: draws.append(1) or _draw(self, r)"
+    )
     figure = (
         "import matplotlib.pyplot as plt\n"
         "fig = plt.figure(figsize=(4, 3), dpi=100)\n"
-        "fig.add_subplot().plot([0, 1])\n"
-        "plt.show()"
+        "fig.add_subplot().plot([0, 1])"
     )
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel must get the inline backend
-    sizes = []
+    sizes, draws = [], []
     for setup in ("import matplotlib.pyplot", nav.GUARD):
         nb = nav.nbformat.v4.new_notebook()
-        nb.cells = [nav.nbformat.v4.new_code_cell(setup), nav.nbformat.v4.new_code_cell(figure)]
+        nb.cells = [
+            nav.nbformat.v4.new_code_cell(f"{setup}\n{count_draws}"),
+            nav.nbformat.v4.new_code_cell(figure),
+            nav.nbformat.v4.new_code_cell("print(len(draws))"),
+        ]
         NotebookClient(nb, timeout=120, kernel_name="python3").execute()
         png = next(o for o in nb.cells[1].outputs if "image/png" in o.get("data", {}))
         sizes.append(Image.open(io.BytesIO(base64.b64decode(png["data"]["image/png"]))).size)
+        draws.append(int(nb.cells[2].outputs[0]["text"]))
     trimmed, laid_out = sizes
     assert laid_out == (400, 300)
     assert trimmed != laid_out  # the default trims the margins: the test can tell the two apart
+    default, set_up = draws
+    assert default >= 2  # the redraw, the PNG (and the trimming pass, as a draw)
+    assert set_up == 1
