@@ -57,11 +57,13 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
 
 
 def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
-    # softmax without the checks, for callers that built ``scores`` themselves (the model)
+    # softmax without the checks, computed in place: for callers that own a float64
+    # ``scores`` they no longer need (softmax's own copy, the model's fresh scores)
     with np.errstate(invalid="ignore"):
-        e = np.exp(scores - np.max(scores, axis=axis, keepdims=True))
-        e /= e.sum(axis=axis, keepdims=True)
-        return e
+        scores -= np.max(scores, axis=axis, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=axis, keepdims=True)
+    return scores
 
 
 def _softmax_backward(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:

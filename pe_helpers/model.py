@@ -208,7 +208,6 @@ class _Tables:
     def __init__(self, config: ModelConfig, n: int):
         method = config.method
         self.n = n
-        self.mask = causal_mask(n) if config.causal else None
         self.pe = self.cos = self.sin = self.bias = self.buckets = None
         if method == "sinusoidal":
             self.pe = sinusoidal_pe(n, config.d_model, config.base)
@@ -226,6 +225,12 @@ class _Tables:
             self.buckets = t5_relative_bucket(
                 offsets, bidirectional=not config.causal, num_buckets=config.num_buckets,
                 max_distance=config.max_distance)
+        # What every forward pass adds to the scores: the fixed bias, and -inf where the
+        # causal mask hides a key (added in place, instead of a bias sum and a masked copy).
+        self.added = self.bias
+        if config.causal:
+            hidden = np.where(causal_mask(n), 0.0, -np.inf)
+            self.added = hidden if self.bias is None else self.bias + hidden
 
 
 def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, method: str) -> np.ndarray:
@@ -253,14 +258,13 @@ def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tab
     if tables.cos is not None:
         q = _rotate(q, tables.cos, tables.sin, config.method)
         k = _rotate(k, tables.cos, tables.sin, config.method)
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(e)
-    if tables.bias is not None:
-        scores = scores + tables.bias
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores /= np.sqrt(e)
     if tables.buckets is not None:
-        scores = scores + np.moveaxis(params["t5_bias"][tables.buckets], -1, 0)
-    if tables.mask is not None:
-        scores = np.where(tables.mask, scores, -np.inf)
-    weights = _softmax(scores)
+        scores += np.moveaxis(params["t5_bias"][tables.buckets], -1, 0)
+    if tables.added is not None:
+        scores += tables.added
+    weights = _softmax(scores)  # in place: ``scores`` becomes the weights
     concat = np.swapaxes(weights @ v, 1, 2).reshape(batch * n, n_heads * e)  # heads side by side
     logits = concat @ params["w_o"].reshape(n_heads * e, -1) + params["b_o"]
     if config.residual:
@@ -310,11 +314,14 @@ def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Ta
     if tables.cos is not None:  # the transpose of a rotation is the rotation backwards
         grad_q = _rotate(grad_q, tables.cos, -tables.sin, config.method)
         grad_k = _rotate(grad_k, tables.cos, -tables.sin, config.method)
-    # (3, B, H, n, e) -> (B n, 3 H e), the layout of _qkv_matrix's columns
-    grad_proj = np.stack((grad_q, grad_k, grad_v)).transpose(1, 3, 0, 2, 4).reshape(
-        batch * n, 3 * n_heads * e)
+    # (B, H, n, e) three times -> (B n, 3 H e), the layout of _qkv_matrix's columns
+    grad_proj = np.empty((batch, n, 3, n_heads, e))
+    for i, grad in enumerate((grad_q, grad_k, grad_v)):
+        grad_proj[:, :, i] = np.swapaxes(grad, 1, 2)
+    grad_proj = grad_proj.reshape(batch * n, 3 * n_heads * e)
     grad_w = (flat_x.T @ grad_proj).reshape(d, 3 * n_heads, e).swapaxes(0, 1)
-    grads["w_q"], grads["w_k"], grads["w_v"] = np.split(grad_w, 3)
+    grads["w_q"], grads["w_k"], grads["w_v"] = (
+        grad_w[i * n_heads : (i + 1) * n_heads] for i in range(3))
     grad_x = grad_proj @ _qkv_matrix(params).T
     if config.residual:
         grads["w_skip"] = flat_x.T @ flat_g

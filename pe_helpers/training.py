@@ -82,6 +82,9 @@ class Adam:
             params[name] -= self.lr * (m / correct1) / (np.sqrt(v / correct2) + self.eps)
 
 
+#: Attention scores one forward pass of :meth:`TrainedModel.logits` holds at the most.
+_SCORES_PER_BLOCK = 2**18
+
 @dataclass
 class TrainedModel:
     """A trained model: its configuration, parameters and how training went.
@@ -120,7 +123,13 @@ class TrainedModel:
     def logits(self, tokens: ArrayLike) -> np.ndarray:
         """Logits, shape ``(batch, n, vocab_size)``, for ``tokens`` of shape ``(n,)`` or
         ``(batch, n)``."""
-        return self._logits(tokens)[0]
+        tokens = _check_tokens(tokens, self.config)
+        tables = self._tables_for(tokens.shape[1])
+        # Blocks of sequences whose attention scores fit in the CPU's cache: the same numbers,
+        # about twice as fast for a long test (256 sequences of 64 tokens, 8 heads).
+        block = max(1, _SCORES_PER_BLOCK // (self.config.n_heads * tokens.shape[1] ** 2))
+        return np.concatenate([_forward(self.params, self.config, tokens[i : i + block], tables)[0]
+                               for i in range(0, len(tokens), block)])
 
     def predict(self, tokens: ArrayLike) -> np.ndarray:
         """The most likely token at every position, shape ``(batch, n)``."""
