@@ -108,7 +108,8 @@ def random_projection(
     Returns
     -------
     numpy.ndarray
-        Shape ``(d_model, d_k)``, float64.
+        The projection ``W``, shape ``(d_model, d_k)``, float64: ``x @ W`` takes rows of
+        width ``d_model`` to width ``d_k``.
 
     Examples
     --------

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.axes import Axes
 
+from ..._docs import fill_doc
 from ..._validate import check_base, check_int
 from ...encodings import frequencies
 from ...figures import course_style, new_axes
@@ -20,6 +21,7 @@ from .maths import patch_scores
 # --- figures -------------------------------------------------------------------------------------
 
 
+@fill_doc
 @course_style
 def plot_turning_pairs(
     head_dim: int = 128, fraction: float = 0.75, base: float = 10000.0, ax: Axes | None = None
@@ -37,8 +39,7 @@ def plot_turning_pairs(
         ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE.
     base : float, default 10000.0
         Frequency base.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
