@@ -140,6 +140,28 @@ def test_projector_mode_reaches_static_and_live_figures_and_survives_steps():
     assert Sine().draw().axes[0].title.get_fontsize() == COURSE_RC["axes.titlesize"]
 
 
+def test_one_layout_gives_both_forms_their_size_and_panels():
+    class Pair(Sine):
+        layout = live.side_by_side(width_ratios=(2.0, 1.0), figsize=(8.0, 3.0))
+
+        def build(self, axes):
+            left, right = axes
+            return super().build(left)
+
+    for figure in (Pair().draw(), Pair().view().figure):
+        assert tuple(figure.get_size_inches()) == (8.0, 3.0)
+        left, right = figure.axes
+        assert left.get_position().width > 1.5 * right.get_position().width
+    assert tuple(Sine().draw().get_size_inches()) == figures.FIGSIZE
+
+
+def test_a_figure_declaring_the_old_size_attributes_is_refused():
+    with pytest.raises(TypeError, match="layout"):
+
+        class Old(Sine):
+            figsize = (8.0, 3.0)
+
+
 # --- views are freed ---------------------------------------------------------------------------
 def test_closing_a_view_releases_its_figure():
     view = Sine().view()

@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike
 from .._validate import check_array, check_base, check_d_model, check_int, check_positions
 from ..attention import relative_deviation
 from ..encodings import frequencies
-from ..figures import WIDE_FIGSIZE, diverging_cmap, format_base
+from ..figures import diverging_cmap, format_base
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
-from ..live import LiveFigure, int_control, log_control
+from ..live import LiveFigure, int_control, log_control, side_by_side
 from ..rope import apply_rope, rope_scores
 
 __all__ = [
@@ -207,9 +207,7 @@ class RopeOffset(LiveFigure):
         "base": log_control("base", 10000.0, 10.0, 1e6),
         "offset": int_control("position offset", 0, 0, 10000, 100),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
-    subplot_kw = {"width_ratios": [1.2, 1.0]}
+    layout = side_by_side(width_ratios=(1.2, 1.0))
 
     def __init__(
         self,

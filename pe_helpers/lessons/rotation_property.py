@@ -38,7 +38,7 @@ from ..grading import (
     tolerance,
     value_of,
 )
-from ..live import LiveFigure, float_control, int_control
+from ..live import Layout, LiveFigure, float_control, int_control
 
 __all__ = [
     "MAX_D_MODEL",
@@ -166,7 +166,7 @@ class PairRotation(LiveFigure):
         "delta": float_control("shift Δ", 1.0, 0.0, 20.0, 0.25),
         "frequency_index": int_control("pair index k", 0, 0, 7),
     }
-    figsize = (8.0, 5.0)  # a square circle and its legend, no empty margins
+    layout = Layout(figsize=(8.0, 5.0))  # a square circle and its legend, no empty margins
 
     def __init__(
         self, *, d_model: int = 16, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)

@@ -31,7 +31,7 @@ from ..figures import (
     new_axes,
 )
 from ..grading import Feedback, as_integer, as_number, close, grade, value_of
-from ..live import LiveFigure, even_control, int_control, log_control
+from ..live import LiveFigure, even_control, int_control, log_control, side_by_side
 
 __all__ = [
     "J",
@@ -411,9 +411,7 @@ class PEOverview(LiveFigure):
         "d_model": even_control("d", 128, 2, 256),
         "base": log_control("base", 10000.0, 10.0, 1e6),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
-    subplot_kw = {"width_ratios": (1.3, 1.0)}
+    layout = side_by_side(width_ratios=(1.3, 1.0))
 
     def build(self, axes) -> SimpleNamespace:
         heat_ax, dot_ax = axes

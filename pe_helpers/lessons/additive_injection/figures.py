@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
-from ...live import LiveFigure, even_control
+from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, position_probe, random_cosines
 
 #: Bin edges of the cosine histogram (fixed, so a step of the slider changes only heights).
@@ -163,8 +163,7 @@ class DimensionPanels(LiveFigure):
     """
 
     controls = {"d_model": even_control("d", 16, 2, 256)}
-    figsize = (WIDE_FIGSIZE[0], 4.0)
-    grid = (1, 2)
+    layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = check_int("seed", seed, minimum=0)

@@ -24,7 +24,7 @@ from ...figures import (
     new_axes,
     plot_curves,
 )
-from ...live import LiveFigure, even_control, int_control, log_control
+from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
 from .maths import _column_reading, binary_digits, wavelengths
 
 #: Largest base and widest encoding the figures of this lesson draw.
@@ -299,8 +299,7 @@ class EncodingAndWavelengths(LiveFigure):
         "base": log_control("base", 10000.0, 10.0, 1e6),
         "position": int_control("position t", 10, 1, 1000),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
+    layout = side_by_side()
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes

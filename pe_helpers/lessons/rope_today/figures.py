@@ -14,7 +14,7 @@ from ..._docs import fill_doc
 from ..._validate import check_base, check_int
 from ...encodings import frequencies
 from ...figures import course_style, new_axes
-from ...live import LiveFigure, even_control, int_control
+from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import p_rope_frequencies, rotary_dim
 from .maths import patch_scores
 
@@ -115,7 +115,7 @@ class MropeScoreMap(LiveFigure):
         "row": int_control("query row", 5, 0, 23),
         "col": int_control("query column", 8, 0, 23),
     }
-    figsize = (7.0, 5.0)
+    layout = Layout(figsize=(7.0, 5.0))
 
     def __init__(self, head_dim: int = 128, base: float = 10000.0) -> None:
         self.head_dim = check_int("head_dim", head_dim, minimum=8, maximum=256)
