@@ -263,6 +263,28 @@ def test_tolerances_follow_the_answer_dtype():
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
 
 
+def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_slip():
+    tried = []
+
+    def reference(n):
+        tried.append(n)
+        return np.arange(n) / 3
+
+    def slip(got, want, n):
+        return f"wrong for n = {n}"
+
+    def rounded(n):
+        return np.round(np.arange(n) / 3, 12 if n < 4 else 2)
+
+    exact = grading.agrees_on(reference, [(2,), (5,), (9,)], lambda n: f"n = {n}", slip)
+    near = grading.agrees_on(reference, [(2,), (5,)], lambda n: f"n = {n}", slip, scale=1.0)
+    assert grading.grade("thirds", rounded, [exact], "h").message == "wrong for n = 2"
+    assert grading.grade("thirds", rounded, [near], "h").message == "wrong for n = 5"
+    assert tried == [2, 2, 5]
+    short = grading.grade("thirds", lambda n: np.zeros(1), [near], "h")
+    assert short.message == "n = 2 must have shape (2,), got (1,)."
+
+
 # --- every lesson figure -----------------------------------------------------------------------
 def _other_value(control):
     """A value of ``control`` away from its default (its maximum, or minimum if that is it)."""
