@@ -134,11 +134,23 @@ def _show(value: float | None) -> str:
     return "unknown" if value is None else f"{value:.6g}"
 
 
+@dataclass(frozen=True)
 class _Verdict:
-    """``ok`` and a printable report for the convention dataclasses below."""
+    """What every convention report holds: the width probed and the issues found.
 
-    issues: tuple[str, ...]
-    messages: tuple[str, ...]
+    Subclasses add the fields they read (each None when unknown) and ``_header``; this class
+    gives them ``ok``, the printed verdict and the construction from a probe's findings.
+    """
+
+    d_model: int
+    issues: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
+
+    @classmethod
+    def _from_issues(cls, d_model: int, issues: _Issues, found: dict) -> _Verdict:
+        """The report of a probe: its ``(code, message)`` issues and the fields it ``found``."""
+        codes, messages = zip(*issues, strict=True) if issues else ((), ())
+        return cls(d_model=d_model, issues=codes, messages=messages, **found)
 
     @property
     def ok(self) -> bool:
@@ -183,14 +195,11 @@ class RopeConvention(_Verdict):
         One sentence per issue: what is wrong and how to fix it.
     """
 
-    d_model: int
     pairing: str | None = None
     direction: str | None = None
     base: float | None = None
     frequency: str | None = None
     position_scale: float | None = None
-    issues: tuple[str, ...] = ()
-    messages: tuple[str, ...] = ()
 
     @property
     def same_layout_as(self) -> tuple[LibraryFlag, ...]:
@@ -365,8 +374,7 @@ def identify_rope(
     if expected_pairing is not None and found.get("pairing") not in (None, expected_pairing) \
             and not mixed:
         issues.append(_issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
-    codes, messages = zip(*issues, strict=True) if issues else ((), ())
-    return RopeConvention(d_model=d, issues=codes, messages=messages, **found)
+    return RopeConvention._from_issues(d, issues, found)
 
 
 def _rope_maps(f: Callable, d: int, t: np.ndarray) -> np.ndarray:

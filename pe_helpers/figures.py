@@ -27,6 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
+from ._docs import fill_doc
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
@@ -379,6 +380,7 @@ def heatmap(
     return ax
 
 
+@fill_doc
 @course_style
 def plot_curves(
     x: ArrayLike,
@@ -402,8 +404,7 @@ def plot_curves(
         Shared x values.
     curves : mapping of str to array_like
         Legend label -> y values (shape ``(n,)``), drawn in order as ``C0, C1, ...``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     xlabel, ylabel, title : str
         Axis labels and title.
     reference : float, optional

@@ -32,6 +32,7 @@ __all__ = [
     "Attempt",
     "Check",
     "Feedback",
+    "agrees_on",
     "as_array",
     "as_integer",
     "as_number",
@@ -301,6 +302,62 @@ def close(got: object, want: object, *, scale: float = 1.0) -> bool:
 
 def _refuse(message: str):
     raise AnswerProblem(message)
+
+
+def agrees_on(
+    reference: Callable[..., object],
+    cases: Sequence[tuple],
+    what: Callable[..., str],
+    slip: Callable[..., str],
+    *,
+    scale: float | None = None,
+) -> Check:
+    """A check that a learner's function returns ``reference``'s array on every case.
+
+    For each case in order, ``reference`` and the learner's function are called with the
+    case's arguments; the answer is read with :func:`as_array` (named ``what(*case)``, of
+    the reference's shape). At the first case where the two differ, the check returns
+    ``slip(got, want, *case)``: the message naming the mistake.
+
+    Parameters
+    ----------
+    reference : callable
+        The right answer for the arguments of a case.
+    cases : sequence of tuple
+        The arguments of each call, in the order they are tried.
+    what : callable
+        ``what(*case)``: how to name the learner's result for that case in a message.
+    slip : callable
+        ``slip(got, want, *case)``: the feedback for a wrong result.
+    scale : float, optional
+        None: the answer must equal the reference exactly (integers, ids). A number: it
+        must be :func:`close` to it, with this scale for the absolute floor.
+
+    Returns
+    -------
+    callable
+        A check for :func:`grade`: None when every case agrees, else the slip's message.
+
+    Examples
+    --------
+    >>> squares = agrees_on(np.square, [(np.arange(3),)], lambda x: "your squares",
+    ...                     lambda got, want, x: f"expected {want.tolist()}")
+    >>> grade("squares", lambda x: x * x, [squares], "multiply").status
+    'correct'
+    >>> grade("squares", lambda x: x + x, [squares], "multiply").message
+    'expected [0, 1, 4]'
+    """
+
+    def check(attempt: Callable) -> str | None:
+        for case in cases:
+            want = reference(*case)
+            got = as_array(attempt(*case), what(*case), shape=np.shape(want))
+            same = np.array_equal(got, want) if scale is None else close(got, want, scale=scale)
+            if not same:
+                return slip(got, want, *case)
+        return None
+
+    return check
 
 
 def grade(

@@ -25,7 +25,7 @@ import math
 import numbers
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -38,12 +38,13 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from ._validate import _show
-from .figures import FIGSIZE, active_rc, pin_style, style_context
+from .figures import FIGSIZE, WIDE_FIGSIZE, active_rc, pin_style, style_context
 
 __all__ = [
     "WIDGET_DPI",
     "Control",
     "InteractiveView",
+    "Layout",
     "LiveFigure",
     "even_control",
     "float_control",
@@ -51,6 +52,7 @@ __all__ = [
     "live_figures",
     "log_control",
     "render_png",
+    "side_by_side",
     "snapshot",
 ]
 
@@ -189,6 +191,60 @@ def log_control(
     if not minimum > 0:
         raise ValueError(f"control {label!r}: a log slider needs minimum > 0, got {minimum}")
     return _control(label, float(default), float(minimum), float(maximum), float(step), "log")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The panels of a live figure: its size, its grid and any other ``subplots`` keywords.
+
+    Attributes
+    ----------
+    figsize : (float, float), default FIGSIZE
+        Figure size in inches.
+    grid : (int, int), default (1, 1)
+        Rows and columns of panels (``Figure.subplots``).
+    subplot_kw : dict
+        Extra ``Figure.subplots`` keywords, for example ``{"sharex": True}``.
+
+    Examples
+    --------
+    >>> Layout((9.0, 6.0), (2, 1), {"sharex": True}).subplots(Figure()).shape
+    (2,)
+    """
+
+    figsize: tuple[float, float] = FIGSIZE
+    grid: tuple[int, int] = (1, 1)
+    subplot_kw: dict = field(default_factory=dict)
+
+    def subplots(self, figure: Figure):
+        """The panels on ``figure``: one Axes, or an array of them."""
+        return figure.subplots(*self.grid, **self.subplot_kw)
+
+
+def side_by_side(
+    width_ratios: Sequence[float] | None = None, figsize: tuple[float, float] = WIDE_FIGSIZE
+) -> Layout:
+    """Two panels, left and right, on a wide figure: the layout of most two-panel figures.
+
+    Parameters
+    ----------
+    width_ratios : sequence of two floats, optional
+        Relative widths of the left and right panels; equal when None.
+    figsize : (float, float), default WIDE_FIGSIZE
+        Figure size in inches.
+
+    Returns
+    -------
+    Layout
+        ``grid`` (1, 2), with ``width_ratios`` passed on to ``Figure.subplots``.
+
+    Examples
+    --------
+    >>> side_by_side((1.2, 1.0)).subplot_kw
+    {'width_ratios': [1.2, 1.0]}
+    """
+    subplot_kw = {} if width_ratios is None else {"width_ratios": list(width_ratios)}
+    return Layout(figsize, (1, 2), subplot_kw)
 
 
 def render_png(figure: Figure) -> bytes:
@@ -336,8 +392,9 @@ def _cell_id() -> str | None:
 class LiveFigure:
     """A course figure, defined once for its static form and its slider form.
 
-    Subclasses set :attr:`controls` (name -> :class:`Control`), :attr:`figsize` and
-    :attr:`grid`, and define :meth:`build`, :meth:`update` and, for blitting,
+    Subclasses set :attr:`controls` (name -> :class:`Control`) and, unless one panel of the
+    default size will do, :attr:`layout` (a :class:`Layout`, e.g. :func:`side_by_side`), and
+    define :meth:`build`, :meth:`update` and, for blitting,
     :meth:`moving`. Options that are not sliders (a seed, a matrix to show) are
     constructor arguments: validate them in ``__init__``.
 
@@ -362,15 +419,14 @@ class LiveFigure:
 
     #: The sliders, by the keyword ``update`` receives.
     controls: ClassVar[dict[str, Control]] = {}
-    #: Figure size in inches.
-    figsize: ClassVar[tuple[float, float]] = FIGSIZE
-    #: Rows and columns of panels (``Figure.subplots``).
-    grid: ClassVar[tuple[int, int]] = (1, 1)
-    #: Extra ``Figure.subplots`` keywords (for example ``{"width_ratios": [2, 1]}``).
-    subplot_kw: ClassVar[dict] = {}
+    #: Figure size and panels.
+    layout: ClassVar[Layout] = Layout()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        stale = sorted({"figsize", "grid", "subplot_kw"} & set(vars(cls)))
+        if stale:
+            raise TypeError(f"{cls.__name__} sets {stale}: declare layout = Layout(...) instead")
         _LIVE_FIGURES.append(cls)
 
     # --- to be defined by each figure -------------------------------------------------
@@ -416,7 +472,7 @@ class LiveFigure:
 
     def _render(self, figure: Figure, values: dict, settings: Mapping) -> SimpleNamespace:
         with style_context(settings):
-            axes = figure.subplots(*self.grid, **self.subplot_kw)
+            axes = self.layout.subplots(figure)
             art = self.build(axes)
             self.update(art, **values)
             pin_style(figure, settings)
@@ -431,7 +487,7 @@ class LiveFigure:
             Shown inline by a notebook at the end of the cell.
         """
         values = self.values(**values)
-        figure = plt.figure(figsize=self.figsize, layout="constrained")
+        figure = plt.figure(figsize=self.layout.figsize, layout="constrained")
         self._render(figure, values, active_rc())
         return figure
 
@@ -442,7 +498,7 @@ class LiveFigure:
         its figure is freed; :meth:`InteractiveView.close` does the same by hand.
         """
         values = self.values(**values)
-        figure = Figure(figsize=self.figsize, dpi=WIDGET_DPI, layout="constrained")
+        figure = Figure(figsize=self.layout.figsize, dpi=WIDGET_DPI, layout="constrained")
         FigureCanvasAgg(figure)
         settings = active_rc()
         art = self._render(figure, values, settings)

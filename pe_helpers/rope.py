@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._docs import fill_doc
 from ._validate import (
     check_array,
     check_choice,
@@ -79,6 +80,7 @@ def _rotated_copies(
     return out
 
 
+@fill_doc
 def apply_rope(
     x: ArrayLike,
     positions: int | ArrayLike | None = None,
@@ -100,11 +102,8 @@ def apply_rope(
         number is refused with ``TypeError``: ``sinusoidal_pe`` and ``rope_scores`` read
         an integer as a count while ``rope_matrix`` reads it as a position, so here write
         ``[m]`` for one row at position ``m``.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
-    pairing : {"adjacent", "halves"}
-        ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer);
-        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
+    {base}
+    {pairing}
 
     Returns
     -------
@@ -140,6 +139,7 @@ def apply_rope(
     return _rotate(x, t, frequencies(d, base), pairing)
 
 
+@fill_doc
 def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     """The explicit ``(d_model, d_model)`` RoPE rotation for one position (adjacent pairing).
 
@@ -150,10 +150,8 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     ----------
     position : float
         Position ``m`` of the token.
-    d_model : int
-        Width; positive and even.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    {d_model}
+    {base}
 
     Returns
     -------
@@ -170,6 +168,7 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     return block_rotation(m * frequencies(d_model, base))
 
 
+@fill_doc
 def halves_permutation(d_model: int) -> np.ndarray:
     """Index array that turns the adjacent layout into the split-halves layout.
 
@@ -178,8 +177,7 @@ def halves_permutation(d_model: int) -> np.ndarray:
 
     Parameters
     ----------
-    d_model : int
-        Width; positive and even.
+    {d_model}
 
     Returns
     -------
@@ -204,6 +202,7 @@ def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
     return arr
 
 
+@fill_doc
 def rope_scores(
     q: ArrayLike,
     k: ArrayLike,
@@ -224,8 +223,7 @@ def rope_scores(
         1-D vectors of the same even width ``d``.
     query_positions, key_positions : int or array_like
         A count ``n`` >= 1 (positions ``0 .. n-1``) or a non-empty 1-D array of positions.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    {base}
     pairing : {"adjacent", "halves"}
         Layout of the rotated pairs, used for both ``q`` and ``k``.
 
@@ -273,6 +271,7 @@ def rope_scores(
     return out
 
 
+@fill_doc
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
     """RoFormer's long-range bound on the RoPE score, as a function of relative distance.
 
@@ -286,10 +285,8 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     ----------
     distances : int or array_like
         A count ``n`` (distances ``0 .. n-1``) or a 1-D array of relative distances.
-    d_model : int
-        Width; positive and even.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    {d_model}
+    {base}
 
     Returns
     -------

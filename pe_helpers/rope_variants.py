@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._docs import doc_filler
 from ._validate import _show, check_array, check_base, check_choice, check_d_model, check_int
 from .encodings import frequencies
 from .rope import PAIRINGS, _turn_pairs, apply_rope
@@ -51,6 +52,15 @@ MAX_GRID = 256
 MAX_SCORES = 10_000_000
 
 _AXES = ("t", "h", "w")
+
+fill_doc = doc_filler({
+    "x": """\
+x : array_like
+    Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.""",
+    "positions": """\
+positions : array_like
+    1-D, one position per row.""",
+})
 
 
 def _width(name: str, value: object) -> int:
@@ -126,6 +136,7 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     return rotated
 
 
+@fill_doc
 def apply_partial_rope(
     x: ArrayLike,
     positions: ArrayLike,
@@ -142,21 +153,19 @@ def apply_partial_rope(
 
     Parameters
     ----------
-    x : array_like
-        Shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.
-    positions : array_like
-        1-D, one position per row.
+    {x}
+    {positions}
     partial_rotary_factor : float
         Fraction of each row that rotates, in ``[0, 1]``.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    {base}
     pairing : {"adjacent", "halves"}
         Layout of the pairs inside the rotated part.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n, d)``, float64.
+        ``x`` with the first ``r`` columns of each row turned by its position and the
+        rest as given; shape ``(n, d)``, float64.
 
     Examples
     --------
@@ -177,6 +186,7 @@ def apply_partial_rope(
 # --- p-RoPE: stop the slowest pairs ----------------------------------------------------------
 
 
+@fill_doc
 def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.0) -> np.ndarray:
     """The frequencies of p-RoPE: the fastest pairs keep ``base ** (-2k / d)``, the rest get 0.
 
@@ -191,13 +201,13 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
         Width of one head; positive, even, at most :data:`MAX_WIDTH`.
     keep_fraction : float
         ``p`` in ``[0, 1]``: 1 is plain RoPE, 0 is no position encoding (NoPE).
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    {base}
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(head_dim // 2,)``.
+        The frequency of each pair, shape ``(head_dim // 2,)``: ``base ** (-2k / d)`` for
+        the kept pairs, then zeros.
 
     Examples
     --------
@@ -212,6 +222,7 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     return w
 
 
+@fill_doc
 def apply_p_rope(
     x: ArrayLike,
     positions: ArrayLike,
@@ -226,21 +237,18 @@ def apply_p_rope(
 
     Parameters
     ----------
-    x : array_like
-        Shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.
-    positions : array_like
-        1-D, one position per row.
+    {x}
+    {positions}
     keep_fraction : float
         Fraction ``p`` of the pairs (the fastest) that keep turning.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
-    pairing : {"adjacent", "halves"}
-        Layout of the pairs.
+    {base}
+    {pairing}
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n, d)``, float64.
+        ``x`` with each row turned by its position at the p-RoPE frequencies (the
+        stopped pairs as given); shape ``(n, d)``, float64.
 
     Examples
     --------
@@ -355,6 +363,7 @@ def mrope_position_ids(
     return np.concatenate([text, image, tail], axis=1).astype(np.int64)
 
 
+@fill_doc
 def apply_mrope(
     x: ArrayLike,
     position_ids: ArrayLike,
@@ -370,21 +379,19 @@ def apply_mrope(
 
     Parameters
     ----------
-    x : array_like
-        Shape ``(n, d)``.
+    {x}
     position_ids : array_like
         Shape ``(3, n)``: rows t, h, w (see :func:`mrope_position_ids`).
     mrope_section : sequence of three ints
         Pairs per axis, adding up to ``d // 2``.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
-    pairing : {"adjacent", "halves"}
-        Layout of the pairs.
+    {base}
+    {pairing}
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n, d)``, float64.
+        ``x`` with each pair of each token turned by that token's id on the pair's axis;
+        shape ``(n, d)``, float64.
 
     Examples
     --------

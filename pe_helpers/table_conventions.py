@@ -101,15 +101,12 @@ class PeTableConvention(_Verdict):
         ``"shift_direction"`` (the source article's erratum) and ``"shift_wrong"``.
     """
 
-    d_model: int
     layout: str | None = None
     order: str | None = None
     base: float | None = None
     spacing: str | None = None
     scale: float | None = None
     shift_direction: str | None = None
-    issues: tuple[str, ...] = ()
-    messages: tuple[str, ...] = ()
 
     @property
     def same_layout_as(self) -> tuple[TableSource, ...]:
@@ -190,8 +187,7 @@ def identify_pe_table(
         issues = _read_table(g, d, n, expected, shift, atol, found)
     except _ProbeError as exc:
         issues = [_issue("error", exc)]
-    codes, messages = zip(*issues, strict=True) if issues else ((), ())
-    return PeTableConvention(d_model=d, issues=codes, messages=messages, **found)
+    return PeTableConvention._from_issues(d, issues, found)
 
 
 def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._docs import doc_filler
 from ._validate import check_array, check_bool, check_choice, check_int
 
 __all__ = [
@@ -33,6 +34,17 @@ __all__ = [
 ]
 
 TASKS = ("copy_back", "token_at")
+
+fill_doc = doc_filler({
+    "sequences": """\
+batch_size : int
+    Number of sequences, >= 1.
+length : int
+    Sequence length; longer than the task's argument (``offset``, ``position``), so that
+    some position is scored.
+vocab_size : int
+    Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.""",
+})
 
 
 class Batch(NamedTuple):
@@ -108,6 +120,7 @@ def _check_fits(name: str, arg: int, length: int) -> None:
         )
 
 
+@fill_doc
 def copy_back(
     batch_size: int, length: int, vocab_size: int, *, offset: int = 1, seed: int = 0
 ) -> Batch:
@@ -117,12 +130,7 @@ def copy_back(
 
     Parameters
     ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length, > ``offset``.
-    vocab_size : int
-        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
+    {sequences}
     offset : int, default 1
         ``k >= 1``: positions ``t >= k`` are scored with target ``tokens[t - k]``.
     seed : int, default 0
@@ -149,6 +157,7 @@ def copy_back(
     return Batch(tokens, targets, targets >= 0)
 
 
+@fill_doc
 def token_at(
     batch_size: int, length: int, vocab_size: int, *, position: int = 0, seed: int = 0
 ) -> Batch:
@@ -158,12 +167,7 @@ def token_at(
 
     Parameters
     ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length, > ``position``.
-    vocab_size : int
-        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
+    {sequences}
     position : int, default 0
         ``p >= 0``: positions ``t >= p`` are scored with target ``tokens[p]``.
     seed : int, default 0

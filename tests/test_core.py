@@ -140,6 +140,28 @@ def test_projector_mode_reaches_static_and_live_figures_and_survives_steps():
     assert Sine().draw().axes[0].title.get_fontsize() == COURSE_RC["axes.titlesize"]
 
 
+def test_one_layout_gives_both_forms_their_size_and_panels():
+    class Pair(Sine):
+        layout = live.side_by_side(width_ratios=(2.0, 1.0), figsize=(8.0, 3.0))
+
+        def build(self, axes):
+            left, right = axes
+            return super().build(left)
+
+    for figure in (Pair().draw(), Pair().view().figure):
+        assert tuple(figure.get_size_inches()) == (8.0, 3.0)
+        left, right = figure.axes
+        assert left.get_position().width > 1.5 * right.get_position().width
+    assert tuple(Sine().draw().get_size_inches()) == figures.FIGSIZE
+
+
+def test_a_figure_declaring_the_old_size_attributes_is_refused():
+    with pytest.raises(TypeError, match="layout"):
+
+        class Old(Sine):
+            figsize = (8.0, 3.0)
+
+
 # --- views are freed ---------------------------------------------------------------------------
 def test_closing_a_view_releases_its_figure():
     view = Sine().view()
@@ -239,6 +261,28 @@ def test_tolerances_follow_the_answer_dtype():
     with pytest.raises(grading.AnswerProblem, match="ragged"):
         grading.as_array([[1, 2], [3]])
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
+
+
+def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_slip():
+    tried = []
+
+    def reference(n):
+        tried.append(n)
+        return np.arange(n) / 3
+
+    def slip(got, want, n):
+        return f"wrong for n = {n}"
+
+    def rounded(n):
+        return np.round(np.arange(n) / 3, 12 if n < 4 else 2)
+
+    exact = grading.agrees_on(reference, [(2,), (5,), (9,)], lambda n: f"n = {n}", slip)
+    near = grading.agrees_on(reference, [(2,), (5,)], lambda n: f"n = {n}", slip, scale=1.0)
+    assert grading.grade("thirds", rounded, [exact], "h").message == "wrong for n = 2"
+    assert grading.grade("thirds", rounded, [near], "h").message == "wrong for n = 5"
+    assert tried == [2, 2, 5]
+    short = grading.grade("thirds", lambda n: np.zeros(1), [near], "h")
+    assert short.message == "n = 2 must have shape (2,), got (1,)."
 
 
 # --- every lesson figure -----------------------------------------------------------------------

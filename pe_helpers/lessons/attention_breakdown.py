@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike
 from .._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
 from ..attention import attention, relative_deviation
 from ..encodings import sinusoidal_pe
-from ..figures import WIDE_FIGSIZE, diverging_cmap
+from ..figures import diverging_cmap
 from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
-from ..live import LiveFigure, even_control, float_control
+from ..live import LiveFigure, even_control, float_control, side_by_side
 
 __all__ = [
     "BLEND_T_VALUES",
@@ -108,7 +108,8 @@ def random_projection(
     Returns
     -------
     numpy.ndarray
-        Shape ``(d_model, d_k)``, float64.
+        The projection ``W``, shape ``(d_model, d_k)``, float64: ``x @ W`` takes rows of
+        width ``d_model`` to width ``d_k``.
 
     Examples
     --------
@@ -372,9 +373,7 @@ class AttentionBlend(LiveFigure):
         "d_model": even_control("d", 64, 8, 128),
         "t": float_control("blend t (0: W = I, 1: random W)", 0.5, 0.0, 1.0, 0.05),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
-    subplot_kw = {"width_ratios": [1.15, 1.0]}
+    layout = side_by_side(width_ratios=(1.15, 1.0))
 
     def __init__(self, n_positions: int = 32, seed: int = 0) -> None:
         self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=256)

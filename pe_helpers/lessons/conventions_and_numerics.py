@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
+from .._docs import doc_filler
 from .._validate import check_array, check_base, check_d_model, check_real
 from ..conventions import identify_rope
 from ..encodings import block_rotation, frequencies, sinusoidal_pe
@@ -249,7 +250,14 @@ def rope_mutants(base: float = 10000.0) -> dict[str, Callable[..., np.ndarray]]:
 
 _STYLES = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "d"))
 
+fill_doc = doc_filler({
+    "head_width": """\
+d_model : int, default 128
+    Head width, even, 4 to 1024.""",
+})
 
+
+@fill_doc
 @course_style
 def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None = None) -> Axes:
     """Accuracy at each query position, one curve per way of running a model.
@@ -260,12 +268,12 @@ def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None 
         Legend label -> accuracy per position (in [0, 1]; NaN where nothing is scored), as from
         ``TrainedModel.accuracy(per_position=True)``: 1 to 10 curves of one length (at most
         4096). Each curve gets its own line style and marker, so equal curves stay visible.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: ``ax.lines[i]`` is the ``i``-th curve, in percent, labelled by its key.
 
     Examples
     --------
@@ -310,6 +318,7 @@ def _bounded_width(d_model: object) -> int:
     return d
 
 
+@fill_doc
 @course_style
 def plot_angle_error(
     d_model: int = 128,
@@ -326,18 +335,17 @@ def plot_angle_error(
 
     Parameters
     ----------
-    d_model : int, default 128
-        Head width, even, 4 to 1024.
-    base : float, default 10000.0
-        Frequency base.
+    {head_width}
+    {base}
     max_position : float, default 1e6
         Right end of the position axis, 10 to :data:`MAX_PLOT_POSITION`.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, log-log: one line per dtype and the dashed bfloat16 fix, each
+        labelled, with dotted marks where bfloat16 and float16 stop being exact and at π.
 
     Examples
     --------
@@ -378,6 +386,7 @@ def _exact_note(name: str) -> str:
     return f" (exact to {shown})" if exact < 2**30 else ""
 
 
+@fill_doc
 class AngleErrorPerPair(LiveFigure):
     """The angle error of every RoPE pair at one position, with the angles computed in a dtype.
 
@@ -388,10 +397,8 @@ class AngleErrorPerPair(LiveFigure):
 
     Parameters
     ----------
-    d_model : int, default 128
-        Head width, even, 4 to 1024.
-    base : float, default 10000.0
-        Frequency base.
+    {head_width}
+    {base}
 
     Examples
     --------

@@ -25,9 +25,9 @@ from numpy.typing import ArrayLike
 from .._validate import check_array, check_base, check_d_model, check_int, check_positions
 from ..attention import relative_deviation
 from ..encodings import frequencies
-from ..figures import WIDE_FIGSIZE, diverging_cmap, format_base
-from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
-from ..live import LiveFigure, int_control, log_control
+from ..figures import diverging_cmap, format_base
+from ..grading import Feedback, agrees_on, as_array, as_pair, close, grade, tolerance
+from ..live import LiveFigure, int_control, log_control, side_by_side
 from ..rope import apply_rope, rope_scores
 
 __all__ = [
@@ -207,9 +207,7 @@ class RopeOffset(LiveFigure):
         "base": log_control("base", 10000.0, 10.0, 1e6),
         "offset": int_control("position offset", 0, 0, 10000, 100),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
-    subplot_kw = {"width_ratios": [1.2, 1.0]}
+    layout = side_by_side(width_ratios=(1.2, 1.0))
 
     def __init__(
         self,
@@ -362,16 +360,16 @@ def check_rope_adjacent(rope_adjacent: Callable) -> Feedback:
     positions = np.array([0.0, 3.0, 7.0, 12.0, 100.0])
     scale = float(np.abs(x).max())
 
-    def matches(attempt: Callable) -> str | None:
-        for base in (10000.0, 500.0):
-            what = f"your result for base = {base:g}"
-            got = as_array(attempt(x, positions, base), what, shape=x.shape)
-            if close(got, apply_rope(x, positions, base), scale=scale):
-                continue
-            problem = _rope_slip(got, x, positions, base, scale)
-            return f"for base = {base:g}: {problem}"
-        return None
+    def slip(got: np.ndarray, want: np.ndarray, x: np.ndarray, positions, base: float) -> str:
+        return f"for base = {base:g}: {_rope_slip(got, x, positions, base, scale)}"
 
+    matches = agrees_on(
+        apply_rope,
+        [(x, positions, base) for base in (10000.0, 500.0)],
+        what=lambda x, positions, base: f"your result for base = {base:g}",
+        slip=slip,
+        scale=scale,
+    )
     return grade(
         "RoPE, adjacent pairs",
         rope_adjacent,

@@ -16,6 +16,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from numpy.typing import ArrayLike
 
+from .._docs import fill_doc
 from .._validate import (
     check_array,
     check_base,
@@ -37,7 +38,7 @@ from ..grading import (
     tolerance,
     value_of,
 )
-from ..live import LiveFigure, float_control, int_control
+from ..live import Layout, LiveFigure, float_control, int_control
 
 __all__ = [
     "MAX_D_MODEL",
@@ -165,7 +166,7 @@ class PairRotation(LiveFigure):
         "delta": float_control("shift Δ", 1.0, 0.0, 20.0, 0.25),
         "frequency_index": int_control("pair index k", 0, 0, 7),
     }
-    figsize = (8.0, 5.0)  # a square circle and its legend, no empty margins
+    layout = Layout(figsize=(8.0, 5.0))  # a square circle and its legend, no empty margins
 
     def __init__(
         self, *, d_model: int = 16, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)
@@ -230,6 +231,7 @@ class PairRotation(LiveFigure):
         return [art.chords, art.before, art.after, art.caption, *art.labels, art.axes.title]
 
 
+@fill_doc
 @course_style
 def plot_shift_scatter(
     before: ArrayLike,
@@ -251,8 +253,7 @@ def plot_shift_scatter(
     ----------
     before, after : array_like, shape (n,)
         The feature at ``t`` and at ``t + Δ``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     slope : float, optional
         Draw the best line through the origin, ``y = slope · x``.
     highlight : array_like, shape (m, 2), optional
@@ -263,6 +264,8 @@ def plot_shift_scatter(
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: the positions are ``ax.collections[0]``, the marked points (if any)
+        ``ax.collections[1]``, the best line (if any) ``ax.lines[0]``.
 
     Examples
     --------

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
+from .._docs import fill_doc
 from .._validate import check_array, check_d_model, check_int, check_positions, check_real
 from ..encodings import frequencies, sinusoidal_pe
 from ..figures import (
@@ -30,7 +31,7 @@ from ..figures import (
     new_axes,
 )
 from ..grading import Feedback, as_integer, as_number, close, grade, value_of
-from ..live import LiveFigure, even_control, int_control, log_control
+from ..live import LiveFigure, even_control, int_control, log_control, side_by_side
 
 __all__ = [
     "J",
@@ -190,6 +191,7 @@ def plot_pe_heatmap(
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, with the encoding as ``ax.images[0]``.
 
     Examples
     --------
@@ -210,6 +212,7 @@ def plot_pe_heatmap(
     )
 
 
+@fill_doc
 @course_style
 def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = None) -> Axes:
     """Some columns of a positional encoding, each drawn as a wave over position.
@@ -220,12 +223,12 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
         The encoding; row ``t`` is position ``t``.
     dimensions : sequence of int
         Column indices to draw (even: sin, odd: cos), at most ten.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: ``ax.lines[j]`` is the wave of the ``j``-th listed column.
 
     Examples
     --------
@@ -264,6 +267,7 @@ def _dot_axes(ax: Axes) -> None:
     ax.set_ylabel(_RAW_DOT)
 
 
+@fill_doc
 @course_style
 def plot_pe_dot_profile(
     deltas: ArrayLike, dots: ArrayLike, ax: Axes | None = None, *, title: str = ""
@@ -274,14 +278,14 @@ def plot_pe_dot_profile(
     ----------
     deltas, dots : array_like, shape (n,)
         Offsets Δ and ``PE(t)·PE(t + Δ)`` for each (see :func:`dot_profile`).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     title : str
         Title of the axes.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: the profile is ``ax.lines[0]``; ``ax.lines[1:]`` mark 0 and Δ = 0.
 
     Examples
     --------
@@ -317,6 +321,8 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        The figure: the interleaved layout on ``figure.axes[0]``, sines then cosines on
+        ``figure.axes[1]``, and their shared colour bar.
 
     Examples
     --------
@@ -344,6 +350,7 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     return figure
 
 
+@fill_doc
 @course_style
 def plot_column_means(
     means: ArrayLike, ax: Axes | None = None, *, first_dimension: int = 0
@@ -354,14 +361,14 @@ def plot_column_means(
     ----------
     means : array_like, shape (m,)
         Mean of columns ``first_dimension .. first_dimension + m - 1``.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
     first_dimension : int, default 0
         Index of the first column, so that even (sin) and odd (cos) are told apart.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: one bar per column in ``ax.patches``, sin columns first.
 
     Examples
     --------
@@ -404,9 +411,7 @@ class PEOverview(LiveFigure):
         "d_model": even_control("d", 128, 2, 256),
         "base": log_control("base", 10000.0, 10.0, 1e6),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
-    subplot_kw = {"width_ratios": (1.3, 1.0)}
+    layout = side_by_side(width_ratios=(1.3, 1.0))
 
     def build(self, axes) -> SimpleNamespace:
         heat_ax, dot_ax = axes

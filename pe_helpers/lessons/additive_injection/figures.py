@@ -12,9 +12,10 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator
 from numpy.typing import ArrayLike
 
+from ..._docs import fill_doc
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
-from ...live import LiveFigure, even_control
+from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, position_probe, random_cosines
 
 #: Bin edges of the cosine histogram (fixed, so a step of the slider changes only heights).
@@ -38,6 +39,7 @@ def _curve(name: str, values: ArrayLike, dims: np.ndarray) -> np.ndarray:
     return ys
 
 
+@fill_doc
 @course_style
 def plot_cosine_vs_dim(
     dims: ArrayLike, mean_abs_cosines: ArrayLike, ax: Axes | None = None
@@ -50,7 +52,7 @@ def plot_cosine_vs_dim(
         Dimensions ``d`` (x axis), each >= 1.
     mean_abs_cosines : array_like
         Measured mean ``|cos|`` per dimension, each in ``(0, 1]``.
-    ax : matplotlib.axes.Axes, optional
+    {ax}
 
     Returns
     -------
@@ -88,6 +90,7 @@ def plot_cosine_vs_dim(
     return ax
 
 
+@fill_doc
 @course_style
 def plot_probe_vs_dim(
     dims: ArrayLike,
@@ -105,7 +108,7 @@ def plot_probe_vs_dim(
         Probe R² on ``embedding + PE``, one per dimension.
     r2_position_only : array_like
         Probe R² on ``PE`` alone, one per dimension.
-    ax : matplotlib.axes.Axes, optional
+    {ax}
 
     Returns
     -------
@@ -163,8 +166,7 @@ class DimensionPanels(LiveFigure):
     """
 
     controls = {"d_model": even_control("d", 16, 2, 256)}
-    figsize = (WIDE_FIGSIZE[0], 4.0)
-    grid = (1, 2)
+    layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = check_int("seed", seed, minimum=0)

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullLocator
 from numpy.typing import ArrayLike
 
+from ..._docs import doc_filler
 from ..._validate import _show, check_base, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
@@ -23,11 +24,17 @@ from ...figures import (
     new_axes,
     plot_curves,
 )
-from ...live import LiveFigure, even_control, int_control, log_control
+from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
 from .maths import _column_reading, binary_digits, wavelengths
 
 #: Largest base and widest encoding the figures of this lesson draw.
 MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
+
+fill_doc = doc_filler({
+    "d_model_base": """\
+d_model, base : int, float, default 128, 10000.0
+    Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).""",
+})
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
@@ -79,20 +86,21 @@ def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None
     art.axes.set_title(f"Wavelength of pair k (d = {d_model}, base = {format_base(base)})")
 
 
+@fill_doc
 @course_style
 def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None = None) -> Axes:
     """Wavelength of every (sin, cos) pair on a log scale, with lines at 2π and 2π·base.
 
     Parameters
     ----------
-    d_model, base : int, float, default 128, 10000.0
-        Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {d_model_base}
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: the wavelength of pair k is ``ax.lines[0]``, the lines at 2π and
+        2π·base are ``ax.lines[1]`` and ``ax.lines[2]``.
 
     Examples
     --------
@@ -105,6 +113,7 @@ def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None 
     return art.axes
 
 
+@fill_doc
 @course_style
 def plot_frequency_readings(
     d_model: int = 128, base: float = 10000.0, ax: Axes | None = None
@@ -113,14 +122,14 @@ def plot_frequency_readings(
 
     Parameters
     ----------
-    d_model, base : int, float, default 128, 10000.0
-        Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {d_model_base}
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, log y: the pair reading is ``ax.lines[0]``, the column reading
+        ``ax.lines[1]``.
 
     Examples
     --------
@@ -142,6 +151,7 @@ def plot_frequency_readings(
     return ax
 
 
+@fill_doc
 @course_style
 def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = None) -> Axes:
     """A fast sine for continuous t, its values at whole-number t, and its slow alias.
@@ -155,12 +165,13 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
         Angular frequency ``w``, with ``|w| · t_max <= 1e5``.
     t_max : int, default 10
         Positions ``0 .. t_max`` (1 to 100).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: the fast sine is ``ax.lines[0]``, its slow alias ``ax.lines[1]`` and
+        the values at whole-number t ``ax.lines[2]``.
 
     Examples
     --------
@@ -189,6 +200,7 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     return ax
 
 
+@fill_doc
 @course_style
 def plot_min_distance(
     lengths: ArrayLike, curves: Mapping[str, ArrayLike], ax: Axes | None = None
@@ -201,12 +213,12 @@ def plot_min_distance(
         Sequence lengths ``n`` (x axis).
     curves : dict of str to array_like
         One curve per encoding, by legend label; values > 0 (log y axis).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, log y: ``ax.lines[i]`` is the curve of the ``i``-th encoding.
 
     Examples
     --------
@@ -239,6 +251,8 @@ def plot_counter_analogy(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure: the counter is drawn on ``figure.axes[0]``, the encoding on
+        ``figure.axes[1]``.
 
     Examples
     --------
@@ -285,8 +299,7 @@ class EncodingAndWavelengths(LiveFigure):
         "base": log_control("base", 10000.0, 10.0, 1e6),
         "position": int_control("position t", 10, 1, 1000),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
+    layout = side_by_side()
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes

@@ -46,7 +46,7 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Shape ``(d_model // 2,)``.
+        The wavelength of each pair, shape ``(d_model // 2,)``, growing from ``2π``.
 
     Examples
     --------

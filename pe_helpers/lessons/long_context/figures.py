@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ...figures import plain_log_ticks
-from ...live import LiveFigure, float_control, int_control
+from ...live import LiveFigure, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
 from ...rope_scaling import default_frequencies, yarn_correction_dim
 from .maths import aligned_scores, method_frequencies
@@ -87,8 +87,7 @@ class PairScaling(LiveFigure):
         "beta_fast": int_control("beta_fast", 32, 1, 64),
         "beta_slow": float_control("beta_slow", 1.0, 0.25, 8.0, 0.25),
     }
-    figsize = (11.0, 4.5)
-    grid = (1, 2)
+    layout = side_by_side(figsize=(11.0, 4.5))
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes

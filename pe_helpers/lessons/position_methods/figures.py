@@ -24,7 +24,7 @@ from ...figures import (
     diverging_cmap,
     new_axes,
 )
-from ...live import LiveFigure, even_control, int_control
+from ...live import Layout, LiveFigure, even_control, int_control
 from .maths import (
     POSITION_MAP,
     ROLES,
@@ -131,7 +131,7 @@ class AlibiHeads(LiveFigure):
     """
 
     controls = {"n_heads": int_control("heads", 8, 1, 8)}
-    figsize = (10.0, 5.4)
+    layout = Layout(figsize=(10.0, 5.4))
 
     def __init__(self, n_positions: int = 16) -> None:
         self.n = check_int("n_positions", n_positions, minimum=4)
@@ -201,9 +201,7 @@ class T5BucketMap(LiveFigure):
         "num_buckets": even_control("buckets", 32, 4, 64),
         "max_distance": int_control("max distance", 128, 40, 512, 8),
     }
-    grid = (2, 1)
-    figsize = (9.0, 6.0)
-    subplot_kw = {"sharex": True}
+    layout = Layout(figsize=(9.0, 6.0), grid=(2, 1), subplot_kw={"sharex": True})
 
     def __init__(self, max_offset: int = 300) -> None:
         self.max_offset = check_int("max_offset", max_offset, minimum=16)

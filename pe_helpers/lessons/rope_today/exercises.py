@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...grading import Feedback, as_array, as_integer, close, grade
+from ...grading import Feedback, agrees_on, as_integer, close, grade
 from ...rope import apply_rope
 from ...rope_variants import mrope_position_ids
 
@@ -35,19 +35,13 @@ def check_partial_rope(partial_rope: Callable) -> Feedback:
     x = rng.normal(size=(5, 12))
     positions = np.array([0.0, 1.0, 4.0, 9.0, 30.0])
     scale = float(np.abs(x).max())
-    cases = ((4, 10000.0), (8, 500.0))
-
-    def matches(attempt: Callable) -> str | None:
-        for r, base in cases:
-            what = f"your result for rotary_dim = {r}, base = {base:g}"
-            got = as_array(attempt(x, positions, r, base), what, shape=x.shape)
-            want = x.copy()
-            want[:, :r] = apply_rope(x[:, :r], positions, base)
-            if close(got, want, scale=scale):
-                continue
-            return _partial_slip(got, x, positions, r, base, scale)
-        return None
-
+    matches = agrees_on(
+        _partial_rope,
+        [(x, positions, r, base) for r, base in ((4, 10000.0), (8, 500.0))],
+        what=lambda x, positions, r, base: f"your result for rotary_dim = {r}, base = {base:g}",
+        slip=lambda got, want, *case: _partial_slip(got, *case, scale),
+        scale=scale,
+    )
     return grade(
         "partial rotation",
         partial_rope,
@@ -58,6 +52,13 @@ def check_partial_rope(partial_rope: Callable) -> Feedback:
     )
 
 
+def _partial_rope(x: np.ndarray, positions: np.ndarray, r: int, base: float) -> np.ndarray:
+    """The right answer: the first ``r`` columns turned as a RoPE of width ``r``, the rest kept."""
+    out = x.copy()
+    out[:, :r] = apply_rope(x[:, :r], positions, base)
+    return out
+
+
 def _partial_slip(
     got: np.ndarray, x: np.ndarray, positions: np.ndarray, r: int, base: float, scale: float
 ) -> str:
@@ -66,9 +67,7 @@ def _partial_slip(
 
     d = x.shape[1]
     for other in (10000.0, 500.0):
-        right_but_other_base = x.copy()
-        right_but_other_base[:, :r] = apply_rope(x[:, :r], positions, other)
-        if other != base and same(right_but_other_base):
+        if other != base and same(_partial_rope(x, positions, r, other)):
             return f"you rotated with base {other:g}: use the base argument, not a fixed number."
     if same(apply_rope(x, positions, base)):
         return "you rotated every column: only the first rotary_dim columns turn."
@@ -137,17 +136,9 @@ def check_mrope_ids(mrope_ids: Callable) -> Feedback:
     'correct'
     """
     cases = ((3, 2, 4, 2), (0, 3, 2, 3), (1, 1, 5, 0))
-
-    def matches(attempt: Callable) -> str | None:
-        for before, rows, cols, after in cases:
-            want = mrope_position_ids(before, rows, cols, after)
-            what = f"your ids for ({before}, {rows}, {cols}, {after})"
-            got = as_array(attempt(before, rows, cols, after), what, shape=want.shape)
-            if np.array_equal(got, want):
-                continue
-            return _mrope_slip(got, want, before, rows, cols, after)
-        return None
-
+    matches = agrees_on(
+        mrope_position_ids, cases, what=lambda *case: f"your ids for {case}", slip=_mrope_slip
+    )
     return grade(
         "M-RoPE position ids",
         mrope_ids,

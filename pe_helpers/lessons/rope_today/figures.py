@@ -10,16 +10,18 @@ from types import SimpleNamespace
 import numpy as np
 from matplotlib.axes import Axes
 
+from ..._docs import fill_doc
 from ..._validate import check_base, check_int
 from ...encodings import frequencies
 from ...figures import course_style, new_axes
-from ...live import LiveFigure, even_control, int_control
+from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import p_rope_frequencies, rotary_dim
 from .maths import patch_scores
 
 # --- figures -------------------------------------------------------------------------------------
 
 
+@fill_doc
 @course_style
 def plot_turning_pairs(
     head_dim: int = 128, fraction: float = 0.75, base: float = 10000.0, ax: Axes | None = None
@@ -37,8 +39,7 @@ def plot_turning_pairs(
         ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE.
     base : float, default 10000.0
         Frequency base.
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; a new figure when None.
+    {ax}
 
     Returns
     -------
@@ -114,7 +115,7 @@ class MropeScoreMap(LiveFigure):
         "row": int_control("query row", 5, 0, 23),
         "col": int_control("query column", 8, 0, 23),
     }
-    figsize = (7.0, 5.0)
+    layout = Layout(figsize=(7.0, 5.0))
 
     def __init__(self, head_dim: int = 128, base: float = 10000.0) -> None:
         self.head_dim = check_int("head_dim", head_dim, minimum=8, maximum=256)

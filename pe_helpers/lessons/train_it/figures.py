@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style
-from ...live import LiveFigure, int_control
+from ...live import LiveFigure, int_control, side_by_side
 from ...tasks import order_blind_accuracy, task_batch
 from ...training import TrainedModel
 from .maths import (
@@ -144,8 +144,7 @@ class QueryAttention(LiveFigure):
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
         "method": int_control("method (0–3)", 3, 0, 3),
     }
-    figsize = WIDE_FIGSIZE
-    grid = (1, 2)
+    layout = side_by_side()
 
     def __init__(
         self, models: Mapping[str, TrainedModel] | None = None, n_samples: int = 128

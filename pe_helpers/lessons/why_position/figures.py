@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
+from ..._docs import fill_doc
 from ..._validate import check_array, check_real
 from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
 from ...live import LiveFigure, float_control, int_control
@@ -153,6 +154,7 @@ def plot_token_outputs(
     return figure
 
 
+@fill_doc
 @course_style
 def plot_serial_steps(
     lengths: ArrayLike,
@@ -168,7 +170,7 @@ def plot_serial_steps(
         Sequence lengths ``n`` (x axis), at least one.
     recurrent_chain, attention_chain : array_like
         :attr:`LayerRun.chain` of each layer at each length (same length as ``lengths``).
-    ax : matplotlib.axes.Axes, optional
+    {ax}
 
     Returns
     -------
