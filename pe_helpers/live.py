@@ -20,9 +20,11 @@ alone only the artists listed by ``moving`` are redrawn over a cached background
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
 import numbers
+import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -251,6 +253,10 @@ class InteractiveView(widgets.VBox):
         self._update = update
         self._moving = list(moving)
         self._background = None
+        self._scheduled = False
+        # Held while the figure changes: ipykernel may handle slider messages on a subshell
+        # thread while a cell runs on the main one, and one figure must not be drawn twice at once.
+        self._drawing = threading.RLock()
         self.renders = 0
         self.blits = 0
         if not isinstance(figure.canvas, FigureCanvasAgg):
@@ -276,6 +282,10 @@ class InteractiveView(widgets.VBox):
 
     def refresh(self) -> None:
         """Apply the current slider values to the figure and re-render it."""
+        with self._drawing:
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self.figure is None:
             return
         before = self._limits()
@@ -294,7 +304,22 @@ class InteractiveView(widgets.VBox):
         self.renders += 1
 
     def _on_change(self, _change: dict) -> None:
-        self.refresh()
+        loop = _front_end_loop()
+        if loop is None:
+            self.refresh()
+        elif not self._scheduled:
+            # A slider moved in the browser: let the comm handler return first, so the kernel
+            # reports idle and the browser sends its next value while this one is drawn
+            # (ipywidgets keeps one message per slider in flight until the kernel is idle).
+            self._scheduled = True
+            loop.call_soon(self._refresh_scheduled)
+
+    def _refresh_scheduled(self) -> None:
+        with self._drawing:
+            # Cleared before the sliders are read: a value that arrives during this render
+            # schedules the next one, so the last picture shows the last values.
+            self._scheduled = False
+            self._refresh()
 
     def close(self) -> None:
         """Close the sliders and the picture and release the figure and its callbacks."""
@@ -308,6 +333,30 @@ class InteractiveView(widgets.VBox):
         self._moving = []
         self._background = None
         super().close()
+
+
+def _front_end_loop() -> asyncio.AbstractEventLoop | None:
+    """The kernel's event loop while it handles a widget message from the browser, else None.
+
+    A slider moved in the browser reaches the kernel as a ``comm_msg``; a value set by code
+    (a cell, a test, a script) arrives any other way and is drawn at once.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return None
+    kernel = getattr(get_ipython(), "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent("shell") or {}
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: draw at once
+        return None
+    return loop if parent.get("header", {}).get("msg_type") == "comm_msg" else None
 
 
 #: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).
