@@ -21,11 +21,12 @@ alone only the artists listed by ``moving`` are redrawn over a cached background
 from __future__ import annotations
 
 import asyncio
-import io
 import math
 import numbers
+import struct
 import threading
 import weakref
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -37,7 +38,6 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from PIL import Image
 
 from ._validate import _show
 from .figures import FIGSIZE, active_rc, pin_style, style_context
@@ -209,11 +209,32 @@ def render_png(figure: Figure) -> bytes:
     return _encode_png(figure)
 
 
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
 def _encode_png(figure: Figure) -> bytes:
+    """The figure's Agg buffer as an 8-bit RGB PNG, lossless.
+
+    Every row is stored with PNG's "Up" filter (its difference from the row above, one numpy
+    subtraction) and deflated at zlib level 1. PIL at ``compress_level=1`` gives files of the
+    same size but picks a filter row by row, which took twice as long (measured on the
+    course's live figures: 11-14 ms against 5-8 ms a frame for 880 x 360 pixels).
+    """
     rgba = np.asarray(figure.canvas.buffer_rgba())
-    buffer = io.BytesIO()
-    Image.fromarray(rgba[..., :3]).save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    height, width = rgba.shape[:2]
+    rgb = rgba[..., :3].reshape(height, 3 * width)
+    rows = np.empty((height, 1 + 3 * width), np.uint8)
+    rows[:, 0] = 2  # filter type "Up"
+    rows[0, 1:] = rgb[0]
+    np.subtract(rgb[1:], rgb[:-1], out=rows[1:, 1:])  # uint8: wraps modulo 256, as PNG asks
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows, 1))
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 class InteractiveView(widgets.VBox):

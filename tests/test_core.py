@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import textwrap
 import weakref
 from types import SimpleNamespace
 
 import matplotlib as mpl
 import numpy as np
+import PIL.Image
 import pytest
 
 from pe_helpers import figures, grading, live
@@ -128,6 +130,16 @@ def test_blitted_steps_give_the_picture_of_a_full_redraw():
     assert view.blits == 1
     fresh = Sine().view(frequency=3.0)
     assert view.image.value == fresh.image.value
+
+
+def test_live_pictures_are_lossless_pngs_of_the_agg_buffer():
+    view = Sine().view(frequency=3.5)
+    picture = PIL.Image.open(io.BytesIO(view.image.value))
+    picture.verify()  # chunk CRCs and zlib stream
+    picture = PIL.Image.open(io.BytesIO(view.image.value))
+    assert picture.mode == "RGB"
+    agg = np.asarray(view.figure.canvas.buffer_rgba())[..., :3]
+    assert np.array_equal(np.asarray(picture), agg)
 
 
 def test_projector_mode_reaches_static_and_live_figures_and_survives_steps():
