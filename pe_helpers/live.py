@@ -20,10 +20,13 @@ alone only the artists listed by ``moving`` are redrawn over a cached background
 
 from __future__ import annotations
 
-import io
+import asyncio
 import math
 import numbers
+import struct
+import threading
 import weakref
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -35,7 +38,6 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from PIL import Image
 
 from ._validate import _show
 from .figures import FIGSIZE, WIDE_FIGSIZE, active_rc, pin_style, style_context
@@ -263,11 +265,32 @@ def render_png(figure: Figure) -> bytes:
     return _encode_png(figure)
 
 
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
 def _encode_png(figure: Figure) -> bytes:
+    """The figure's Agg buffer as an 8-bit RGB PNG, lossless.
+
+    Every row is stored with PNG's "Up" filter (its difference from the row above, one numpy
+    subtraction) and deflated at zlib level 1. PIL at ``compress_level=1`` gives files of the
+    same size but picks a filter row by row, which took twice as long (measured on the
+    course's live figures: 11-14 ms against 5-8 ms a frame for 880 x 360 pixels).
+    """
     rgba = np.asarray(figure.canvas.buffer_rgba())
-    buffer = io.BytesIO()
-    Image.fromarray(rgba[..., :3]).save(buffer, format="png", compress_level=1)
-    return buffer.getvalue()
+    height, width = rgba.shape[:2]
+    rgb = rgba[..., :3].reshape(height, 3 * width)
+    rows = np.empty((height, 1 + 3 * width), np.uint8)
+    rows[:, 0] = 2  # filter type "Up"
+    rows[0, 1:] = rgb[0]
+    np.subtract(rgb[1:], rgb[:-1], out=rows[1:, 1:])  # uint8: wraps modulo 256, as PNG asks
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows, 1))
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 class InteractiveView(widgets.VBox):
@@ -307,6 +330,10 @@ class InteractiveView(widgets.VBox):
         self._update = update
         self._moving = list(moving)
         self._background = None
+        self._scheduled = False
+        # Held while the figure changes: ipykernel may handle slider messages on a subshell
+        # thread while a cell runs on the main one, and one figure must not be drawn twice at once.
+        self._drawing = threading.RLock()
         self.renders = 0
         self.blits = 0
         if not isinstance(figure.canvas, FigureCanvasAgg):
@@ -332,6 +359,10 @@ class InteractiveView(widgets.VBox):
 
     def refresh(self) -> None:
         """Apply the current slider values to the figure and re-render it."""
+        with self._drawing:
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self.figure is None:
             return
         before = self._limits()
@@ -350,7 +381,22 @@ class InteractiveView(widgets.VBox):
         self.renders += 1
 
     def _on_change(self, _change: dict) -> None:
-        self.refresh()
+        loop = _front_end_loop()
+        if loop is None:
+            self.refresh()
+        elif not self._scheduled:
+            # A slider moved in the browser: let the comm handler return first, so the kernel
+            # reports idle and the browser sends its next value while this one is drawn
+            # (ipywidgets keeps one message per slider in flight until the kernel is idle).
+            self._scheduled = True
+            loop.call_soon(self._refresh_scheduled)
+
+    def _refresh_scheduled(self) -> None:
+        with self._drawing:
+            # Cleared before the sliders are read: a value that arrives during this render
+            # schedules the next one, so the last picture shows the last values.
+            self._scheduled = False
+            self._refresh()
 
     def close(self) -> None:
         """Close the sliders and the picture and release the figure and its callbacks."""
@@ -364,6 +410,30 @@ class InteractiveView(widgets.VBox):
         self._moving = []
         self._background = None
         super().close()
+
+
+def _front_end_loop() -> asyncio.AbstractEventLoop | None:
+    """The kernel's event loop while it handles a widget message from the browser, else None.
+
+    A slider moved in the browser reaches the kernel as a ``comm_msg``; a value set by code
+    (a cell, a test, a script) arrives any other way and is drawn at once.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return None
+    kernel = getattr(get_ipython(), "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent("shell") or {}
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: draw at once
+        return None
+    return loop if parent.get("header", {}).get("msg_type") == "comm_msg" else None
 
 
 #: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).
