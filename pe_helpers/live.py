@@ -299,7 +299,8 @@ class InteractiveView(widgets.VBox):
     Parameters
     ----------
     figure : matplotlib.figure.Figure
-        The figure, built once (not through pyplot, so it is never displayed twice).
+        The figure, built once (not through pyplot, so it is never displayed twice) and
+        already showing the controls' starting values: it is the first picture as it is.
     controls : mapping of str to ipywidgets.ValueWidget
         The sliders, by the keyword they feed to ``update``.
     update : callable
@@ -338,17 +339,27 @@ class InteractiveView(widgets.VBox):
         self.blits = 0
         if not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
-        if figure.get_layout_engine() is not None:
-            # Lay out once, then freeze: a layout engine costs a full extra pass per draw.
-            figure.canvas.draw()
-            figure.set_layout_engine("none")
         for artist in self._moving:
             artist.set_animated(True)
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         super().__init__(children=[*self.controls.values(), self.image])
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        self.refresh()
+        self._first_picture()
+
+    def _first_picture(self) -> None:
+        # The figure shows the starting values already, so one draw both lays it out and makes
+        # the first picture. The layout is then frozen: a layout engine costs a full extra pass
+        # on every draw.
+        canvas = self.figure.canvas
+        canvas.draw()
+        self.figure.set_layout_engine("none")
+        if self._moving:
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+        for artist in self._moving:
+            self.figure.draw_artist(artist)
+        self.image.value = _encode_png(self.figure)
+        self.renders = 1
 
     def values(self) -> dict[str, object]:
         """Current value of every control, by name."""
