@@ -9,7 +9,8 @@ Pure maths, by concept, importing nothing from presentation: :mod:`~pe_helpers.e
 :mod:`~pe_helpers.training` and :mod:`~pe_helpers.tasks`.
 
 Presentation: :mod:`~pe_helpers.figures` (style, projector mode, heatmaps),
-:mod:`~pe_helpers.live` (figures defined once, static and under sliders) and
+:mod:`~pe_helpers.live` (figures defined once, static and under sliders),
+:mod:`~pe_helpers.views` (their slider form) and
 :mod:`~pe_helpers.grading` (exercise feedback). Each lesson's own helpers, figures and
 checkers live in :mod:`pe_helpers.lessons` (``pe_helpers.lessons.<slug>``).
 

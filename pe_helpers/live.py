@@ -12,27 +12,21 @@ strict nbval checks the text around. ``view(**values)`` builds the same figure o
 pyplot and calls the same ``update`` on every slider step. The controls of a figure
 (:class:`Control`) own their ranges: a value is checked once, where it enters.
 
-Why an ``ipywidgets.Image`` and not ``interact`` + Output: the figure is never rebuilt
-on a step, nothing depends on the notebook's matplotlib backend, the PNG is encoded
-with fast compression from the Agg buffer, and when a step leaves every axes limit
-alone only the artists listed by ``moving`` are redrawn over a cached background.
+The slider form itself, :class:`~pe_helpers.views.InteractiveView`, lives in
+:mod:`pe_helpers.views`; ipywidgets is imported when the first slider or view is made, so
+a notebook that only grades exercises or draws static figures never loads it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
 import numbers
-import struct
-import threading
 import weakref
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.artist import Artist
@@ -42,10 +36,14 @@ from matplotlib.figure import Figure
 from ._validate import _show
 from .figures import FIGSIZE, WIDE_FIGSIZE, active_rc, pin_style, style_context
 
+if TYPE_CHECKING:
+    import ipywidgets as widgets
+
+    from .views import InteractiveView
+
 __all__ = [
     "WIDGET_DPI",
     "Control",
-    "InteractiveView",
     "Layout",
     "LiveFigure",
     "even_control",
@@ -53,7 +51,6 @@ __all__ = [
     "int_control",
     "live_figures",
     "log_control",
-    "render_png",
     "side_by_side",
     "snapshot",
 ]
@@ -111,6 +108,8 @@ class Control:
 
     def widget(self, name: str, value: object) -> widgets.ValueWidget:
         """A slider for this control, starting at ``value`` (checked first)."""
+        import ipywidgets as widgets
+
         value = self.check(name, value)
         style = {
             "description": self.label,
@@ -249,204 +248,6 @@ def side_by_side(
     return Layout(figsize, (1, 2), subplot_kw)
 
 
-def render_png(figure: Figure) -> bytes:
-    """Draw ``figure`` with Agg and return it as PNG bytes (fast compression).
-
-    Examples
-    --------
-    >>> render_png(Figure(figsize=(1, 1)))[:4]
-    b'\\x89PNG'
-    """
-    if not isinstance(figure, Figure):
-        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
-    if not isinstance(figure.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(figure)
-    figure.canvas.draw()
-    return _encode_png(figure)
-
-
-def _png_chunk(tag: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-
-def _encode_png(figure: Figure) -> bytes:
-    """The figure's Agg buffer as an 8-bit RGB PNG, lossless.
-
-    Every row is stored with PNG's "Up" filter (its difference from the row above, one numpy
-    subtraction) and deflated at zlib level 1. PIL at ``compress_level=1`` gives files of the
-    same size but picks a filter row by row, which took twice as long (measured on the
-    course's live figures: 11-14 ms against 5-8 ms a frame for 880 x 360 pixels).
-    """
-    rgba = np.asarray(figure.canvas.buffer_rgba())
-    height, width = rgba.shape[:2]
-    rgb = rgba[..., :3].reshape(height, 3 * width)
-    rows = np.empty((height, 1 + 3 * width), np.uint8)
-    rows[:, 0] = 2  # filter type "Up"
-    rows[0, 1:] = rgb[0]
-    np.subtract(rgb[1:], rgb[:-1], out=rows[1:, 1:])  # uint8: wraps modulo 256, as PNG asks
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", zlib.compress(rows, 1))
-        + _png_chunk(b"IEND", b"")
-    )
-
-
-class InteractiveView(widgets.VBox):
-    """Sliders above a live figure.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-        The figure, built once (not through pyplot, so it is never displayed twice) and
-        already showing the controls' starting values: it is the first picture as it is.
-    controls : mapping of str to ipywidgets.ValueWidget
-        The sliders, by the keyword they feed to ``update``.
-    update : callable
-        ``update(**values)`` changes the figure's artists in place.
-    moving : sequence of matplotlib artists, optional
-        Every artist ``update`` may change *without* changing any axes limits. When
-        given, a step that leaves all limits alone redraws only these artists over a
-        cached picture of the rest (blitting); any other step redraws everything.
-
-    Attributes
-    ----------
-    figure, controls, image : the figure, the sliders, the ``ipywidgets.Image``.
-    renders : int
-        Number of times the figure was rendered (1 after construction).
-    blits : int
-        How many of those renders redrew only the moving artists.
-    """
-
-    def __init__(
-        self,
-        figure: Figure,
-        controls: Mapping[str, widgets.ValueWidget],
-        update: Callable[..., None],
-        moving: Sequence[Artist] = (),
-    ) -> None:
-        self.figure = figure
-        self.controls = dict(controls)
-        self._update = update
-        self._moving = list(moving)
-        self._background = None
-        self._scheduled = False
-        # Held while the figure changes: ipykernel may handle slider messages on a subshell
-        # thread while a cell runs on the main one, and one figure must not be drawn twice at once.
-        self._drawing = threading.RLock()
-        self.renders = 0
-        self.blits = 0
-        if not isinstance(figure.canvas, FigureCanvasAgg):
-            FigureCanvasAgg(figure)
-        for artist in self._moving:
-            artist.set_animated(True)
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
-        super().__init__(children=[*self.controls.values(), self.image])
-        for control in self.controls.values():
-            control.observe(self._on_change, names="value")
-        self._first_picture()
-
-    def _first_picture(self) -> None:
-        # The figure shows the starting values already, so one draw both lays it out and makes
-        # the first picture. The layout is then frozen: a layout engine costs a full extra pass
-        # on every draw.
-        canvas = self.figure.canvas
-        canvas.draw()
-        self.figure.set_layout_engine("none")
-        if self._moving:
-            self._background = canvas.copy_from_bbox(self.figure.bbox)
-        for artist in self._moving:
-            self.figure.draw_artist(artist)
-        self.image.value = _encode_png(self.figure)
-        self.renders = 1
-
-    def values(self) -> dict[str, object]:
-        """Current value of every control, by name."""
-        return {name: control.value for name, control in self.controls.items()}
-
-    def _limits(self) -> list:
-        return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
-
-    def refresh(self) -> None:
-        """Apply the current slider values to the figure and re-render it."""
-        with self._drawing:
-            self._refresh()
-
-    def _refresh(self) -> None:
-        if self.figure is None:
-            return
-        before = self._limits()
-        self._update(**self.values())
-        canvas = self.figure.canvas
-        if self._background is not None and self._limits() == before:
-            canvas.restore_region(self._background)
-            self.blits += 1
-        else:
-            canvas.draw()
-            if self._moving:
-                self._background = canvas.copy_from_bbox(self.figure.bbox)
-        for artist in self._moving:
-            self.figure.draw_artist(artist)
-        self.image.value = _encode_png(self.figure)
-        self.renders += 1
-
-    def _on_change(self, _change: dict) -> None:
-        loop = _front_end_loop()
-        if loop is None:
-            self.refresh()
-        elif not self._scheduled:
-            # A slider moved in the browser: let the comm handler return first, so the kernel
-            # reports idle and the browser sends its next value while this one is drawn
-            # (ipywidgets keeps one message per slider in flight until the kernel is idle).
-            self._scheduled = True
-            loop.call_soon(self._refresh_scheduled)
-
-    def _refresh_scheduled(self) -> None:
-        with self._drawing:
-            # Cleared before the sliders are read: a value that arrives during this render
-            # schedules the next one, so the last picture shows the last values.
-            self._scheduled = False
-            self._refresh()
-
-    def close(self) -> None:
-        """Close the sliders and the picture and release the figure and its callbacks."""
-        for control in self.controls.values():
-            control.close()
-        self.image.close()
-        # Dropping the references frees the figure; clearing it here would fail when
-        # ipywidgets calls close() from __del__ at interpreter shutdown.
-        self.figure = None
-        self._update = None
-        self._moving = []
-        self._background = None
-        super().close()
-
-
-def _front_end_loop() -> asyncio.AbstractEventLoop | None:
-    """The kernel's event loop while it handles a widget message from the browser, else None.
-
-    A slider moved in the browser reaches the kernel as a ``comm_msg``; a value set by code
-    (a cell, a test, a script) arrives any other way and is drawn at once.
-    """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    kernel = getattr(get_ipython(), "kernel", None)
-    if kernel is None:
-        return None
-    try:
-        parent = kernel.get_parent("shell") or {}
-    except Exception:  # noqa: BLE001 - an old or unusual kernel: draw at once
-        return None
-    return loop if parent.get("header", {}).get("msg_type") == "comm_msg" else None
-
-
 #: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).
 _LIVE_FIGURES: list[type[LiveFigure]] = []
 #: The open view of each (figure class, notebook cell): re-running a cell closes the old one.
@@ -578,6 +379,8 @@ class LiveFigure:
         In JupyterLab, running the cell again closes the view it made last time, so
         its figure is freed; :meth:`InteractiveView.close` does the same by hand.
         """
+        from .views import InteractiveView
+
         values = self.values(**values)
         figure = Figure(figsize=self.layout.figsize, dpi=WIDGET_DPI, layout="constrained")
         FigureCanvasAgg(figure)

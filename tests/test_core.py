@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import io
+import os
+import subprocess
+import sys
 import textwrap
 import weakref
 from types import SimpleNamespace
@@ -14,7 +17,7 @@ import numpy as np
 import PIL.Image
 import pytest
 
-from pe_helpers import figures, grading, live
+from pe_helpers import figures, grading, live, views
 from pe_helpers.attention import causal_mask
 from pe_helpers.figures import CLASSROOM_RC, COURSE_RC, classroom_style, heatmap
 from pe_helpers.live import LiveFigure, float_control, int_control, snapshot
@@ -176,13 +179,31 @@ def test_a_figure_declaring_the_old_size_attributes_is_refused():
             figsize = (8.0, 3.0)
 
 
+def test_ipywidgets_is_loaded_with_the_first_slider_not_with_the_package():
+    # A solutions notebook (checkers, static figures) never needs it: about 0.2 s a kernel.
+    code = (
+        "import sys, pe_helpers, pe_helpers.live, pe_helpers.lessons.position_methods\n"
+        "print('ipywidgets' in sys.modules)\n"
+        "pe_helpers.lessons.position_methods.AlibiHeads().view()\n"
+        "print('ipywidgets' in sys.modules)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        check=True,
+    )
+    assert run.stdout.split() == ["False", "True"]
+
+
 def test_slider_moves_from_the_browser_are_drawn_after_the_handler_latest_values_last(
     monkeypatch,
 ):
     # In a kernel, a value from the browser is drawn once the comm handler has returned
     # (the browser then sends its next value during the render); values that pile up are
     # drawn once, at their latest. Here the kernel's loop is asyncio.run's.
-    monkeypatch.setattr(live, "_front_end_loop", asyncio.get_running_loop)
+    monkeypatch.setattr(views, "_front_end_loop", asyncio.get_running_loop)
 
     async def drag():
         view = Sine().view()
@@ -206,7 +227,7 @@ def test_slider_moves_from_the_browser_are_drawn_after_the_handler_latest_values
 _KERNEL_DRAG = """
     import threading, time
     from types import SimpleNamespace
-    from pe_helpers import live
+    from pe_helpers import views
     from pe_helpers.live import LiveFigure, float_control, snapshot
 
     class Line(LiveFigure):
@@ -223,7 +244,7 @@ _KERNEL_DRAG = """
 
     view = Line().view()
     deferred, drawing, busy, overlaps = [], [], [], []
-    front_end_loop, update = live._front_end_loop, view._update
+    front_end_loop, update = views._front_end_loop, view._update
     def spy_loop():
         deferred.append(front_end_loop() is not None)
         return front_end_loop()
@@ -236,7 +257,7 @@ _KERNEL_DRAG = """
             update(**values)
         finally:
             busy.pop()
-    live._front_end_loop, view._update = spy_loop, spy_update
+    views._front_end_loop, view._update = spy_loop, spy_update
     print(view.controls["slope"].model_id)
 """
 
