@@ -33,7 +33,7 @@ from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ._validate import _show
+from ._validate import _show, check_int, check_real
 from .figures import FIGSIZE, WIDE_FIGSIZE, active_rc, pin_style, style_context
 
 if TYPE_CHECKING:
@@ -211,11 +211,26 @@ class Layout:
     --------
     >>> Layout((9.0, 6.0), (2, 1), {"sharex": True}).subplots(Figure()).shape
     (2,)
+    >>> Layout(grid=(0, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: grid[0] must be >= 1, got 0
     """
 
     figsize: tuple[float, float] = FIGSIZE
     grid: tuple[int, int] = (1, 1)
     subplot_kw: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, pair in (("figsize", self.figsize), ("grid", self.grid)):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"{name} must be a pair, got {_show(pair)}")
+        for i, inches in enumerate(self.figsize):
+            check_real(f"figsize[{i}]", inches, positive=True)
+        for i, count in enumerate(self.grid):
+            check_int(f"grid[{i}]", count, minimum=1)
+        if not isinstance(self.subplot_kw, dict):
+            raise TypeError(f"subplot_kw must be a dict, got {_show(self.subplot_kw)}")
 
     def subplots(self, figure: Figure):
         """The panels on ``figure``: one Axes, or an array of them."""
@@ -244,8 +259,13 @@ def side_by_side(
     >>> side_by_side((1.2, 1.0)).subplot_kw
     {'width_ratios': [1.2, 1.0]}
     """
-    subplot_kw = {} if width_ratios is None else {"width_ratios": list(width_ratios)}
-    return Layout(figsize, (1, 2), subplot_kw)
+    if width_ratios is None:
+        return Layout(figsize, (1, 2))
+    if not isinstance(width_ratios, (tuple, list)) or len(width_ratios) != 2:
+        raise TypeError(f"width_ratios must be two numbers, got {_show(width_ratios)}")
+    ratios = [check_real(f"width_ratios[{i}]", r, positive=True)
+              for i, r in enumerate(width_ratios)]
+    return Layout(figsize, (1, 2), {"width_ratios": ratios})
 
 
 #: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).

@@ -23,23 +23,7 @@ from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["InteractiveView", "render_png"]
-
-
-def render_png(figure: Figure) -> bytes:
-    """Draw ``figure`` with Agg and return it as PNG bytes (fast compression).
-
-    Examples
-    --------
-    >>> render_png(Figure(figsize=(1, 1)))[:4]
-    b'\\x89PNG'
-    """
-    if not isinstance(figure, Figure):
-        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
-    if not isinstance(figure.canvas, FigureCanvasAgg):
-        FigureCanvasAgg(figure)
-    figure.canvas.draw()
-    return _encode_png(figure)
+__all__ = ["InteractiveView"]
 
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
@@ -125,18 +109,11 @@ class InteractiveView(widgets.VBox):
         self._first_picture()
 
     def _first_picture(self) -> None:
-        # The figure shows the starting values already, so one draw both lays it out and makes
-        # the first picture. The layout is then frozen: a layout engine costs a full extra pass
-        # on every draw.
-        canvas = self.figure.canvas
-        canvas.draw()
+        # The figure shows the starting values already, so the draw that lays it out is the
+        # first picture. The layout is then frozen: a layout engine costs a full extra pass on
+        # every draw.
+        self._draw(everything=True)
         self.figure.set_layout_engine("none")
-        if self._moving:
-            self._background = canvas.copy_from_bbox(self.figure.bbox)
-        for artist in self._moving:
-            self.figure.draw_artist(artist)
-        self.image.value = _encode_png(self.figure)
-        self.renders = 1
 
     def values(self) -> dict[str, object]:
         """Current value of every control, by name."""
@@ -155,14 +132,19 @@ class InteractiveView(widgets.VBox):
             return
         before = self._limits()
         self._update(**self.values())
+        self._draw(everything=self._background is None or self._limits() != before)
+
+    def _draw(self, everything: bool) -> None:
+        # A full draw (kept, without the moving artists, as the background of later steps),
+        # or that background restored; then the moving artists, then the picture.
         canvas = self.figure.canvas
-        if self._background is not None and self._limits() == before:
-            canvas.restore_region(self._background)
-            self.blits += 1
-        else:
+        if everything:
             canvas.draw()
             if self._moving:
                 self._background = canvas.copy_from_bbox(self.figure.bbox)
+        else:
+            canvas.restore_region(self._background)
+            self.blits += 1
         for artist in self._moving:
             self.figure.draw_artist(artist)
         self.image.value = _encode_png(self.figure)

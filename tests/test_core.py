@@ -172,6 +172,23 @@ def test_one_layout_gives_both_forms_their_size_and_panels():
     assert tuple(Sine().draw().get_size_inches()) == figures.FIGSIZE
 
 
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: live.Layout(figsize=(8.0, 0.0)), ValueError, r"figsize\[1\] must be > 0"),
+        (lambda: live.Layout(figsize=8.0), TypeError, "figsize must be a pair"),
+        (lambda: live.Layout(grid=(1, 2.0)), TypeError, r"grid\[1\] must be an integer"),
+        (lambda: live.Layout(grid=(0, 1)), ValueError, r"grid\[0\] must be >= 1"),
+        (lambda: live.Layout(subplot_kw=None), TypeError, "subplot_kw must be a dict"),
+        (lambda: live.side_by_side((1.0, 2.0, 3.0)), TypeError, "width_ratios must be two"),
+        (lambda: live.side_by_side((1.0, -2.0)), ValueError, r"width_ratios\[1\] must be > 0"),
+    ],
+)
+def test_a_layout_names_the_bad_argument(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
 def test_a_figure_declaring_the_old_size_attributes_is_refused():
     with pytest.raises(TypeError, match="layout"):
 
