@@ -1,0 +1,215 @@
+"""Lesson 11 · Conventions and numerics: the pairing fix, and the slips, one function each.
+
+See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validate import check_base, check_real
+from ...encodings import block_rotation, frequencies, sinusoidal_pe
+from ...rope import apply_rope, halves_permutation
+from ...training import TrainedModel
+
+_ROPE_METHODS = {"rope_adjacent": "rope_halves", "rope_halves": "rope_adjacent"}
+
+
+# --- pairing: the fix for weights trained in the other layout -----------------------------------
+
+
+def swap_pairing(model: TrainedModel) -> TrainedModel:
+    """The same trained model run in the other RoPE layout, with W_Q and W_K permuted to match.
+
+    ``apply_rope(x[..., p], pairing="halves") == apply_rope(x)[..., p]`` with
+    ``p = halves_permutation(d_head)``, and a dot product is unchanged when both vectors are
+    permuted alike: so permuting the head features of W_Q and W_K (their columns here, as
+    ``q = x W_Q``; the rows of a PyTorch ``nn.Linear`` weight) leaves every output the same.
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A model of :func:`pe_helpers.training.train` with method ``"rope_adjacent"`` or
+        ``"rope_halves"`` that rotates every dimension of its heads.
+
+    Returns
+    -------
+    TrainedModel
+        The other method, with the permuted W_Q and W_K.
+
+    Examples
+    --------
+    >>> from pe_helpers.training import train
+    >>> model = train("copy_back", "rope_adjacent", length=6, vocab_size=4, steps=2)
+    >>> swapped = swap_pairing(model)
+    >>> swapped.config.method, bool(np.allclose(swapped.logits([0, 1, 2]), model.logits([0, 1, 2])))
+    ('rope_halves', True)
+    """
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel from train(...), got {type(model).__name__}")
+    config = model.config
+    if config.method not in _ROPE_METHODS:
+        raise ValueError(f"model must use rope_adjacent or rope_halves, got {config.method!r}")
+    if config.inv_freq is not None and 2 * len(config.inv_freq) != config.d_head:
+        raise ValueError("swap_pairing needs every head dimension rotated (no partial rotary)")
+    order = halves_permutation(config.d_head)
+    if config.method == "rope_halves":
+        order = np.argsort(order)
+    swapped = model.replace(method=_ROPE_METHODS[config.method])
+    for name in ("w_q", "w_k"):
+        swapped.params[name] = swapped.params[name][..., order]
+    return swapped
+
+
+# --- the slips, one function each ----------------------------------------------------------------
+
+
+def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The source article's ``T_Δ``: counter-clockwise blocks ``[[cos, -sin], [sin, cos]]``.
+
+    It moves a (cos, sin) table forward, but the article pairs it with the (sin, cos) table of
+    :func:`~pe_helpers.encodings.sinusoidal_pe`, which needs its transpose,
+    :func:`~pe_helpers.encodings.shift_operator`.
+
+    Parameters
+    ----------
+    delta, d_model, base
+        Offset Δ, width (positive, even) and frequency base, as in ``shift_operator``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d_model, d_model)``: the transpose of ``shift_operator(delta, d_model, base)``.
+
+    Examples
+    --------
+    >>> pe = sinusoidal_pe([0, 1], 4)
+    >>> bool(np.allclose(erratum_shift_operator(1, 4) @ pe[0], pe[1]))
+    False
+    """
+    return block_rotation(check_real("delta", delta) * frequencies(d_model, base))
+
+
+def pe_table_variants(base: float = 10000.0) -> dict[str, Callable[[int, int], np.ndarray]]:
+    """Sinusoidal-table functions ``g(n_positions, d_model)``: the layouts in use, and two slips.
+
+    Parameters
+    ----------
+    base : float, default 10000.0
+        Frequency base of every variant.
+
+    Returns
+    -------
+    dict of str to callable
+        ``"sin_cos_interleaved"`` (Vaswani), ``"cos_sin_interleaved"``, ``"sines_then_cosines"``
+        (tensor2tensor, MLX), ``"cosines_then_sines"``, and the slips ``"column_index"`` (column
+        j at ``base ** (-2j / d)``) and ``"divided"`` (``t / theta_k``).
+
+    Examples
+    --------
+    >>> pe_table_variants()["cosines_then_sines"](2, 4)[0].tolist()
+    [1.0, 1.0, 0.0, 0.0]
+    """
+    base = check_base(base)
+
+    def angles(n: int, d: int) -> np.ndarray:
+        return np.multiply.outer(np.arange(n), frequencies(d, base))
+
+    def interleave(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        return np.stack([first, second], axis=-1).reshape(first.shape[0], -1)
+
+    def column_index(n: int, d: int) -> np.ndarray:
+        j = np.arange(d)  # slip: column j gets base ** (-2j / d), not its pair's frequency
+        a = np.multiply.outer(np.arange(n), base ** (-2 * j / d))
+        return np.where(j % 2 == 0, np.sin(a), np.cos(a))
+
+    def divided(n: int, d: int) -> np.ndarray:
+        a = np.multiply.outer(np.arange(n), 1 / frequencies(d, base))  # slip: t / theta_k
+        return interleave(np.sin(a), np.cos(a))
+
+    return {
+        "sin_cos_interleaved": lambda n, d: sinusoidal_pe(n, d, base),
+        "cos_sin_interleaved": lambda n, d: interleave(np.cos(angles(n, d)), np.sin(angles(n, d))),
+        "sines_then_cosines": lambda n, d: np.hstack([np.sin(angles(n, d)), np.cos(angles(n, d))]),
+        "cosines_then_sines": lambda n, d: np.hstack([np.cos(angles(n, d)), np.sin(angles(n, d))]),
+        "column_index": column_index,
+        "divided": divided,
+    }
+
+
+def _turn(x: ArrayLike, angles: np.ndarray, swap: bool = False) -> np.ndarray:
+    """Adjacent pairs of each row turned by ``angles[row, k]``; ``swap`` swaps cos and sin."""
+    x = np.asarray(x, dtype=np.float64)
+    cos, sin = (np.sin(angles), np.cos(angles)) if swap else (np.cos(angles), np.sin(angles))
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+    return out
+
+
+def rope_mutants(base: float = 10000.0) -> dict[str, Callable[..., np.ndarray]]:
+    """RoPE functions ``f(x, positions)`` with one classic slip each (adjacent pairs otherwise).
+
+    Parameters
+    ----------
+    base : float, default 10000.0
+        Frequency base of every mutant.
+
+    Returns
+    -------
+    dict of str to callable
+        Keyed by slip; :func:`~pe_helpers.conventions.identify_rope` reports each as the issue
+        of the same name: ``"clockwise"`` (sign of sin flipped), ``"column_index"`` (pair k at
+        ``base ** (-2(2k) / d)``), ``"divided"`` (``t / theta``), ``"wrong_axis"`` (RoPE of
+        ``x.T``; needs an even number of rows), ``"ignores_positions"`` (row index used),
+        ``"sin_cos_swapped"``, ``"mixed_layout"`` (``rotate_half`` with cos and sin repeated
+        for adjacent pairs). Also ``"column_index_per_feature"`` (feature j at
+        ``base ** (-2j / d)``), reported as ``"column_index"``, and ``"half_split"``, a right
+        RoPE in the other layout, reported as ``"pairing"`` when the weights expect adjacent
+        pairs.
+
+    Examples
+    --------
+    >>> f = rope_mutants()["clockwise"]
+    >>> f(np.array([[1.0, 0.0]]), [1]).round(4).tolist()  # turned by -1 rad, not +1
+    [[0.5403, -0.8415]]
+    """
+    base = check_base(base)
+
+    def theta(d: int) -> np.ndarray:
+        return base ** (-2 * np.arange(d // 2) / d)  # right: pair index k = 0 .. d/2 - 1
+
+    def column_index(x, positions):
+        d = np.shape(x)[1]
+        column = np.arange(0, d, 2)  # slip: the column 2k where the pair index k belongs
+        return _turn(x, np.outer(positions, base ** (-2 * column / d)))
+
+    def column_index_per_feature(x, positions):
+        x = np.asarray(x, dtype=np.float64)
+        d = x.shape[1]
+        a = np.outer(positions, base ** (-2 * np.arange(d) / d))  # slip: 2i where 2(i//2) belongs
+        turned = np.empty_like(x)
+        turned[:, 0::2], turned[:, 1::2] = -x[:, 1::2], x[:, 0::2]
+        return x * np.cos(a) + turned * np.sin(a)
+
+    def mixed_layout(x, positions):
+        x = np.asarray(x, dtype=np.float64)
+        d = x.shape[1]
+        a = np.repeat(np.outer(positions, theta(d)), 2, axis=1)  # slip: laid out for adjacent
+        turned = np.hstack([-x[:, d // 2 :], x[:, : d // 2]])  # but rotate_half pairs halves
+        return x * np.cos(a) + turned * np.sin(a)
+
+    return {
+        "clockwise": lambda x, t: _turn(x, -np.outer(t, theta(np.shape(x)[1]))),  # -sin
+        "column_index": column_index,
+        "column_index_per_feature": column_index_per_feature,
+        "divided": lambda x, t: _turn(x, np.outer(t, 1 / theta(np.shape(x)[1]))),  # t / θ
+        "wrong_axis": lambda x, t: apply_rope(np.asarray(x).T, base=base).T,  # pairs rows
+        "ignores_positions": lambda x, t: apply_rope(x, base=base),  # positions 0 .. n-1
+        "sin_cos_swapped": lambda x, t: _turn(x, np.outer(t, theta(np.shape(x)[1])), swap=True),
+        "mixed_layout": mixed_layout,
+        "half_split": lambda x, t: apply_rope(x, t, base, pairing="halves"),  # right, other layout
+    }
