@@ -212,7 +212,7 @@ def train(
     batch_size: int = 16,
     lr: float = 0.03,
     seed: int = 0,
-    params: dict | None = None,
+    params: dict[str, np.ndarray] | None = None,
     **model_options,
 ) -> TrainedModel:
     """Train the one-layer model on a task with Adam; seeded and deterministic.
@@ -239,7 +239,7 @@ def train(
         Adam step size.
     seed : int, default 0
         Seeds the initial parameters (``seed``) and the training data (``seed + 1``).
-    params : dict, optional
+    params : dict of numpy.ndarray, optional
         Start from these parameters (copied) instead of random ones: fine-tuning.
     **model_options
         Any other :class:`~pe_helpers.model.ModelConfig` field (``d_model``, ``n_heads``,
