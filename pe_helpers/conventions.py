@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -174,7 +174,7 @@ class RopeConvention(_Verdict):
     Attributes
     ----------
     d_model : int
-        Width probed.
+        Width of the rows ``f`` was probed with.
     pairing : {"adjacent", "halves"} or None
         Which features turn together; None when unknown.
     direction : {"counter-clockwise", "clockwise"} or None
@@ -195,10 +195,10 @@ class RopeConvention(_Verdict):
         One sentence per issue: what is wrong and how to fix it.
     """
 
-    pairing: str | None = None
-    direction: str | None = None
+    pairing: Literal["adjacent", "halves"] | None = None
+    direction: Literal["counter-clockwise", "clockwise"] | None = None
     base: float | None = None
-    frequency: str | None = None
+    frequency: Literal["multiplied", "divided"] | None = None
     position_scale: float | None = None
 
     @property

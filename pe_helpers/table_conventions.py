@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -81,7 +81,7 @@ class PeTableConvention(_Verdict):
     Attributes
     ----------
     d_model : int
-        Width probed.
+        Width of the table: ``g`` was asked for this many columns.
     layout : {"interleaved", "split"} or None
         Pairs in columns (2k, 2k+1), or sines in one half and cosines in the other.
     order : {"sin, cos", "cos, sin"} or None
@@ -101,12 +101,12 @@ class PeTableConvention(_Verdict):
         ``"shift_direction"`` (the source article's erratum) and ``"shift_wrong"``.
     """
 
-    layout: str | None = None
-    order: str | None = None
+    layout: Literal["interleaved", "split"] | None = None
+    order: Literal["sin, cos", "cos, sin"] | None = None
     base: float | None = None
-    spacing: str | None = None
+    spacing: Literal["2k/d", "k/(d/2-1)"] | None = None
     scale: float | None = None
-    shift_direction: str | None = None
+    shift_direction: Literal["clockwise", "counter-clockwise"] | None = None
 
     @property
     def same_layout_as(self) -> tuple[TableSource, ...]:
