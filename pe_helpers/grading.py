@@ -370,6 +370,11 @@ def grade(
 ) -> Feedback:
     """Run ``checks`` on ``answer`` and turn the outcome into :class:`Feedback`.
 
+    The status is ``"todo"`` while the answer is unfinished (None, or a function that raises
+    NotImplementedError or returns None); ``"wrong"`` with the message of the first check that
+    fails (or of an :class:`AnswerProblem`, or naming the error the learner's function raised);
+    ``"correct"`` when every check passes.
+
     Parameters
     ----------
     exercise : str
