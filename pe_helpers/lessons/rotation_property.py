@@ -160,6 +160,8 @@ class PairRotation(LiveFigure):
     >>> view.controls["frequency_index"].value = 1
     >>> view.figure.axes[0].get_title()
     'Pair k = 1 of d = 16, shifted by Δ = 1'
+    >>> view.figure.axes[0].texts[0].get_text()  # the angle every point turns by
+    'w_1·Δ = 0.316 rad = 18.1° (clockwise)'
     """
 
     controls = {
@@ -426,12 +428,14 @@ def check_sin_collision(answer: object) -> Feedback:
 def check_rotation_angle(answer: object) -> Feedback:
     """Exercise 3: degrees turned by pair k = 1 of a d = 4 encoding (base 10000) for Δ = 100.
 
-    ``answer`` is a number, or a function with no arguments returning one.
+    ``answer`` is the angle in degrees (a number), or a function with no arguments returning it.
 
     Examples
     --------
     >>> check_rotation_angle(57.3).status
     'correct'
+    >>> check_rotation_angle(1.0).message
+    'that is the angle in radians; the question asks for degrees.'
     >>> check_rotation_angle(float("nan")).message
     'the angle is nan; a finite number is expected.'
     """

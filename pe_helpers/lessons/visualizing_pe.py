@@ -402,6 +402,8 @@ class PEOverview(LiveFigure):
     --------
     >>> view = PEOverview().view()
     >>> view.controls["d_model"].value = 16
+    >>> float(view.figure.axes[1].lines[0].get_ydata().max())  # the peak d/2, at Δ = 0
+    8.0
     >>> view.figure.axes[0].get_title()
     'PE: 50 × 16, base 10,000'
     """

@@ -178,6 +178,8 @@ class AngleErrorPerPair(LiveFigure):
     >>> fig = AngleErrorPerPair(d_model=8).draw(position=257, dtype=3)
     >>> fig.axes[0].get_title()
     'bfloat16, position 257: worst pair off by 1 rad'
+    >>> fig.axes[0].texts[0].get_text()  # the caption says why
+    'position 257 is stored as 256'
     """
 
     controls = {
