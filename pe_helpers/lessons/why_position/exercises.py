@@ -166,14 +166,16 @@ def check_steps_until_faded(answer: object) -> Feedback:
             n += 1
         return n
 
-    def lengths(attempt) -> list[tuple[float, float, int]]:
+    def lengths(attempt) -> list[tuple[float, float, int, int]]:
+        """Each case's ``(a, threshold, right length, the learner's length)``."""
         return [
-            (a, e, as_integer(attempt(a, e), f"your length for a = {a}, threshold = {e}"))
+            (a, e, expected(a, e),
+             as_integer(attempt(a, e), f"your length for a = {a}, threshold = {e}"))
             for a, e in cases
         ]
 
     def exponent_not_length(attempt) -> str | None:
-        if all(got == expected(a, e) - 1 for a, e, got in lengths(attempt)):
+        if all(got == want - 1 for _, _, want, got in lengths(attempt)):
             return (
                 "you returned the exponent n - 1, not the sequence length n: "
                 "the weight of x_1 in h_n is a^(n-1)."
@@ -181,8 +183,7 @@ def check_steps_until_faded(answer: object) -> Feedback:
         return None
 
     def smallest(attempt) -> str | None:
-        for a, e, got in lengths(attempt):
-            want = expected(a, e)
+        for a, e, want, got in lengths(attempt):
             if got > want:
                 return (
                     f"for a = {a}, threshold = {e}: n = {want} already gives "
