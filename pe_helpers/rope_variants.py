@@ -18,6 +18,7 @@ library code it follows (read from the sources named in each docstring).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -279,7 +280,7 @@ def _sections(mrope_section: object) -> tuple[int, int, int]:
     )
 
 
-def mrope_pair_axes(mrope_section: object, head_dim: int) -> np.ndarray:
+def mrope_pair_axes(mrope_section: Sequence[int], head_dim: int) -> np.ndarray:
     """Which position axis (0 = t, 1 = h, 2 = w) drives each pair of a head.
 
     transformers' ``apply_multimodal_rotary_pos_emb`` splits the pairs, in order, into
@@ -367,7 +368,7 @@ def mrope_position_ids(
 def apply_mrope(
     x: ArrayLike,
     position_ids: ArrayLike,
-    mrope_section: object,
+    mrope_section: Sequence[int],
     base: float = 10000.0,
     pairing: str = "adjacent",
 ) -> np.ndarray:
