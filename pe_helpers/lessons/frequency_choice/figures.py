@@ -94,6 +94,7 @@ def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None 
     Parameters
     ----------
     {d_model_base}
+        One point per pair (``d_model / 2`` of them), from 2π up to just below 2π·base.
     {ax}
 
     Returns
