@@ -224,13 +224,8 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
 
 
 @fill_doc
-def apply_p_rope(
-    x: ArrayLike,
-    positions: ArrayLike,
-    keep_fraction: float,
-    base: float = 10000.0,
-    pairing: str = "adjacent",
-) -> np.ndarray:
+def apply_p_rope(x: ArrayLike, positions: ArrayLike, keep_fraction: float,
+                 base: float = 10000.0, pairing: str = "adjacent") -> np.ndarray:
     """p-RoPE: rotate each row by its position with :func:`p_rope_frequencies`.
 
     With ``keep_fraction = 1`` this is :func:`pe_helpers.rope.apply_rope`; with 0 it

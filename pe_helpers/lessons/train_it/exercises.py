@@ -133,12 +133,8 @@ def check_prefix_prediction(prediction: object) -> Feedback:
             )
         return None
 
-    return grade(
-        "prediction: the first L positions",
-        prediction,
-        [answer],
-        "which keys can the query at position 5 see when the sequence is 64 tokens long?",
-    )
+    hint = "which keys can the query at position 5 see when the sequence is 64 tokens long?"
+    return grade("prediction: the first L positions", prediction, [answer], hint)
 
 
 def check_nope_prediction(percent: object) -> Feedback:
