@@ -14,9 +14,11 @@ Presentation: :mod:`~pe_helpers.figures` (style, projector mode, heatmaps),
 :mod:`~pe_helpers.grading` (exercise feedback). Each lesson's own helpers, figures and
 checkers live in :mod:`pe_helpers.lessons` (``pe_helpers.lessons.<slug>``).
 
-The most used maths is re-exported here.
+The most used maths is re-exported here. Importing the package first keeps numpy's BLAS on
+one thread (see :mod:`~pe_helpers._threads`).
 """
 
+from . import _threads  # noqa: F401  (before anything imports numpy)
 from .attention import (
     ScoreTerms,
     attention,

@@ -136,3 +136,34 @@ def test_oldest_pins_refuse_a_dependency_without_a_single_floor():
             oldest.oldest_pins(text)
     text = "[project]\nname = 'x'\ndependencies = ['tomli>=2.0; python_version < \"3.11\"']\n"
     assert oldest.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']
+
+
+_SPY_ON_NUMPY = """
+import os, sys
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            print(os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("MKL_NUM_THREADS"))
+        return None
+sys.meta_path.insert(0, Spy())
+import pe_helpers
+"""
+
+
+@pytest.mark.parametrize(
+    ("preset", "seen"), [({}, "1 1"), ({"OPENBLAS_NUM_THREADS": "3"}, "3 1")]
+)
+def test_numpy_is_loaded_with_one_blas_thread_unless_the_user_set_one(preset, seen):
+    # A kernel started without `make lab` (Binder, conda, `jupyter lab`) gets no exported
+    # OPENBLAS_NUM_THREADS; importing pe_helpers must set it before numpy loads its BLAS.
+    import os
+    import subprocess
+
+    from pe_helpers._threads import BLAS_THREAD_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    result = subprocess.run(
+        [sys.executable, "-c", _SPY_ON_NUMPY], env={**env, **preset},
+        capture_output=True, text=True, check=True,
+    )
+    assert result.stdout.splitlines()[0] == seen
