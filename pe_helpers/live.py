@@ -342,7 +342,12 @@ class LiveFigure:
         raise NotImplementedError
 
     def moving(self, art: SimpleNamespace) -> list[Artist]:
-        """Artists a step may change while every axes limit stays (blitted); default none."""
+        """Artists a step may change while the limits of their Axes stay; default none.
+
+        Everything else must follow the limits: a step that keeps every limit redraws only
+        these (blitting), and any other keeps the pixels of each panel whose limits, axis
+        whose own limits and legend whose texts stayed. Without them every step redraws all.
+        """
         return []
 
     # --- shared by every figure ---------------------------------------------------------

@@ -5,6 +5,8 @@ here with its sliders and its ``update``. Why an ``ipywidgets.Image`` and not ``
 Output: the figure is never rebuilt on a step, nothing depends on the notebook's matplotlib
 backend, the PNG is written straight from the Agg buffer, and when a step leaves every axes
 limit alone only the artists listed by ``moving`` are redrawn over a cached background.
+When limits do change, every panel, axis and legend whose inputs stayed is pasted from the
+pixels it drew last time (:class:`_PixelCache`), so only what moved is laid out again.
 A slider moved in the browser is drawn just after its message handler returns, so the next
 value travels while this one is drawn.
 """
@@ -12,16 +14,22 @@ value travels while this one is drawn.
 from __future__ import annotations
 
 import asyncio
+import functools
 import struct
 import threading
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
+import matplotlib as mpl
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.legend import Legend
 
 __all__ = ["InteractiveView"]
 
@@ -54,6 +62,82 @@ def _encode_png(figure: Figure) -> bytes:
     )
 
 
+class _PixelCache:
+    """What each panel, axis and legend drew last time, pasted back while its inputs stay.
+
+    A cached artist's draw is recorded as the rectangle of the Agg buffer it changed (grown
+    by :attr:`PAD` pixels, and for a panel its whole box, whose white patch changes nothing
+    on a white figure), with the pixels there before and after. On a later draw with the
+    same inputs (:meth:`key`) over the same pixels, the "after" pixels are pasted instead:
+    drawing is deterministic, so the picture is the one a real draw would give, and a draw
+    over anything else simply draws again. The inputs are, by the contract of ``moving``:
+    a panel's limits (its artists that change otherwise are moving, so never part of its
+    draw), an axis's own limits, and a legend's texts (a legend placed "best" is never
+    cached: its place follows the data).
+    """
+
+    #: Pixels added around what a draw changed: antialiased edges may touch a pixel without
+    #: changing it.
+    PAD = 2
+
+    def __init__(self, figure: Figure, moving: Sequence[Artist]) -> None:
+        self.figure = figure
+        self.entries: dict[Artist, tuple] = {}
+        #: How many draws were replaced by their pixels.
+        self.reused = 0
+        # Before 3.11 an Axes draws its animated images too: such a panel is never cached.
+        old = mpl.__version_info__ < (3, 11)
+        images = {a.axes for a in moving if old and isinstance(a, AxesImage)}
+        for ax in figure.axes:
+            legend = ax.get_legend()
+            for artist in (ax, ax.xaxis, ax.yaxis, legend):
+                if artist is not None and artist not in moving and artist not in images:
+                    artist.draw = functools.partial(self._draw, artist, artist.draw)
+
+    @staticmethod
+    def key(artist: Artist) -> tuple | None:
+        """What ``artist``'s pixels depend on; None when that is not known (never cached)."""
+        if isinstance(artist, Axis):
+            return (tuple(artist.get_view_interval()), artist.axes.bbox.bounds)
+        if isinstance(artist, Legend):
+            if artist._loc == 0:  # "best": placed by the data
+                return None
+            return (artist.axes.bbox.bounds, artist.get_title().get_text(),
+                    *(text.get_text() for text in artist.get_texts()))
+        return (artist.get_xlim(), artist.get_ylim(), artist.bbox.bounds)
+
+    def _draw(self, artist: Artist, draw: Callable, renderer) -> None:
+        canvas = self.figure.canvas
+        if canvas.is_saving() or renderer is not getattr(canvas, "renderer", None):
+            return draw(renderer)  # savefig, or another renderer: a plain draw
+        pixels = np.asarray(renderer.buffer_rgba()).view(np.uint32)[..., 0]
+        key = self.key(artist)
+        entry = self.entries.get(artist)
+        if key is not None and entry is not None and entry[0] == (key, pixels.shape):
+            _, where, before, after = entry
+            if np.array_equal(pixels[where], before):
+                pixels[where] = after
+                self.reused += 1
+                return None
+        old = pixels.copy()
+        draw(renderer)
+        if key is None:
+            return None
+        height, width = pixels.shape
+        changed = pixels != old
+        rows, cols = changed.any(1).nonzero()[0], changed.any(0).nonzero()[0]
+        box = [cols[0], rows[0], cols[-1] + 1, rows[-1] + 1] if rows.size else [width, height, 0, 0]
+        if isinstance(artist, Axes):  # its patch changes nothing where it is the figure's colour
+            x0, y0, x1, y1 = artist.bbox.extents
+            box = [min(box[0], int(x0)), min(box[1], int(height - y1)),
+                   max(box[2], int(x1) + 1), max(box[3], int(height - y0) + 1)]
+        pad = self.PAD
+        where = (slice(max(box[1] - pad, 0), max(min(box[3] + pad, height), 0)),
+                 slice(max(box[0] - pad, 0), max(min(box[2] + pad, width), 0)))
+        self.entries[artist] = ((key, pixels.shape), where, old[where].copy(), pixels[where].copy())
+        return None
+
+
 class InteractiveView(widgets.VBox):
     """Sliders above a live figure.
 
@@ -67,9 +151,11 @@ class InteractiveView(widgets.VBox):
     update : callable
         ``update(**values)`` changes the figure's artists in place.
     moving : sequence of matplotlib artists, optional
-        Every artist ``update`` may change *without* changing any axes limits. When
-        given, a step that leaves all limits alone redraws only these artists over a
-        cached picture of the rest (blitting); any other step redraws everything.
+        Every artist ``update`` may change while the limits of its Axes stay. When given,
+        a step that leaves all limits alone redraws only these artists over a cached
+        picture of the rest (blitting); any other step draws the rest again, pasting the
+        pixels of each panel, axis and legend whose inputs stayed (:class:`_PixelCache`),
+        then the moving artists. Without it every step redraws everything.
 
     Attributes
     ----------
@@ -78,6 +164,8 @@ class InteractiveView(widgets.VBox):
         Number of times the figure was rendered (1 after construction).
     blits : int
         How many of those renders redrew only the moving artists.
+    reused : int
+        How many panel, axis and legend draws were pasted from their last pixels.
     """
 
     def __init__(
@@ -102,6 +190,7 @@ class InteractiveView(widgets.VBox):
             FigureCanvasAgg(figure)
         for artist in self._moving:
             artist.set_animated(True)
+        self._pixels = _PixelCache(figure, self._moving) if self._moving else None
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         super().__init__(children=[*self.controls.values(), self.image])
         for control in self.controls.values():
@@ -122,17 +211,26 @@ class InteractiveView(widgets.VBox):
     def _limits(self) -> list:
         return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
 
-    def refresh(self) -> None:
-        """Apply the current slider values to the figure and re-render it."""
-        with self._drawing:
-            self._refresh()
+    @property
+    def reused(self) -> int:
+        return 0 if self._pixels is None else self._pixels.reused
 
-    def _refresh(self) -> None:
+    def refresh(self, afresh: bool = False) -> None:
+        """Apply the current slider values to the figure and re-render it.
+
+        With ``afresh``, every artist is drawn again: nothing cached is reused.
+        """
+        with self._drawing:
+            if afresh and self._pixels is not None:
+                self._pixels.entries.clear()
+            self._refresh(afresh)
+
+    def _refresh(self, afresh: bool = False) -> None:
         if self.figure is None:
             return
         before = self._limits()
         self._update(**self.values())
-        self._draw(everything=self._background is None or self._limits() != before)
+        self._draw(everything=afresh or self._background is None or self._limits() != before)
 
     def _draw(self, everything: bool) -> None:
         # A full draw (kept, without the moving artists, as the background of later steps),
@@ -179,6 +277,7 @@ class InteractiveView(widgets.VBox):
         self._update = None
         self._moving = []
         self._background = None
+        self._pixels = None
         super().close()
 
 

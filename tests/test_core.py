@@ -135,6 +135,68 @@ def test_blitted_steps_give_the_picture_of_a_full_redraw():
     assert view.image.value == fresh.image.value
 
 
+class Panels(LiveFigure):
+    """A test figure: a sine whose x range follows ``points`` (left) beside a fixed panel.
+
+    Past 75 points the figure's face turns grey: a change outside every panel that comes
+    with a step of the left x range, as the contract of ``moving`` allows.
+    """
+
+    controls = Sine.controls
+    layout = live.side_by_side()
+
+    def build(self, axes):
+        left, right = axes
+        (line,) = left.plot([], [])
+        (ramp,) = right.plot([0.0, 1.0], [0.0, 0.0], label="ramp")
+        left.set_ylim(-1.1, 1.1)
+        right.set_ylim(-4.5, 4.5)
+        right.legend(loc="upper left")
+        return SimpleNamespace(left=left, right=right, line=line, ramp=ramp)
+
+    def update(self, art, frequency, points):
+        t = np.linspace(0.0, points / 10, points)
+        art.line.set_data(t, np.sin(frequency * t))
+        art.left.set_xlim(0.0, points / 10)
+        art.ramp.set_ydata([0.0, frequency])
+        art.right.title.set_text(f"ramp to {frequency:g}")
+        art.left.figure.patch.set_facecolor("0.8" if points > 75 else "white")
+
+    def moving(self, art):
+        return [art.line, art.ramp, art.right.title]
+
+
+def _is_a_full_redraw(view) -> bool:
+    picture = view.image.value
+    view.refresh(afresh=True)
+    return view.image.value == picture
+
+
+def test_a_step_that_moves_one_panel_pastes_the_rest_and_gives_a_full_redraw():
+    view = Panels().view()
+    view.controls["points"].value = 60  # the left x range moves
+    assert (view.blits, view.reused) == (0, 2)  # pasted: the right panel, the left y axis
+    assert _is_a_full_redraw(view)
+    view.controls["frequency"].value = 3.0  # every limit stays: blitted
+    assert (view.blits, view.reused) == (1, 2)
+    view.controls["points"].value = 40
+    assert view.reused == 4
+    assert _is_a_full_redraw(view)
+    assert snapshot(view.figure) == snapshot(Panels().draw(frequency=3.0, points=40))
+
+
+def test_cached_pixels_are_pasted_only_over_the_pixels_they_were_drawn_over():
+    # Past 75 points the face turns grey: every cached draw outside the panels' white
+    # boxes now lies over other pixels and is drawn again; the legend, inside, is pasted.
+    view = Panels().view()
+    view.controls["points"].value = 80
+    assert view.reused == 1
+    assert _is_a_full_redraw(view)
+    view.controls["points"].value = 90  # grey under both: the right panel is pasted again
+    assert view.reused == 3
+    assert _is_a_full_redraw(view)
+
+
 def test_live_pictures_are_lossless_pngs_of_the_agg_buffer():
     view = Sine().view(frequency=3.5)
     picture = PIL.Image.open(io.BytesIO(view.image.value))
@@ -480,6 +542,18 @@ def test_every_live_view_equals_its_static_figure_at_every_step(figure_class):
         view.controls[name].value = value
         values[name] = view.controls[name].value
         assert snapshot(view.figure) == snapshot(figure_class().draw(**values)), name
+    view.close()
+
+
+@pytest.mark.parametrize("figure_class", live.live_figures(), ids=lambda c: c.__name__)
+def test_every_live_view_pictures_each_step_as_a_full_redraw_would(figure_class):
+    # Each slider away and back: blitted, or drawn with the pixels of whatever stayed pasted;
+    # the picture must be the one a draw of every artist gives.
+    view = figure_class().view()
+    for name, control in figure_class.controls.items():
+        for value in (_other_value(control), control.default):
+            view.controls[name].value = int(value) if control.kind in ("int", "even") else value
+            assert _is_a_full_redraw(view), (name, value)
     view.close()
 
 
