@@ -18,6 +18,7 @@ import functools
 import struct
 import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -149,7 +150,9 @@ class InteractiveView(widgets.VBox):
     controls : mapping of str to ipywidgets.ValueWidget
         The sliders, by the keyword they feed to ``update``.
     update : callable
-        ``update(**values)`` changes the figure's artists in place.
+        ``update(**values)`` changes the figure's artists in place, the same way for the same
+        values: the last pictures are kept by values (:attr:`PICTURE_BYTES`), and a step back
+        to values already drawn shows its picture again without drawing.
     moving : sequence of matplotlib artists, optional
         Every artist ``update`` may change while the limits of its Axes stay. When given,
         a step that leaves all limits alone redraws only these artists over a cached
@@ -166,7 +169,12 @@ class InteractiveView(widgets.VBox):
         How many of those renders redrew only the moving artists.
     reused : int
         How many panel, axis and legend draws were pasted from their last pixels.
+    recalled : int
+        How many steps showed a kept picture instead of rendering.
     """
+
+    #: Bytes of PNG pictures kept per view (a picture is 20-80 kB).
+    PICTURE_BYTES = 8 * 2**20
 
     def __init__(
         self,
@@ -186,6 +194,8 @@ class InteractiveView(widgets.VBox):
         self._drawing = threading.RLock()
         self.renders = 0
         self.blits = 0
+        self.recalled = 0
+        self._pictures: OrderedDict[tuple, bytes] = OrderedDict()
         if not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
         for artist in self._moving:
@@ -201,7 +211,7 @@ class InteractiveView(widgets.VBox):
         # The figure shows the starting values already, so the draw that lays it out is the
         # first picture. The layout is then frozen: a layout engine costs a full extra pass on
         # every draw.
-        self._draw(everything=True)
+        self._draw(everything=True, values=self.values())
         self.figure.set_layout_engine("none")
 
     def values(self) -> dict[str, object]:
@@ -218,7 +228,7 @@ class InteractiveView(widgets.VBox):
     def refresh(self, afresh: bool = False) -> None:
         """Apply the current slider values to the figure and re-render it.
 
-        With ``afresh``, every artist is drawn again: nothing cached is reused.
+        With ``afresh``, every artist is drawn again: nothing kept is reused.
         """
         with self._drawing:
             if afresh and self._pixels is not None:
@@ -228,11 +238,22 @@ class InteractiveView(widgets.VBox):
     def _refresh(self, afresh: bool = False) -> None:
         if self.figure is None:
             return
+        values = self.values()
         before = self._limits()
-        self._update(**self.values())
-        self._draw(everything=afresh or self._background is None or self._limits() != before)
+        self._update(**values)
+        picture = None if afresh else self._pictures.get(key := tuple(values.items()))
+        if picture is not None:
+            # The figure follows the values; the canvas keeps an older picture, so the next
+            # step that renders draws everything (reusing what it can).
+            self._pictures.move_to_end(key)
+            self._background = None
+            self.image.value = picture
+            self.recalled += 1
+            return
+        everything = afresh or self._background is None or self._limits() != before
+        self._draw(everything, values)
 
-    def _draw(self, everything: bool) -> None:
+    def _draw(self, everything: bool, values: dict) -> None:
         # A full draw (kept, without the moving artists, as the background of later steps),
         # or that background restored; then the moving artists, then the picture.
         canvas = self.figure.canvas
@@ -245,8 +266,13 @@ class InteractiveView(widgets.VBox):
             self.blits += 1
         for artist in self._moving:
             self.figure.draw_artist(artist)
-        self.image.value = _encode_png(self.figure)
+        picture = _encode_png(self.figure)
+        self.image.value = picture
         self.renders += 1
+        self._pictures[tuple(values.items())] = picture
+        kept = sum(map(len, self._pictures.values()))
+        while kept > self.PICTURE_BYTES:
+            kept -= len(self._pictures.popitem(last=False)[1])
 
     def _on_change(self, _change: dict) -> None:
         loop = _front_end_loop()
@@ -278,6 +304,7 @@ class InteractiveView(widgets.VBox):
         self._moving = []
         self._background = None
         self._pixels = None
+        self._pictures.clear()
         super().close()
 
 

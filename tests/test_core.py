@@ -197,6 +197,32 @@ def test_cached_pixels_are_pasted_only_over_the_pixels_they_were_drawn_over():
     assert _is_a_full_redraw(view)
 
 
+def test_a_step_back_to_values_already_drawn_shows_their_picture_without_drawing():
+    view = Sine().view()
+    first = view.image.value
+    view.controls["frequency"].value = 2.0  # blitted
+    second = view.image.value
+    view.controls["frequency"].value = 1.0
+    assert (view.renders, view.recalled) == (2, 1) and view.image.value == first
+    assert snapshot(view.figure) == snapshot(Sine().draw())  # the figure follows the values
+    view.controls["frequency"].value = 2.0
+    assert (view.renders, view.recalled) == (2, 2) and view.image.value == second
+    view.controls["frequency"].value = 3.0  # the canvas showed an older picture: drawn whole
+    assert (view.renders, view.blits) == (3, 1) and _is_a_full_redraw(view)
+
+
+def test_a_view_keeps_its_latest_pictures_up_to_a_byte_budget(monkeypatch):
+    view = Sine().view()
+    monkeypatch.setattr(view, "PICTURE_BYTES", 2.5 * len(view.image.value))
+    for frequency in (1.5, 2.0, 2.5, 3.0):
+        view.controls["frequency"].value = frequency
+    kept = [dict(key)["frequency"] for key in view._pictures]
+    assert kept[-1] == 3.0 and 1.0 not in kept and len(kept) < 5  # the oldest went first
+    assert sum(map(len, view._pictures.values())) <= view.PICTURE_BYTES
+    view.controls["frequency"].value = 1.0  # forgotten: drawn again
+    assert view.recalled == 0 and view.renders == 6
+
+
 def test_live_pictures_are_lossless_pngs_of_the_agg_buffer():
     view = Sine().view(frequency=3.5)
     picture = PIL.Image.open(io.BytesIO(view.image.value))
