@@ -71,10 +71,10 @@ class _PixelCache:
     on a white figure), with the pixels there before and after. On a later draw with the
     same inputs (:meth:`key`) over the same pixels, the "after" pixels are pasted instead:
     drawing is deterministic, so the picture is the one a real draw would give, and a draw
-    over anything else simply draws again. The inputs are, by the contract of ``moving``:
+    over anything else simply draws again. The inputs are, by the contract of ``moving``,
     a panel's limits (its artists that change otherwise are moving, so never part of its
-    draw), an axis's own limits, and a legend's texts (a legend placed "best" is never
-    cached: its place follows the data).
+    draw), an axis's own limits and a legend's texts (a legend placed "best" is never
+    cached: its place follows the data); with, for each, its place, scale and visibility.
     """
 
     #: Pixels added around what a draw changed: antialiased edges may touch a pixel without
@@ -99,13 +99,15 @@ class _PixelCache:
     def key(artist: Artist) -> tuple | None:
         """What ``artist``'s pixels depend on; None when that is not known (never cached)."""
         if isinstance(artist, Axis):
-            return (tuple(artist.get_view_interval()), artist.axes.bbox.bounds)
+            return (artist.get_visible(), artist.get_scale(), tuple(artist.get_view_interval()),
+                    artist.axes.bbox.bounds)
         if isinstance(artist, Legend):
             if artist._loc == 0:  # "best": placed by the data
                 return None
-            return (artist.axes.bbox.bounds, artist.get_title().get_text(),
+            return (artist.get_visible(), artist.axes.bbox.bounds, artist.get_title().get_text(),
                     *(text.get_text() for text in artist.get_texts()))
-        return (artist.get_xlim(), artist.get_ylim(), artist.bbox.bounds)
+        return (artist.get_visible(), artist.axison, artist.get_xscale(), artist.get_yscale(),
+                artist.get_xlim(), artist.get_ylim(), artist.bbox.bounds)
 
     def _draw(self, artist: Artist, draw: Callable, renderer) -> None:
         canvas = self.figure.canvas
