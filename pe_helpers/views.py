@@ -212,9 +212,15 @@ class InteractiveView(widgets.VBox):
     def _first_picture(self) -> None:
         # The figure shows the starting values already, so the draw that lays it out is the
         # first picture. The layout is then frozen: a layout engine costs a full extra pass on
-        # every draw.
+        # every draw, and placing a panel's titles lays out its y axis once more.
         self._draw(everything=True, values=self.values())
         self.figure.set_layout_engine("none")
+        self._place_titles(auto=False)
+
+    def _place_titles(self, auto: bool) -> None:
+        # False is what Axes.set_title(y=...) sets: the titles stay where they are.
+        for ax in self.figure.axes:
+            ax._autotitlepos = None if auto else False
 
     def values(self) -> dict[str, object]:
         """Current value of every control, by name."""
@@ -230,12 +236,19 @@ class InteractiveView(widgets.VBox):
     def refresh(self, afresh: bool = False) -> None:
         """Apply the current slider values to the figure and re-render it.
 
-        With ``afresh``, every artist is drawn again: nothing kept is reused.
+        With ``afresh``, every artist is drawn and every title placed again: nothing kept is
+        reused.
         """
         with self._drawing:
-            if afresh and self._pixels is not None:
+            if not afresh or self.figure is None:
+                return self._refresh()
+            if self._pixels is not None:
                 self._pixels.entries.clear()
-            self._refresh(afresh)
+            self._place_titles(auto=True)
+            try:
+                self._refresh(afresh)
+            finally:
+                self._place_titles(auto=False)
 
     def _refresh(self, afresh: bool = False) -> None:
         if self.figure is None:
