@@ -213,7 +213,7 @@ class InteractiveView(widgets.VBox):
         # The figure shows the starting values already, so the draw that lays it out is the
         # first picture. The layout is then frozen: a layout engine costs a full extra pass on
         # every draw, and placing a panel's titles lays out its y axis once more.
-        self._draw(everything=True, values=self.values())
+        self._draw(everything=True, key=tuple(self.values().items()))
         self.figure.set_layout_engine("none")
         self._place_titles(auto=False)
 
@@ -256,7 +256,8 @@ class InteractiveView(widgets.VBox):
         values = self.values()
         before = self._limits()
         self._update(**values)
-        picture = None if afresh else self._pictures.get(key := tuple(values.items()))
+        key = tuple(values.items())
+        picture = None if afresh else self._pictures.get(key)
         if picture is not None:
             # The figure follows the values; the canvas keeps an older picture, so the next
             # step that renders draws everything (reusing what it can).
@@ -266,9 +267,9 @@ class InteractiveView(widgets.VBox):
             self.recalled += 1
             return
         everything = afresh or self._background is None or self._limits() != before
-        self._draw(everything, values)
+        self._draw(everything, key)
 
-    def _draw(self, everything: bool, values: dict) -> None:
+    def _draw(self, everything: bool, key: tuple) -> None:
         # A full draw (kept, without the moving artists, as the background of later steps),
         # or that background restored; then the moving artists, then the picture.
         canvas = self.figure.canvas
@@ -284,7 +285,7 @@ class InteractiveView(widgets.VBox):
         picture = _encode_png(self.figure)
         self.image.value = picture
         self.renders += 1
-        self._pictures[tuple(values.items())] = picture
+        self._pictures[key] = picture  # kept by the values it shows
         kept = sum(map(len, self._pictures.values()))
         while kept > self.PICTURE_BYTES:
             kept -= len(self._pictures.popitem(last=False)[1])
