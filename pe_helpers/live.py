@@ -34,7 +34,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._validate import _show, check_int, check_real
-from .figures import FIGSIZE, WIDE_FIGSIZE, active_rc, pin_style, style_context
+from .figures import (
+    FIGSIZE,
+    WIDE_FIGSIZE,
+    active_rc,
+    pin_cycle_colours,
+    pin_style,
+    style_context,
+)
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
@@ -416,7 +423,7 @@ class LiveFigure:
             # Every step runs under the settings the figure was built with.
             with style_context(settings):
                 self.update(art, **step)
-                pin_style(figure, settings)
+                pin_cycle_colours(figure)
 
         sliders = {name: c.widget(name, values[name]) for name, c in self.controls.items()}
         view = InteractiveView(figure, sliders, update, moving=self.moving(art))

@@ -19,7 +19,7 @@ import pytest
 
 from pe_helpers import figures, grading, live, views
 from pe_helpers.attention import causal_mask
-from pe_helpers.figures import CLASSROOM_RC, COURSE_RC, classroom_style, heatmap
+from pe_helpers.figures import CLASSROOM_RC, COURSE_RC, OKABE_ITO, classroom_style, heatmap
 from pe_helpers.live import LiveFigure, float_control, int_control, snapshot
 
 
@@ -243,6 +243,22 @@ def test_projector_mode_reaches_static_and_live_figures_and_survives_steps():
         assert ax.title.get_fontsize() == CLASSROOM_RC["axes.titlesize"]
         assert ax.lines[0].get_linewidth() == CLASSROOM_RC["lines.linewidth"]
     assert Sine().draw().axes[0].title.get_fontsize() == COURSE_RC["axes.titlesize"]
+
+
+def test_a_step_pins_the_cycle_colours_and_tick_sizes_of_the_style_it_was_built_in():
+    class Marked(Sine):
+        def update(self, art, frequency, points):
+            super().update(art, frequency, points)
+            art.line.set_color(f"C{int(2 * frequency) % 3}")  # a cycle colour, set on a step
+            art.axes.set_xlim(0.0, 10.0 * frequency)  # new ticks are made at the next draw
+
+    with classroom_style():
+        view = Marked().view()
+    view.controls["frequency"].value = 4.0  # drawn outside projector mode: the default cycle
+    assert view.figure.axes[0].lines[0].get_color() == OKABE_ITO[2].lower()
+    ticks = view.figure.axes[0].xaxis.get_ticklabels()
+    assert len(ticks) > 3
+    assert {label.get_fontsize() for label in ticks} == {CLASSROOM_RC["xtick.labelsize"]}
 
 
 def test_one_layout_gives_both_forms_their_size_and_panels():

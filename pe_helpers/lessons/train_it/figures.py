@@ -216,7 +216,10 @@ class QueryAttention(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
         for ax in axes:
-            ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
+            # The band stops below the legends (the top of both panels is kept for them), so
+            # a legend's pixels stay the same when the length slider moves the band.
+            ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, ymax=1.1 / 1.3,
+                       color="0.92", zorder=0)
         heads = [
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
