@@ -86,6 +86,9 @@ class _PixelCache:
         self.entries: dict[Artist, tuple] = {}
         #: How many draws were replaced by their pixels.
         self.reused = 0
+        #: Whether an axis that is drawn places and measures its ticks once (else as
+        #: matplotlib does, twice).
+        self.ticks_once = True
         # Before 3.11 an Axes draws its animated images too: such a panel is never cached.
         old = mpl.__version_info__ < (3, 11)
         images = {a.axes for a in moving if old and isinstance(a, AxesImage)}
@@ -123,7 +126,10 @@ class _PixelCache:
                 self.reused += 1
                 return None
         old = pixels.copy()
-        draw(renderer)
+        if isinstance(artist, Axis) and self.ticks_once:
+            _draw_ticks_once(artist, draw, renderer)
+        else:
+            draw(renderer)
         if key is None:
             return None
         height, width = pixels.shape
@@ -139,6 +145,30 @@ class _PixelCache:
                  slice(max(box[0] - pad, 0), max(min(box[2] + pad, width), 0)))
         self.entries[artist] = ((key, pixels.shape), where, old[where].copy(), pixels[where].copy())
         return None
+
+
+def _draw_ticks_once(axis: Axis, draw: Callable, renderer) -> None:
+    """Draw ``axis`` placing and measuring its ticks once.
+
+    ``Axis.draw`` places its ticks (locator, formatter, positions) and measures their labels,
+    draws them, then does both again to move the axis label clear of them; nothing changes
+    in between, so the second time returns the first result.
+    """
+    ticks = axis._update_ticks()
+    measure = axis._get_ticklabel_bboxes
+    measured = measure(ticks, renderer)
+
+    def measure_once(some_ticks: list, some_renderer) -> tuple:
+        if some_ticks is ticks and some_renderer is renderer:
+            return measured
+        return measure(some_ticks, some_renderer)
+
+    axis._update_ticks = lambda: ticks
+    axis._get_ticklabel_bboxes = measure_once
+    try:
+        draw(renderer)
+    finally:
+        del axis._update_ticks, axis._get_ticklabel_bboxes
 
 
 class InteractiveView(widgets.VBox):
@@ -236,19 +266,22 @@ class InteractiveView(widgets.VBox):
     def refresh(self, afresh: bool = False) -> None:
         """Apply the current slider values to the figure and re-render it.
 
-        With ``afresh``, every artist is drawn and every title placed again: nothing kept is
-        reused.
+        With ``afresh``, every artist is drawn the way matplotlib draws it and every title is
+        placed again: nothing kept is reused.
         """
         with self._drawing:
             if not afresh or self.figure is None:
                 return self._refresh()
             if self._pixels is not None:
                 self._pixels.entries.clear()
+                self._pixels.ticks_once = False
             self._place_titles(auto=True)
             try:
                 self._refresh(afresh)
             finally:
                 self._place_titles(auto=False)
+                if self._pixels is not None:
+                    self._pixels.ticks_once = True
 
     def _refresh(self, afresh: bool = False) -> None:
         if self.figure is None:

@@ -185,6 +185,22 @@ def test_a_step_that_moves_one_panel_pastes_the_rest_and_gives_a_full_redraw():
     assert snapshot(view.figure) == snapshot(Panels().draw(frequency=3.0, points=40))
 
 
+def test_an_axis_drawn_on_a_step_places_its_ticks_once_and_looks_as_matplotlib_draws_it(
+    monkeypatch,
+):
+    view = Panels().view()
+    axis = view.figure.axes[0].xaxis
+    calls = []
+    place = type(axis)._update_ticks
+    monkeypatch.setattr(type(axis), "_update_ticks",
+                        lambda self: calls.append(self) or place(self))
+    view.controls["points"].value = 60  # the left x range moves: its x axis is drawn
+    assert calls.count(axis) == 1
+    assert _is_a_full_redraw(view)  # drawn the matplotlib way, titles placed again too
+    assert calls.count(axis) >= 3
+    assert "_update_ticks" not in vars(axis)  # the method is matplotlib's again
+
+
 def test_cached_pixels_are_pasted_only_over_the_pixels_they_were_drawn_over():
     # Past 75 points the face turns grey: every cached draw outside the panels' white
     # boxes now lies over other pixels and is drawn again; the legend, inside, is pasted.
