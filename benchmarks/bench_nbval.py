@@ -3,11 +3,17 @@
 The floor notebooks only import the package and matplotlib, so the ratio shows
 what the lessons cost beyond kernel start-up. Prints ``name: value (ratio)``, then where
 the course's time goes: the notebooks and the cells that take longest (from pytest's
-JUnit report of the same run), to profile before cutting.
+JUnit report of the same run), and the lesson cells run again in this process, their time
+split by kind of work (training, accuracy tests, inline figures, the live views' first
+pictures, the rest), each as a share of the floor: what a target ratio leaves for them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
+import os
 import subprocess
 import sys
 import tempfile
@@ -70,6 +76,76 @@ def cell_times(report: Path) -> list[tuple[float, str, str]]:
     return cells
 
 
+def _timed(kinds: dict[str, float], kind: str, function):
+    """``function``, adding its time to ``kinds[kind]`` unless another timed call is running."""
+
+    @functools.wraps(function)
+    def timed(*args, **kwargs):
+        if kinds.get("_inside"):
+            return function(*args, **kwargs)
+        kinds["_inside"] = 1.0
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            kinds[kind] += time.perf_counter() - start
+            kinds["_inside"] = 0.0
+
+    return timed
+
+
+def lesson_time_by_kind() -> dict[str, float]:
+    """Run every notebook's cells but its set-up cell in this process, timed by kind of work.
+
+    Each cell's open figures are then saved as PNGs and closed, as the inline backend does.
+    Returns seconds per kind, and "lesson cells" for the total.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pe_helpers import training, views
+
+    kinds: dict[str, float] = defaultdict(float)
+    train = _timed(kinds, "training (train)", training.train)
+    patches = [(training, "train", train),
+               (training.TrainedModel, "accuracy",
+                _timed(kinds, "accuracy tests (TrainedModel.accuracy)",
+                       training.TrainedModel.accuracy)),
+               (views.InteractiveView, "__init__",
+                _timed(kinds, "live views' first pictures", views.InteractiveView.__init__))]
+    patches += [(module, "train", train) for name, module in list(sys.modules.items())
+                if name.startswith("pe_helpers.") and getattr(module, "train", None)
+                is training.train and module is not training]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    here = Path.cwd()
+    try:
+        for owner, name, value in patches:
+            setattr(owner, name, value)
+        for path in NOTEBOOKS:
+            os.chdir(path.parent)
+            namespace: dict = {}
+            cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+            for index, cell in enumerate(cells):
+                start = time.perf_counter()
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(compile(cell.source, str(path), "exec"), namespace)
+                drawn = time.perf_counter()
+                for number in plt.get_fignums():
+                    plt.figure(number).canvas.print_figure(io.BytesIO(), format="png")
+                plt.close("all")
+                if index:  # the set-up cell is the floor's work
+                    kinds["inline figures (PNG)"] += time.perf_counter() - drawn
+                    kinds["lesson cells"] += time.perf_counter() - start
+    finally:
+        os.chdir(here)
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+    kinds.pop("_inside", None)
+    return kinds
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         floor = timed_nbval(trivial_notebooks(Path(tmp), len(NOTEBOOKS)))
@@ -88,6 +164,15 @@ def main() -> None:
     print("slowest cells:")
     for seconds, notebook, cell in sorted(cells, reverse=True)[:8]:
         print(f"  {notebook} {cell}: {seconds:.2f} s")
+    kinds = lesson_time_by_kind()
+    total = kinds.pop("lesson cells")
+    print(f"lesson cells (set-up cells left out) run in this process: {total:.1f} s "
+          f"({total / floor:.2f}x floor); the kernels, their messages and first uses add "
+          f"{course - floor - total:.1f} s ({(course - floor - total) / floor:.2f}x)")
+    for kind, seconds in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        print(f"  {kind}: {seconds:.1f} s ({seconds / floor:.2f}x floor)")
+    rest = total - sum(kinds.values())
+    print(f"  everything else: {rest:.1f} s ({rest / floor:.2f}x floor)")
 
 
 if __name__ == "__main__":
