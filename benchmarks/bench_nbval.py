@@ -76,20 +76,21 @@ def cell_times(report: Path) -> list[tuple[float, str, str]]:
     return cells
 
 
-def _timed(kinds: dict[str, float], kind: str, function):
-    """``function``, adding its time to ``kinds[kind]`` unless another timed call is running."""
+def _timed(kinds: dict[str, float], kind: str, function, busy: list[bool]):
+    """``function``, adding its time to ``kinds[kind]`` unless another timed call is running
+    (``busy[0]``): a model trained inside a view's first picture counts once."""
 
     @functools.wraps(function)
     def timed(*args, **kwargs):
-        if kinds.get("_inside"):
+        if busy[0]:
             return function(*args, **kwargs)
-        kinds["_inside"] = 1.0
+        busy[0] = True
         start = time.perf_counter()
         try:
             return function(*args, **kwargs)
         finally:
             kinds[kind] += time.perf_counter() - start
-            kinds["_inside"] = 0.0
+            busy[0] = False
 
     return timed
 
@@ -108,13 +109,15 @@ def lesson_time_by_kind() -> dict[str, float]:
     from pe_helpers import training, views
 
     kinds: dict[str, float] = defaultdict(float)
-    train = _timed(kinds, "training (train)", training.train)
+    busy = [False]
+    train = _timed(kinds, "training (train)", training.train, busy)
     patches = [(training, "train", train),
                (training.TrainedModel, "accuracy",
                 _timed(kinds, "accuracy tests (TrainedModel.accuracy)",
-                       training.TrainedModel.accuracy)),
+                       training.TrainedModel.accuracy, busy)),
                (views.InteractiveView, "__init__",
-                _timed(kinds, "live views' first pictures", views.InteractiveView.__init__))]
+                _timed(kinds, "live views' first pictures", views.InteractiveView.__init__,
+                       busy))]
     patches += [(module, "train", train) for name, module in list(sys.modules.items())
                 if name.startswith("pe_helpers.") and getattr(module, "train", None)
                 is training.train and module is not training]
@@ -142,7 +145,6 @@ def lesson_time_by_kind() -> dict[str, float]:
         os.chdir(here)
         for owner, name, value in saved:
             setattr(owner, name, value)
-    kinds.pop("_inside", None)
     return kinds
 
 

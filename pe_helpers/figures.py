@@ -243,6 +243,19 @@ def pin_cycle_colours(figure: Figure) -> None:
     Enough after a live figure's step: the tick label sizes :func:`pin_style` set hold for
     ticks made later too. Ticks are skipped (their colours come from the settings, never from
     the cycle), which makes a step's walk a few dozen artists instead of a few hundred.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        Changed in place.
+
+    Examples
+    --------
+    >>> figure = Figure()
+    >>> (line,) = figure.subplots().plot([0, 1], color="C1")
+    >>> pin_cycle_colours(figure)
+    >>> line.get_color()  # C1 of matplotlib's default cycle
+    '#ff7f0e'
     """
     stack = list(figure.get_children())
     while stack:

@@ -116,10 +116,12 @@ class _PixelCache:
         canvas = self.figure.canvas
         if canvas.is_saving() or renderer is not getattr(canvas, "renderer", None):
             return draw(renderer)  # savefig, or another renderer: a plain draw
-        pixels = np.asarray(renderer.buffer_rgba()).view(np.uint32)[..., 0]
         key = self.key(artist)
+        if key is None:
+            return draw(renderer)  # a legend placed by the data: never kept
+        pixels = np.asarray(renderer.buffer_rgba()).view(np.uint32)[..., 0]
         entry = self.entries.get(artist)
-        if key is not None and entry is not None and entry[0] == (key, pixels.shape):
+        if entry is not None and entry[0] == (key, pixels.shape):
             _, where, before, after = entry
             if np.array_equal(pixels[where], before):
                 pixels[where] = after
@@ -130,8 +132,6 @@ class _PixelCache:
             _draw_ticks_once(artist, draw, renderer)
         else:
             draw(renderer)
-        if key is None:
-            return None
         height, width = pixels.shape
         changed = pixels != old
         rows, cols = changed.any(1).nonzero()[0], changed.any(0).nonzero()[0]
