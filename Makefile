@@ -30,7 +30,8 @@ SITE        := build/site
 SITE_INDEX  := $(SITE)/index.html
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py
 
-.PHONY: setup lab test lint unit nbval regen nav bench clean test-oldest crosscheck site bench-site
+.PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
+        site bench-site experiments
 
 setup: $(STAMP)
 
@@ -70,6 +71,20 @@ unit: $(STAMP) $(SITE_INDEX)
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q $(NBVAL_ARGS) $(NOTEBOOKS)
+
+# The same strict nbval under another CPU's kernels: OpenBLAS's SSE (Nehalem) kernels instead of
+# Haswell's, and numpy without its AVX2/FMA dispatch. Rounding-level digits differ there, so a
+# notebook that prints one fails here (../shared/NOTEBOOK_TESTING.md). .ci/run calls it.
+nbval-other-cpu: $(STAMP)
+	OPENBLAS_CORETYPE=Nehalem NPY_DISABLE_CPU_FEATURES=X86_V3 \
+	  $(BIN)/python -m pytest -q $(NBVAL_ARGS) $(NOTEBOOKS)
+
+# Train every model whose number a lesson states over the seeds of pe_helpers.seeds.SEEDS and
+# write pe_helpers/data/seeds/<slug>.json, which the lessons read (a few minutes here).
+# `make experiments LESSONS="train_it"` runs some lessons only.
+LESSONS ?=
+experiments: $(STAMP)
+	$(BIN)/python scripts/experiments.py $(LESSONS)
 
 # Re-execute every notebook in a fresh kernel, then clean it (outputs and counts kept).
 regen: $(STAMP)

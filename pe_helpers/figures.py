@@ -44,6 +44,7 @@ __all__ = [
     "classroom_style",
     "course_style",
     "draw_inline_once",
+    "draw_seed_band",
     "format_base",
     "heatmap",
     "new_axes",
@@ -491,6 +492,40 @@ def plot_curves(
     ax.set_title(title)
     ax.legend()
     return ax
+
+
+def draw_seed_band(
+    ax: Axes,
+    x: ArrayLike,
+    low: ArrayLike,
+    high: ArrayLike,
+    *,
+    color: str,
+    label: str | None = None,
+    alpha: float = 0.18,
+):
+    """Shade the range a measurement took over seeds, from ``low`` to ``high`` at each x.
+
+    The line of this run is drawn by the caller on top; the band says how far another seed
+    could land. Returns the ``PolyCollection``.
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> band = draw_seed_band(ax, [16, 32], [0.9, 0.6], [1.0, 0.9], color="C0", label="10 seeds")
+    >>> band.get_label()
+    '10 seeds'
+    """
+    xs = check_array("x", x, ndim=1).astype(np.float64)
+    lows = check_array("low", low, ndim=1).astype(np.float64)
+    highs = check_array("high", high, ndim=1).astype(np.float64)
+    if not lows.shape == highs.shape == xs.shape:
+        raise ValueError(f"x, low and high need one value each per point, got shapes "
+                         f"{xs.shape}, {lows.shape}, {highs.shape}")
+    if np.any(lows > highs):
+        raise ValueError("low must not exceed high at any point")
+    return ax.fill_between(xs, lows, highs, color=color, alpha=check_real("alpha", alpha),
+                           linewidth=0, label=label)
 
 
 @course_style
