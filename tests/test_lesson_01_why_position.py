@@ -328,6 +328,12 @@ def _faded(a, eps):
     [
         (_faded, "correct", "correct"),
         (lambda a, e: math.floor(math.log(e) / math.log(a)) + 2, "correct", "correct"),
+        # One short wherever the threshold is an exact power of the decay (0.5 and 0.25).
+        (
+            lambda a, e: math.ceil(math.log(e) / math.log(a)) + 1,
+            "wrong",
+            "a = 0.5, threshold = 0.25",
+        ),
         (lambda a, e: np.int32(_faded(a, e)), "correct", "correct"),
         (lambda a, e: float(_faded(a, e)), "correct", "correct"),
         (_stub, "todo", "not done yet"),

@@ -158,7 +158,9 @@ def check_steps_until_faded(answer: object) -> Feedback:
     ... ).status
     'correct'
     """
-    cases = [(0.9, 0.01), (0.5, 0.1), (0.99, 0.5), (0.3, 0.05)]
+    # The last two thresholds are exact powers of the decay (0.5^2, 0.25^2): a weight equal to
+    # the threshold has not faded yet, so a ceil(log) formula is one short there.
+    cases = [(0.9, 0.01), (0.5, 0.1), (0.99, 0.5), (0.3, 0.05), (0.5, 0.25), (0.25, 0.0625)]
 
     def expected(a: float, eps: float) -> int:
         n = 1
@@ -169,8 +171,12 @@ def check_steps_until_faded(answer: object) -> Feedback:
     def lengths(attempt) -> list[tuple[float, float, int, int]]:
         """Each case's ``(a, threshold, right length, the learner's length)``."""
         return [
-            (a, e, expected(a, e),
-             as_integer(attempt(a, e), f"your length for a = {a}, threshold = {e}"))
+            (
+                a,
+                e,
+                expected(a, e),
+                as_integer(attempt(a, e), f"your length for a = {a}, threshold = {e}"),
+            )
             for a, e in cases
         ]
 
