@@ -194,3 +194,20 @@ def test_results_files_are_small_and_readable():
         assert len(text) < 200_000, path
         data = json.loads(text)
         assert data["format"] == 1 and max(map(len, text.splitlines())) < 400
+
+
+def test_the_results_are_installed_with_the_package():
+    """A hub installs pe_helpers from a wheel, not editable: package-data must carry the files."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["pe_helpers"]
+    package = root / "pe_helpers"
+    for path in (package / "data").rglob("*.json"):
+        assert any(path.relative_to(package).match(glob) for glob in globs), path
