@@ -150,3 +150,4 @@ bench: $(STAMP) $(SITE_STAMP)
 	$(BIN)/python benchmarks/bench_nbval.py
 	$(BIN)/python benchmarks/bench_training.py
 	$(BIN)/python benchmarks/bench_site.py
+	$(BIN)/python benchmarks/bench_browser.py

@@ -1,7 +1,8 @@
 """What the browser suites share: Chromium, a JupyterLab server, and JupyterLab page waits.
 
-Used by ``test_browser.py`` (every lesson), ``test_hub.py`` (the nbgitpuller link),
-``test_site.py`` (the website) and ``scripts/lab_smoke.py`` (``make test-oldest``).
+Used by ``test_browser.py`` (every live figure), ``benchmarks/bench_browser.py`` (Run All and
+drag times), ``test_hub.py`` (the nbgitpuller link), ``test_site.py`` (the website) and
+``scripts/lab_smoke.py`` (``make test-oldest``).
 Chromium is ``$PE_CHROMIUM`` (default ``/usr/bin/chromium``, Debian's package); playwright's
 own browser download is never used. A missing browser skips a test with what to install,
 unless ``PE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns the skip into a failure.
@@ -176,3 +177,12 @@ def run_all(page) -> None:
         timeout=120_000,
     )
     wait_idle(page)
+
+
+def open_notebook(browser, lab: Mapping[str, str], name: str):
+    """A new page with notebook ``name`` of the served folder open and its kernel idle."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{lab['url']}/lab/tree/{name}?reset&token={lab['token']}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    wait_idle(page)
+    return page
