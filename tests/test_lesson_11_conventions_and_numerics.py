@@ -5,15 +5,18 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgb
 
 from pe_helpers.conventions import LIBRARY_FLAGS
 from pe_helpers.encodings import frequencies
 from pe_helpers.lessons.conventions_and_numerics import (
     DTYPES,
+    SEED_EXPERIMENTS,
     AngleErrorPerPair,
     check_cos_sin_cache,
     check_rope_complex,
     check_snippet,
+    pairing_metrics,
     plot_angle_error,
     plot_position_accuracy,
     swap_pairing,
@@ -32,14 +35,51 @@ def adjacent_model():
     return train("token_at", "rope_adjacent")
 
 
-def test_either_layout_learns_and_the_wrong_one_keeps_only_the_first_positions(adjacent_model):
+def test_pairing_metrics_measure_what_the_notebook_prints(adjacent_model):
     halves = train("token_at", "rope_halves")
-    assert min(adjacent_model.accuracy(), halves.accuracy()) >= 0.95
+    measured = pairing_metrics(adjacent_model, halves)
     right = adjacent_model.accuracy(per_position=True)
     wrong = adjacent_model.replace(method="rope_halves").accuracy(per_position=True)
-    assert wrong[0] == right[0] >= 0.99  # the query at 0 sees only itself: nothing turns
-    assert wrong[1:4].mean() >= 0.4
-    assert wrong[8:].mean() <= 0.3 < right[8:].min()
+    assert measured["adjacent"] == adjacent_model.accuracy()
+    assert measured["halves"] == halves.accuracy()
+    assert [measured[f"wrong.p{t:02d}"] for t in range(16)] == wrong.tolist()
+    assert [measured[f"right.p{t:02d}"] for t in range(16)] == right.tolist()
+    assert measured["wrong.early"] == wrong[1:4].mean()
+    assert measured["wrong.late"] == wrong[8:].mean()
+    assert measured["right.late"] == right[8:].mean()
+    assert measured["right.late_min"] == right[8:].min()
+    assert len(measured) == 2 + 2 * 16 + 4
+    # The query at 0 sees only itself, and no layout turns position 0: on any seed.
+    assert measured["wrong.p00"] == measured["right.p00"]
+    # The shipped experiment trains exactly these models for seed 0.
+    assert SEED_EXPERIMENTS["pairing"](0) == measured
+
+
+def test_pairing_metrics_leave_out_positions_nothing_scores():
+    def both(length):
+        return [
+            train("copy_back", method, task_arg=2, length=length, vocab_size=4, steps=2)
+            for method in ("rope_adjacent", "rope_halves")
+        ]
+
+    measured = pairing_metrics(*both(12))
+    assert "wrong.p00" not in measured and "right.p01" not in measured  # copy-back k = 2
+    assert {"wrong.p02", "right.p11", "wrong.early", "right.late_min"} <= set(measured)
+    assert all(np.isfinite(value) for value in measured.values())
+    short = pairing_metrics(*both(8))  # no position 8: no summary of positions 8 on
+    assert "wrong.early" in short and not {"wrong.late", "right.late"} & set(short)
+
+
+def test_pairing_metrics_and_the_experiment_name_bad_arguments(adjacent_model):
+    halves = train("copy_back", "rope_halves", length=6, vocab_size=4, steps=1)
+    with pytest.raises(TypeError, match="adjacent must be a TrainedModel"):
+        pairing_metrics("rope_adjacent", halves)
+    with pytest.raises(ValueError, match="halves must be trained with 'rope_halves'"):
+        pairing_metrics(adjacent_model, adjacent_model)
+    with pytest.raises(ValueError, match="adjacent must be trained with 'rope_adjacent'"):
+        pairing_metrics(halves, halves)
+    with pytest.raises(ValueError, match="seed"):
+        SEED_EXPERIMENTS["pairing"](-1)
 
 
 @pytest.mark.parametrize("method", ["rope_adjacent", "rope_halves"])
@@ -50,8 +90,9 @@ def test_swap_pairing_keeps_every_logit(method):
     assert swapped.config.method != method
     assert np.allclose(swapped.logits(tokens), model.logits(tokens))
     assert np.array_equal(swapped.params["w_v"], model.params["w_v"])  # values never turn
-    assert not np.allclose(model.replace(method=swapped.config.method).logits(tokens),
-                           model.logits(tokens))
+    assert not np.allclose(
+        model.replace(method=swapped.config.method).logits(tokens), model.logits(tokens)
+    )
     assert np.allclose(swap_pairing(swapped).params["w_q"], model.params["w_q"])
 
 
@@ -60,8 +101,9 @@ def test_swap_pairing_names_what_it_cannot_swap():
         swap_pairing("rope_adjacent")
     with pytest.raises(ValueError, match="rope_adjacent or rope_halves"):
         swap_pairing(train("copy_back", "learned", length=6, vocab_size=4, steps=1))
-    partial = train("copy_back", "rope_adjacent", length=6, vocab_size=4, steps=1,
-                    inv_freq=[1.0, 0.1])
+    partial = train(
+        "copy_back", "rope_adjacent", length=6, vocab_size=4, steps=1, inv_freq=[1.0, 0.1]
+    )
     with pytest.raises(ValueError, match="no partial rotary"):
         swap_pairing(partial)
 
@@ -81,6 +123,40 @@ def test_position_accuracy_draws_each_curve_in_percent():
     assert [line.get_label() for line in ax.lines] == ["right", "wrong"]
     assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
     assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
+
+
+def test_position_accuracy_shades_each_band_in_its_curve_colour():
+    curves = {"right": [1.0, 0.9, 0.8], "wrong": [1.0, 0.5, 0.25]}
+    ax = plot_position_accuracy(curves, bands={"wrong": ([1.0, 0.4, 0.1], [1.0, 0.6, 0.5])})
+    assert [line.get_label() for line in ax.lines] == ["right", "wrong"]  # the lines: this run
+    (band,) = ax.collections
+    assert band.get_label() == "min to max over seeds"
+    assert np.allclose(band.get_facecolor()[0][:3], to_rgb(ax.lines[1].get_color()))
+    top = band.get_paths()[0].vertices[:, 1]
+    assert top.min() == 10.0 and top.max() == 100.0  # in percent, like the lines
+    assert ax.get_ylim() == (0.0, 140.0)  # room above 100% for the legend
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == [
+        "right",
+        "wrong",
+        "min to max over seeds",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bands", "error", "match"),
+    [
+        ([0.5], TypeError, "bands must be a dict"),
+        ({"other": ([1.0, 1.0], [1.0, 1.0])}, ValueError, "bands\\['other'\\] names no curve"),
+        ({"a": [1.0, 1.0]}, ValueError, "bands\\['a'\\]\\[0\\]"),
+        ({"a": ([1.0], [1.0], [1.0])}, TypeError, "pair \\(low, high\\)"),
+        ({"a": ([1.0, 1.0], [1.0])}, ValueError, "bands\\['a'\\]\\[1\\].*as many"),
+        ({"a": ([1.0, 0.6], [1.0, 0.5])}, ValueError, "low must not exceed high"),
+        ({"a": ([1.0, 0.5], [1.0, 1.5])}, ValueError, r"in \[0, 1\]"),
+    ],
+)
+def test_position_accuracy_names_bad_bands(bands, error, match):
+    with pytest.raises(error, match=match):
+        plot_position_accuracy({"a": [1.0, 0.5]}, bands=bands)
 
 
 @pytest.mark.parametrize(
@@ -305,8 +381,10 @@ def the_lesson_snippet(n_positions, d_model, dtype):
         (cache(position_dtype=BF16), "positions up to 256 are right"),
         (cache(cast=False), "comes back as float64"),
         (cache(swap=True), "cos and sin are swapped"),
-        (lambda n, d, dtype: (np.full((n, d // 2), np.nan, dtype), np.zeros((n, d // 2), dtype)),
-         "NaN or infinite"),
+        (
+            lambda n, d, dtype: (np.full((n, d // 2), np.nan, dtype), np.zeros((n, d // 2), dtype)),
+            "NaN or infinite",
+        ),
         (lambda n, d, dtype: "cos, sin", "pair of two items"),
         (lambda n, d, dtype: ([1.0], [0.0]), "must be a numpy array"),
         (lambda n, d, dtype: (np.ones((n, d), dtype), np.zeros((n, d), dtype)), "shape (4096, 32)"),

@@ -152,7 +152,16 @@ def _names_in_cell(source: str) -> list[str]:
         "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
     )
     found = []
+    # The literal pieces of an f-string are Constants too: only the whole f-string counts.
+    pieces = {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+    }
     for node in ast.walk(tree):
+        if id(node) in pieces:
+            continue
         if isinstance(node, ast.JoinedStr):
             found.append(
                 "".join(

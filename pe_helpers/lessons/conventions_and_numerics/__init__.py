@@ -2,8 +2,10 @@
 
 ``notebooks/11_conventions_and_numerics.ipynb`` breaks lesson 08's trained RoPE model on purpose
 and catches each break with :mod:`pe_helpers.conventions`, :mod:`pe_helpers.table_conventions`
-and :mod:`pe_helpers.numerics`. Here: the slips, one function each (:func:`rope_mutants`,
-:func:`pe_table_variants`, :func:`erratum_shift_operator`); :func:`swap_pairing`; the figures
+and :mod:`pe_helpers.numerics`. Here: what the notebook measures on its trained models
+(:func:`pairing_metrics`, run over seeds by :data:`SEED_EXPERIMENTS`); the slips, one function
+each (:func:`rope_mutants`, :func:`pe_table_variants`, :func:`erratum_shift_operator`);
+:func:`swap_pairing`; the figures
 :func:`plot_position_accuracy`, :func:`plot_angle_error` and the live :class:`AngleErrorPerPair`;
 the checkers :func:`check_rope_complex`, :func:`check_snippet` and :func:`check_cos_sin_cache`.
 """
@@ -13,16 +15,25 @@ from __future__ import annotations
 from .exercises import SNIPPETS, check_cos_sin_cache, check_rope_complex, check_snippet
 from .figures import DTYPES, AngleErrorPerPair, plot_angle_error, plot_position_accuracy
 from .figures import MAX_PLOT_POSITION as MAX_PLOT_POSITION
-from .maths import erratum_shift_operator, pe_table_variants, rope_mutants, swap_pairing
+from .maths import (
+    SEED_EXPERIMENTS,
+    erratum_shift_operator,
+    pairing_metrics,
+    pe_table_variants,
+    rope_mutants,
+    swap_pairing,
+)
 
 __all__ = [
     "DTYPES",
+    "SEED_EXPERIMENTS",
     "SNIPPETS",
     "AngleErrorPerPair",
     "check_cos_sin_cache",
     "check_rope_complex",
     "check_snippet",
     "erratum_shift_operator",
+    "pairing_metrics",
     "pe_table_variants",
     "plot_angle_error",
     "plot_position_accuracy",

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..._docs import doc_filler
 from ..._validate import check_array, check_base, check_d_model, check_real
-from ...figures import course_style, new_axes
+from ...figures import course_style, draw_seed_band, new_axes
 from ...live import LiveFigure, int_control, log_control
 from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 
@@ -23,16 +23,23 @@ from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 DTYPES: tuple[str, ...] = FLOAT_DTYPES
 _STYLES = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "d"))
 
-fill_doc = doc_filler({
-    "head_width": """\
+fill_doc = doc_filler(
+    {
+        "head_width": """\
 d_model : int, default 128
     Head width, even, 4 to 1024.""",
-})
+    }
+)
 
 
 @fill_doc
 @course_style
-def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None = None) -> Axes:
+def plot_position_accuracy(
+    accuracies: Mapping[str, ArrayLike],
+    ax: Axes | None = None,
+    *,
+    bands: Mapping[str, tuple[ArrayLike, ArrayLike]] | None = None,
+) -> Axes:
     """Accuracy at each query position, one curve per way of running a model.
 
     Parameters
@@ -42,41 +49,95 @@ def plot_position_accuracy(accuracies: Mapping[str, ArrayLike], ax: Axes | None 
         ``TrainedModel.accuracy(per_position=True)``: 1 to 10 curves of one length (at most
         4096). Each curve gets its own line style and marker, so equal curves stay visible.
     {ax}
+    bands : mapping of str to (array_like, array_like), optional
+        For some of the curves (by their label), the lowest and highest accuracy each position
+        took over seeds (the first and last arrays of ``SeedResults.band``): shaded in the
+        curve's colour under its line, which then reads as this run in the range of the others.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes: ``ax.lines[i]`` is the ``i``-th curve, in percent, labelled by its key.
+        The axes: ``ax.lines[i]`` is the ``i``-th curve, in percent, labelled by its key;
+        ``ax.collections`` the bands, in the order of ``bands``.
 
     Examples
     --------
-    >>> ax = plot_position_accuracy({"right": [1.0, 1.0], "wrong": [1.0, 0.5]})
-    >>> [line.get_label() for line in ax.lines]
-    ['right', 'wrong']
+    >>> ax = plot_position_accuracy({"right": [1.0, 1.0], "wrong": [1.0, 0.5]},
+    ...                             bands={"wrong": ([1.0, 0.3], [1.0, 0.6])})
+    >>> [line.get_label() for line in ax.lines], len(ax.collections)
+    (['right', 'wrong'], 1)
     """
     if not isinstance(accuracies, Mapping) or not accuracies or len(accuracies) > 10:
         raise TypeError(f"accuracies must be a dict of 1 to 10 label -> values, got {accuracies!r}")
     curves = {}
     for label, values in accuracies.items():
-        name = f"accuracies[{label!r}]"
-        acc = check_array(name, values, ndim=1, finite=False).astype(np.float64)
-        if np.isinf(acc).any() or np.any(acc[np.isfinite(acc)] < 0) or np.any(acc > 1):
-            raise ValueError(f"{name} must hold accuracies in [0, 1] (or NaN), got {values!r}")
-        if acc.size > 4096 or (curves and acc.size != len(next(iter(curves.values())))):
-            raise ValueError(f"{name} must have at most 4096 positions, as many as the first curve")
-        curves[str(label)] = acc
+        curves[str(label)] = _accuracy_row(f"accuracies[{label!r}]", values, curves)
+    shaded = _checked_bands(bands, curves)
     ax = new_axes(ax)
+    colours = {label: f"C{index % 10}" for index, label in enumerate(curves)}
+    positions = np.arange(len(next(iter(curves.values()))))
     for index, (label, acc) in enumerate(curves.items()):
         linestyle, marker = _STYLES[index % len(_STYLES)]
-        ax.plot(np.arange(acc.size), 100 * acc, color=f"C{index % 10}", linestyle=linestyle,
-                marker=marker, markersize=5, label=label)
-    ax.set_xlim(-0.5, acc.size - 0.5)
-    ax.set_ylim(0, 105)
+        ax.plot(
+            positions,
+            100 * acc,
+            color=colours[label],
+            linestyle=linestyle,
+            marker=marker,
+            markersize=5,
+            label=label,
+        )
+    for label, (low, high) in shaded.items():  # under the lines; listed after them
+        draw_seed_band(
+            ax,
+            positions,
+            100 * low,
+            100 * high,
+            color=colours[label],
+            label="min to max over seeds",
+        )
+    ax.set_xlim(-0.5, positions.size - 0.5)
     ax.set_xlabel("query position")
     ax.set_ylabel("accuracy (%)")
     ax.set_title("Accuracy at each position")
-    ax.legend(loc="center right")
+    if shaded:  # room above 100% for a legend of two columns: the lines, then their bands
+        ax.set_ylim(0, 140)
+        ax.set_yticks(np.arange(0, 101, 20))
+        ax.legend(loc="upper center", ncol=2, fontsize="small")
+    else:
+        ax.set_ylim(0, 105)
+        ax.legend(loc="center right")
     return ax
+
+
+def _accuracy_row(name: str, values: object, curves: Mapping[str, np.ndarray]) -> np.ndarray:
+    """One curve of accuracies in [0, 1] (NaN allowed), as long as the curves before it."""
+    acc = check_array(name, values, ndim=1, finite=False).astype(np.float64)
+    if np.isinf(acc).any() or np.any(acc[np.isfinite(acc)] < 0) or np.any(acc > 1):
+        raise ValueError(f"{name} must hold accuracies in [0, 1] (or NaN), got {values!r}")
+    if acc.size > 4096 or (curves and acc.size != len(next(iter(curves.values())))):
+        raise ValueError(f"{name} must have at most 4096 positions, as many as the first curve")
+    return acc
+
+
+def _checked_bands(bands: object, curves: Mapping[str, np.ndarray]) -> dict:
+    """``bands`` as label -> (low, high) arrays, each for a curve and as long as it."""
+    if bands is None:
+        return {}
+    if not isinstance(bands, Mapping):
+        raise TypeError(f"bands must be a dict of label -> (low, high), got {bands!r}")
+    checked = {}
+    for label, pair in bands.items():
+        name = f"bands[{label!r}]"
+        if str(label) not in curves:
+            raise ValueError(f"{name} names no curve; the curves are {list(curves)}")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"{name} must be a pair (low, high) of arrays, got {pair!r}")
+        low, high = (_accuracy_row(f"{name}[{i}]", side, curves) for i, side in enumerate(pair))
+        if np.any(low > high):
+            raise ValueError(f"{name}: low must not exceed high at any position")
+        checked[str(label)] = (low, high)
+    return checked
 
 
 #: Largest position :func:`plot_angle_error` draws (keeps it fast).
@@ -135,13 +196,22 @@ def plot_angle_error(
     ax = new_axes(ax)
     for index, name in enumerate(DTYPES):
         worst = rope_angle_error(positions, d, base, name).max(axis=-1)
-        ax.plot(positions, np.where(worst > 0, worst, np.nan), color=f"C{index}",
-                label=name + _exact_note(name))
+        ax.plot(
+            positions,
+            np.where(worst > 0, worst, np.nan),
+            color=f"C{index}",
+            label=name + _exact_note(name),
+        )
         if name in ("float16", "bfloat16"):
             ax.axvline(largest_exact_integer(name), color=f"C{index}", linestyle=":", linewidth=1.5)
     fixed = rope_angle_error(positions, d, base, "bfloat16", fix=True).max(axis=-1)
-    ax.plot(positions, np.where(fixed > 0, fixed, np.nan), color=f"C{len(DTYPES) - 1}",
-            linestyle="--", label="bfloat16, fixed (float64 angles)")
+    ax.plot(
+        positions,
+        np.where(fixed > 0, fixed, np.nan),
+        color=f"C{len(DTYPES) - 1}",
+        linestyle="--",
+        label="bfloat16, fixed (float64 angles)",
+    )
     ax.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -194,10 +264,21 @@ class AngleErrorPerPair(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         pairs = np.arange(self.d_model // 2)
         empty = np.full(pairs.size, np.nan)
-        (computed,) = axes.plot(pairs, empty, color="#D55E00", marker="o", markersize=3,
-                                label="angles computed in the dtype")
-        (fixed,) = axes.plot(pairs, empty, color="#009E73", linestyle="--",
-                             label="fixed: float64 angles, cast after cos/sin")
+        (computed,) = axes.plot(
+            pairs,
+            empty,
+            color="#D55E00",
+            marker="o",
+            markersize=3,
+            label="angles computed in the dtype",
+        )
+        (fixed,) = axes.plot(
+            pairs,
+            empty,
+            color="#009E73",
+            linestyle="--",
+            label="fixed: float64 angles, cast after cos/sin",
+        )
         axes.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5, label="π")
         caption = axes.text(0.02, 0.04, "", transform=axes.transAxes)
         axes.set_yscale("log")
@@ -221,8 +302,11 @@ class AngleErrorPerPair(LiveFigure):
             note = f"{t:,} overflows {name} (largest {float(ml_dtypes.finfo(name).max):,.0f})"
         else:
             worst = f"worst pair off by {error.max():.2g} rad"
-            note = (f"position {t:,} is stored exactly" if stored == t
-                    else f"position {t:,} is stored as {stored:,.0f}")
+            note = (
+                f"position {t:,} is stored exactly"
+                if stored == t
+                else f"position {t:,} is stored as {stored:,.0f}"
+            )
         art.axes.title.set_text(f"{name}, position {t:,}: {worst}")
         art.caption.set_text(note)
 

@@ -1,4 +1,5 @@
-"""Lesson 11 · Conventions and numerics: the pairing fix, and the slips, one function each.
+"""Lesson 11 · Conventions and numerics: the pairing fix, the trained models over seeds, and the
+slips, one function each.
 
 See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
 """
@@ -10,12 +11,14 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_real
+from ..._validate import check_base, check_int, check_real
 from ...encodings import block_rotation, frequencies, sinusoidal_pe
 from ...rope import apply_rope, halves_permutation
-from ...training import TrainedModel
+from ...training import TrainedModel, train
 
 _ROPE_METHODS = {"rope_adjacent": "rope_halves", "rope_halves": "rope_adjacent"}
+#: The query positions the lesson averages: the first few after 0, and position 8 on.
+EARLY_POSITIONS, LATE_POSITIONS = slice(1, 4), slice(8, None)
 
 
 # --- pairing: the fix for weights trained in the other layout -----------------------------------
@@ -62,6 +65,78 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
     for name in ("w_q", "w_k"):
         swapped.params[name] = swapped.params[name][..., order]
     return swapped
+
+
+# --- the trained models, measured the same way for the notebook and for every seed --------------
+
+
+def pairing_metrics(adjacent: TrainedModel, halves: TrainedModel) -> dict[str, float]:
+    """What lesson 11 states about its two trained models, as named shares in [0, 1].
+
+    Parameters
+    ----------
+    adjacent : TrainedModel
+        A model trained with ``"rope_adjacent"``; it is also run with half-split pairs
+        (``adjacent.replace(method="rope_halves")``, the weights unchanged).
+    halves : TrainedModel
+        A model trained with ``"rope_halves"`` on the same task.
+
+    Returns
+    -------
+    dict of str to float
+        ``"adjacent"``, ``"halves"``: each model's accuracy in the layout it was trained with;
+        ``"right.pNN"`` and ``"wrong.pNN"``: the adjacent weights' accuracy at query position
+        ``NN`` (two digits) run with adjacent (right) and half-split (wrong) pairs;
+        ``"wrong.early"``, ``"wrong.late"``, ``"right.late"``: their means over positions 1-3
+        and from 8 on; ``"right.late_min"``: the trained layout's worst position from 8 on.
+        Positions where nothing is scored are left out, and so is a summary of none.
+
+    Examples
+    --------
+    >>> adjacent = train("token_at", "rope_adjacent", length=10, steps=3)
+    >>> measured = pairing_metrics(adjacent, train("token_at", "rope_halves", length=10, steps=3))
+    >>> sorted(measured)[:4], measured["wrong.p00"] == measured["right.p00"]
+    (['adjacent', 'halves', 'right.late', 'right.late_min'], True)
+    """
+    for name, model, method in (
+        ("adjacent", adjacent, "rope_adjacent"),
+        ("halves", halves, "rope_halves"),
+    ):
+        if not isinstance(model, TrainedModel):
+            raise TypeError(
+                f"{name} must be a TrainedModel from train(...), got {type(model).__name__}"
+            )
+        if model.config.method != method:
+            raise ValueError(f"{name} must be trained with {method!r}, got {model.config.method!r}")
+    right = adjacent.accuracy(per_position=True)
+    wrong = adjacent.replace(method="rope_halves").accuracy(per_position=True)
+    measured = {"adjacent": adjacent.accuracy(), "halves": halves.accuracy()}
+    for kind, per_position in (("right", right), ("wrong", wrong)):
+        for position in np.flatnonzero(np.isfinite(per_position)):
+            measured[f"{kind}.p{position:02d}"] = float(per_position[position])
+    summaries = (
+        ("wrong.early", wrong[EARLY_POSITIONS], np.nanmean),
+        ("wrong.late", wrong[LATE_POSITIONS], np.nanmean),
+        ("right.late", right[LATE_POSITIONS], np.nanmean),
+        ("right.late_min", right[LATE_POSITIONS], np.nanmin),
+    )
+    for name, chosen, summary in summaries:
+        if np.isfinite(chosen).any():  # a short model may score none of these positions
+            measured[name] = float(summary(chosen))
+    return measured
+
+
+def pairing_experiment(seed: int) -> dict[str, float]:
+    """The notebook's two trained models for one seed (``token_at``, each layout), measured by
+    :func:`pairing_metrics`: the ``"pairing"`` group of :data:`SEED_EXPERIMENTS`."""
+    seed = check_int("seed", seed, minimum=0)
+    adjacent = train("token_at", "rope_adjacent", seed=seed)
+    halves = train("token_at", "rope_halves", seed=seed)
+    return pairing_metrics(adjacent, halves)
+
+
+#: What ``scripts/experiments.py`` trains for every seed; the notebook reads the results.
+SEED_EXPERIMENTS = {"pairing": pairing_experiment}
 
 
 # --- the slips, one function each ----------------------------------------------------------------
