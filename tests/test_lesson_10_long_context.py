@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -11,16 +13,23 @@ from pe_helpers.lessons.long_context import (
     FIGURE_METHODS,
     METHODS,
     PRESETS,
+    SEED_EXPERIMENTS,
     PairScaling,
     aligned_scores,
     check_llama3_pairs,
     check_ntk_base,
+    column_key,
     dynamic_key_angles,
     fine_tuned,
+    fine_tuned_accuracies,
+    format_seed_table,
     method_frequencies,
+    metric_key,
+    outside_spread,
     rope_block,
     rotate,
     stretched,
+    stretched_accuracies,
 )
 from pe_helpers.rope_configs import model_rope_config
 from pe_helpers.rope_scaling import (
@@ -29,6 +38,7 @@ from pe_helpers.rope_scaling import (
     ntk_aware_base,
     rope_frequencies,
 )
+from pe_helpers.seeds import SeedResults, load_results
 from pe_helpers.training import train
 
 RNG = np.random.default_rng(10)
@@ -45,8 +55,9 @@ def model():
 
 def _freqs(method, **changes):
     args = {**LLAMA31, **changes}
-    return method_frequencies(method, args.pop("head_dim"), args.pop("factor"),
-                              args.pop("original"), **args)
+    return method_frequencies(
+        method, args.pop("head_dim"), args.pop("factor"), args.pop("original"), **args
+    )
 
 
 def test_every_block_is_one_rope_frequencies_accepts():
@@ -170,6 +181,187 @@ def test_fine_tuned_trains_at_the_new_length_from_the_old_weights(model):
         stretched(train("copy_back", "sinusoidal", length=6, vocab_size=4, steps=1), "PI", 2.0)
 
 
+def test_stretched_accuracies_test_each_method_as_stretched_does(model):
+    table = stretched_accuracies(model, 2.0, [8, 16], methods=["PI", "dynamic NTK"])
+    assert list(table) == ["PI", "dynamic NTK"]
+    pi = stretched(model, "PI", 2.0)
+    assert table["PI"].tolist() == [pi.accuracy(length=8), pi.accuracy(length=16)]
+    # dynamic NTK: its base at each test length
+    at_16 = stretched(model, "dynamic NTK", 2.0, length=16)
+    assert table["dynamic NTK"][1] == at_16.accuracy(length=16)
+    assert table["dynamic NTK"][0] == model.accuracy(length=8)  # nothing changes up to L0
+    assert list(stretched_accuracies(model, 2.0, [8])) == list(METHODS)
+
+
+def test_fine_tuned_accuracies_are_fine_tuned_models_tested(model):
+    table = fine_tuned_accuracies(
+        model, 2.0, length=16, steps=2, lengths=[8, 16], methods=["YaRN"], seed=4
+    )
+    tuned = fine_tuned(model, "YaRN", 2.0, length=16, steps=2, seed=4)
+    assert table["YaRN"].tolist() == [tuned.accuracy(length=8), tuned.accuracy(length=16)]
+    other = fine_tuned_accuracies(model, 2.0, length=16, steps=2, lengths=[16], methods=["YaRN"])
+    assert other["YaRN"][0] == fine_tuned(model, "YaRN", 2.0, length=16, steps=2).accuracy(
+        length=16
+    )  # the default seed is fine_tuned's
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda m: stretched_accuracies(m, 2.0, 16), TypeError, "lengths must be a non-empty"),
+        (lambda m: stretched_accuracies(m, 2.0, []), TypeError, "lengths must be a non-empty"),
+        (lambda m: stretched_accuracies(m, 2.0, [16, 2048]), ValueError, "lengths entry"),
+        (lambda m: stretched_accuracies(m, 0.0, [16]), ValueError, "factor must be > 0"),
+        (lambda m: stretched_accuracies(m, 2.0, [16], methods="PI"), TypeError, "methods must"),
+        (
+            lambda m: stretched_accuracies(m, 2.0, [16], methods=["pi"]),
+            ValueError,
+            "methods entry must be one of",
+        ),
+        (
+            lambda m: stretched_accuracies(m, 2.0, [16], methods=["PI", "PI"]),
+            ValueError,
+            "each method once",
+        ),
+        (
+            lambda m: fine_tuned_accuracies(m, 2.0, length=16, steps=1, lengths=[16], methods=[]),
+            TypeError,
+            "methods must",
+        ),
+        (
+            lambda m: fine_tuned_accuracies(
+                m, 2.0, length=16, steps=0, lengths=[16], methods=["PI"]
+            ),
+            ValueError,
+            "steps must be >= 1",
+        ),
+    ],
+)
+def test_accuracy_tables_check_their_arguments(model, call, error, match):
+    with pytest.raises(error, match=match):
+        call(model)
+
+
+def test_metric_names_write_methods_and_lengths_as_the_results_file_does():
+    assert [metric_key(m) for m in METHODS] == [
+        "RoPE",
+        "PI",
+        "NTK-aware",
+        "dynamic_NTK",
+        "YaRN",
+        "Llama_3",
+    ]
+    assert [column_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
+    with pytest.raises(ValueError, match="method must be one of"):
+        metric_key("dynamic_NTK")
+    with pytest.raises(ValueError, match="multiple of train_length 16"):
+        column_key(24, 16)
+    with pytest.raises(ValueError, match="train_length must be >= 1"):
+        column_key(16, 0)
+
+
+def test_the_seed_table_puts_this_run_beside_each_metrics_spread():
+    spread = SeedResults(
+        "demo",
+        (0, 1, 2),
+        {
+            "g.PI.L": np.array([0.1, 0.2, 0.3]),
+            "g.PI.4L": np.array([0.05, 0.5, 0.9]),
+            "g.dynamic_NTK.L": np.array([1.0, 1.0, 1.0]),
+            "g.dynamic_NTK.4L": np.array([0.7, 0.8, 0.75]),
+        },
+    )
+    text = format_seed_table(
+        "title",
+        {"PI": [0.2, 0.5], "dynamic NTK": np.array([1.0, 0.8])},
+        spread,
+        "g",
+        [16, 64],
+        train_length=16,
+    )
+    lines = text.splitlines()
+    assert lines[0].startswith("title") and "L = 16" in lines[0] and "4L = 64" in lines[0]
+    assert "over 3 seeds" in lines[1]
+    assert lines[2].split() == ["PI", "20%", "10–30", "(20)", "50%", "5–90", "(50)"]
+    assert lines[3].split() == [
+        "dynamic",
+        "NTK",
+        "100%",
+        "100–100",
+        "(100)",
+        "80%",
+        "70–80",
+        "(75)",
+    ]
+    assert lines[2].index("50%") == lines[3].index("80%")  # columns line up
+    with pytest.raises(ValueError, match=r"table\['PI'\] must hold one accuracy per length"):
+        format_seed_table("t", {"PI": [0.2]}, spread, "g", [16, 64], train_length=16)
+    with pytest.raises(KeyError, match="no metric 'g.YaRN.L'"):
+        format_seed_table("t", {"YaRN": [0.2]}, spread, "g", [16], train_length=16)
+    with pytest.raises(ValueError, match="multiple of train_length"):
+        format_seed_table("t", {"PI": [0.2]}, spread, "g", [20], train_length=16)
+
+
+def test_outside_spread_names_the_metrics_this_run_leaves():
+    spread = SeedResults(
+        "demo", (0, 1), {"g.PI.L": np.array([0.2, 0.4]), "g.PI.2L": np.array([0.1, 0.3])}
+    )
+    table = {"PI": [0.41, 0.33]}
+    assert outside_spread(table, spread, "g", [16, 32], train_length=16) == ["g.PI.2L"]
+    assert outside_spread(table, spread, "g", [16, 32], train_length=16, slack=0.05) == []
+    with pytest.raises(ValueError, match="slack must be >= 0"):
+        outside_spread(table, spread, "g", [16, 32], train_length=16, slack=-0.1)
+    with pytest.raises(ValueError, match=r"table\['PI'\] must hold one accuracy"):
+        outside_spread(table, spread, "g", [16], train_length=16)
+
+
+def test_the_no_fine_tuning_group_reproduces_the_shipped_values():
+    # test_seeds re-trains only the cheapest group ("trained"); this one swaps frequencies
+    shipped = load_results("long_context")
+    measured = SEED_EXPERIMENTS["stretched"](9)
+    assert {f"stretched.{name}" for name in measured} == {
+        name for name in shipped.names if name.startswith("stretched.")
+    }
+    for name, value in measured.items():
+        assert value == shipped[f"stretched.{name}"][9], name
+
+
+def test_each_seed_is_one_draw_of_the_model_and_of_its_fine_tuning_data(monkeypatch):
+    from pe_helpers.lessons.long_context import maths
+
+    seeds = []
+
+    def one_step(*args, seed, **options):  # train, but one step: only the seeds matter here
+        seeds.append(seed)
+        return train(*args, seed=seed, **{**options, "steps": 1})
+
+    monkeypatch.setattr(maths, "train", one_step)
+    measured = SEED_EXPERIMENTS["tuned"](3)
+    assert seeds == [3] + [4] * 6  # the model, five 10-step fine-tunes and PI's 100 steps
+    assert "PI_100_steps.4L" in measured and "Llama_3.L" in measured
+
+
+def test_the_guide_and_the_cheatsheet_quote_the_shipped_spread():
+    spread = load_results("long_context")
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    guide = (docs / "instructor_guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Lesson 10 ·") : guide.index("## Lesson 11 ·")]
+    for name, quoted in [
+        ("stretched.PI.L", "14–22%"),
+        ("stretched.Llama_3.L", "50–70%"),
+        ("tuned.PI.4L", "22–65%"),
+        ("tuned.PI_100_steps.4L", "92–100%"),
+    ]:
+        assert spread.describe(name).startswith(quoted + " over 10 seeds") and quoted in section
+    cheatsheet = (docs / "cheatsheet.md").read_text(encoding="utf-8")
+    medians = ", ".join(
+        f"{method} {100 * spread.median(f'stretched.{metric_key(method)}.L'):.0f}% / "
+        f"{100 * spread.median(f'stretched.{metric_key(method)}.4L'):.0f}%"
+        for method in METHODS
+    )
+    assert medians in " ".join(cheatsheet.split()), medians
+
+
 # --- the figure -----------------------------------------------------------------------------------
 
 
@@ -269,23 +461,36 @@ def test_llama3_pairs_accepts_right_answers_in_any_container():
     assert check_llama3_pairs(_right)
     assert check_llama3_pairs(_by_rule)
     assert check_llama3_pairs(lambda c: tuple(str(x).upper() for x in _right(c)))
-    assert check_llama3_pairs(
-        lambda c: ["extrapolated" if x == "kept" else x for x in _right(c)])
+    assert check_llama3_pairs(lambda c: ["extrapolated" if x == "kept" else x for x in _right(c)])
 
 
 @pytest.mark.parametrize(
     ("answer", "words"),
     [
         (lambda c: _by_rule(c, original=c["max_position_embeddings"]), "max_position_embeddings"),
-        (lambda c: _by_rule(c, low=c["rope_parameters"]["high_freq_factor"],
-                            high=c["rope_parameters"]["low_freq_factor"]), "swapped"),
+        (
+            lambda c: _by_rule(
+                c,
+                low=c["rope_parameters"]["high_freq_factor"],
+                high=c["rope_parameters"]["low_freq_factor"],
+            ),
+            "swapped",
+        ),
         (lambda c: _by_rule(c, labels=("interpolated", "kept")), "wrong way round"),
-        (lambda c: classify_pairs(
-            {"rope_type": "yarn", "rope_theta": c["rope_parameters"]["rope_theta"],
-             "factor": c["rope_parameters"]["factor"],
-             "original_max_position_embeddings":
-                 c["rope_parameters"]["original_max_position_embeddings"]},
-            c["head_dim"]), "YaRN's rule"),
+        (
+            lambda c: classify_pairs(
+                {
+                    "rope_type": "yarn",
+                    "rope_theta": c["rope_parameters"]["rope_theta"],
+                    "factor": c["rope_parameters"]["factor"],
+                    "original_max_position_embeddings": c["rope_parameters"][
+                        "original_max_position_embeddings"
+                    ],
+                },
+                c["head_dim"],
+            ),
+            "YaRN's rule",
+        ),
         (lambda c: ["kept"] * (c["head_dim"] // 2), "labels differ"),
     ],
 )
@@ -316,7 +521,12 @@ def test_llama3_pairs_passes_copies_and_its_second_case_has_every_label():
         return labels
 
     assert check_llama3_pairs(mutate)  # the checker's own configs are untouched
-    made_up = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 4.0,
-               "low_freq_factor": 1.0, "high_freq_factor": 8.0,
-               "original_max_position_embeddings": 2048}
+    made_up = {
+        "rope_type": "llama3",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 8.0,
+        "original_max_position_embeddings": 2048,
+    }
     assert set(classify_pairs(made_up, 64)) == {"kept", "ramped", "interpolated"}

@@ -11,7 +11,10 @@ only this lesson needs lives here:
   frequencies, the score of an aligned query and key against distance, and the angles a key
   cached under dynamic NTK carries;
 * :func:`stretched` and :func:`fine_tuned` — lesson 08's model evaluated with new frequencies,
-  or trained a few steps with them;
+  or trained a few steps with them; :func:`stretched_accuracies` and
+  :func:`fine_tuned_accuracies` test every method at several lengths, and
+  :data:`SEED_EXPERIMENTS` runs section 3 over seeds, and :func:`format_seed_table`
+  prints this run beside the spread (:func:`outside_spread`: where it leaves it);
 * :class:`PairScaling` — the per-pair picture and the score curve under sliders;
 * the exercise checkers :func:`check_ntk_base` and :func:`check_llama3_pairs`.
 """
@@ -24,13 +27,20 @@ from .maths import (
     MAX_DISTANCES,
     MAX_ELEMENTS,
     METHODS,
+    SEED_EXPERIMENTS,
     aligned_scores,
+    column_key,
     dynamic_key_angles,
     fine_tuned,
+    fine_tuned_accuracies,
+    format_seed_table,
     method_frequencies,
+    metric_key,
+    outside_spread,
     rope_block,
     rotate,
     stretched,
+    stretched_accuracies,
 )
 
 __all__ = [
@@ -39,15 +49,22 @@ __all__ = [
     "MAX_ELEMENTS",
     "METHODS",
     "PRESETS",
+    "SEED_EXPERIMENTS",
     "PairScaling",
     "Preset",
     "aligned_scores",
     "check_llama3_pairs",
     "check_ntk_base",
+    "column_key",
     "dynamic_key_angles",
     "fine_tuned",
+    "fine_tuned_accuracies",
+    "format_seed_table",
     "method_frequencies",
+    "metric_key",
+    "outside_spread",
     "rope_block",
     "rotate",
     "stretched",
+    "stretched_accuracies",
 ]

@@ -5,15 +5,19 @@ See :mod:`pe_helpers.lessons.long_context` for the lesson's overview.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_choice, check_int, check_real
+from ..._validate import _show, check_array, check_choice, check_int, check_real
 from ...rope import _turn_pairs
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...training import TrainedModel, train
+
+if TYPE_CHECKING:
+    from ...seeds import SeedResults
 
 #: The methods compared: plain RoPE and five ways to stretch it.
 METHODS = ("RoPE", "PI", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3")
@@ -76,12 +80,17 @@ def rope_block(
     rope_type = {"PI": "linear", "dynamic NTK": "dynamic", "YaRN": "yarn", "Llama 3": "llama3"}
     block = {"rope_type": rope_type[method], "rope_theta": theta, "factor": factor}
     if method == "YaRN":
-        block.update(original_max_position_embeddings=original,
-                     beta_fast=check_real("beta_fast", beta_fast, positive=True),
-                     beta_slow=check_real("beta_slow", beta_slow, positive=True))
+        block.update(
+            original_max_position_embeddings=original,
+            beta_fast=check_real("beta_fast", beta_fast, positive=True),
+            beta_slow=check_real("beta_slow", beta_slow, positive=True),
+        )
     if method == "Llama 3":
-        block.update(low_freq_factor=_LOW_FREQ_FACTOR, high_freq_factor=_HIGH_FREQ_FACTOR,
-                     original_max_position_embeddings=original)
+        block.update(
+            low_freq_factor=_LOW_FREQ_FACTOR,
+            high_freq_factor=_HIGH_FREQ_FACTOR,
+            original_max_position_embeddings=original,
+        )
     return block
 
 
@@ -114,11 +123,15 @@ def method_frequencies(
         raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
     if method == "NTK-aware":
         check_int("original", original, minimum=1)
-        base = ntk_aware_base(check_real("rope_theta", rope_theta, positive=True), head_dim,
-                              check_real("factor", factor, positive=True))
+        base = ntk_aware_base(
+            check_real("rope_theta", rope_theta, positive=True),
+            head_dim,
+            check_real("factor", factor, positive=True),
+        )
         return default_frequencies(base, head_dim), 1.0
-    block = rope_block(method, factor, original, rope_theta=rope_theta,
-                       beta_fast=beta_fast, beta_slow=beta_slow)
+    block = rope_block(
+        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
+    )
     if method != "dynamic NTK":
         return rope_frequencies(block, head_dim)
     length = original if length is None else check_int("length", length, minimum=1)
@@ -165,12 +178,14 @@ def aligned_scores(
     """
     inv_freq = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64)
     if inv_freq.size > _MAX_HEAD_DIM // 2:
-        raise ValueError(f"inv_freq may have at most {_MAX_HEAD_DIM // 2} pairs, got "
-                         f"{inv_freq.size}")
+        raise ValueError(
+            f"inv_freq may have at most {_MAX_HEAD_DIM // 2} pairs, got {inv_freq.size}"
+        )
     distances = check_array("distances", distances, ndim=1).astype(np.float64)
     if distances.size > MAX_DISTANCES:
-        raise ValueError(f"distances may have at most {MAX_DISTANCES} entries, got "
-                         f"{distances.size}")
+        raise ValueError(
+            f"distances may have at most {MAX_DISTANCES} entries, got {distances.size}"
+        )
     factor = check_real("attention_factor", attention_factor, positive=True)
     return factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
 
@@ -205,12 +220,19 @@ def dynamic_key_angles(
         raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
     current_length = check_int("current_length", current_length, minimum=1)
     if positions.max() >= current_length:
-        raise ValueError(f"key_positions must be below current_length {current_length}, got "
-                         f"{positions.max()}")
+        raise ValueError(
+            f"key_positions must be below current_length {current_length}, got {positions.max()}"
+        )
 
     def at(length: int) -> np.ndarray:
-        return method_frequencies("dynamic NTK", head_dim, factor, max_position_embeddings,
-                                  rope_theta=rope_theta, length=length)[0]
+        return method_frequencies(
+            "dynamic NTK",
+            head_dim,
+            factor,
+            max_position_embeddings,
+            rope_theta=rope_theta,
+            length=length,
+        )[0]
 
     cached = np.array([n * at(n + 1) for n in positions.tolist()])
     return cached, np.multiply.outer(positions.astype(np.float64), at(current_length))
@@ -219,15 +241,29 @@ def dynamic_key_angles(
 # --- lesson 08's model with new frequencies -----------------------------------------------------
 
 
-def _model_frequencies(model: object, method: str, factor: float, length: int | None,
-                       beta_fast: float = 32.0, beta_slow: float = 1.0):
+def _model_frequencies(
+    model: object,
+    method: str,
+    factor: float,
+    length: int | None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+):
     """``method``'s frequencies for a lesson 08 RoPE model, ``L0`` its training length."""
     if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-        raise TypeError(f"model must be a TrainedModel with method 'rope_adjacent', got "
-                        f"{type(model).__name__}")
-    return method_frequencies(method, model.config.d_head, factor, model.length,
-                              rope_theta=model.config.base, length=length,
-                              beta_fast=beta_fast, beta_slow=beta_slow)
+        raise TypeError(
+            f"model must be a TrainedModel with method 'rope_adjacent', got {type(model).__name__}"
+        )
+    return method_frequencies(
+        method,
+        model.config.d_head,
+        factor,
+        model.length,
+        rope_theta=model.config.base,
+        length=length,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+    )
 
 
 def stretched(
@@ -265,7 +301,13 @@ def fine_tuned(
     """Train ``model`` ``steps`` more Adam steps at ``length`` with ``method``'s frequencies.
 
     Everything else (task, width, learning rate) as the model was trained; ``seed`` picks the
-    fine-tuning data. "dynamic NTK" uses its base at ``length``.
+    fine-tuning data (drawn from ``seed + 1``, like :func:`~pe_helpers.training.train`'s).
+    "dynamic NTK" uses its base at ``length``.
+
+    Over seeds, pass the model's own seed plus one (``train(seed=s)`` then
+    ``fine_tuned(..., seed=s + 1)``): each seed is then one draw of both the model and its
+    fine-tuning data, and the default 1 is what goes with the model of seed 0. The lesson and
+    its results over seeds (:data:`SEED_EXPERIMENTS`) do so.
 
     Examples
     --------
@@ -281,8 +323,339 @@ def fine_tuned(
         raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
     inv, att = _model_frequencies(model, method, factor, length)
     config = model.config
-    return train(model.task, config.method, length=length, vocab_size=config.vocab_size,
-                 steps=steps, seed=seed, params=model.params, d_model=config.d_model,
-                 n_heads=config.n_heads, d_head=config.d_head, causal=config.causal,
-                 residual=config.residual, base=config.base, inv_freq=inv,
-                 attention_factor=att)
+    return train(
+        model.task,
+        config.method,
+        length=length,
+        vocab_size=config.vocab_size,
+        steps=steps,
+        seed=seed,
+        params=model.params,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        d_head=config.d_head,
+        causal=config.causal,
+        residual=config.residual,
+        base=config.base,
+        inv_freq=inv,
+        attention_factor=att,
+    )
+
+
+def _check_lengths(lengths: object) -> list[int]:
+    """Test lengths: a non-empty sequence of integers 2 to 1024."""
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
+    return [check_int("lengths entry", n, minimum=2, maximum=1024) for n in lengths]
+
+
+def _check_methods(methods: object) -> list[str]:
+    """Method names: a non-empty sequence of entries of :data:`METHODS`, each once."""
+    if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence) or not methods:
+        raise TypeError(f"methods must be a non-empty list of names, got {_show(methods)}")
+    methods = [check_choice("methods entry", m, METHODS) for m in methods]
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"methods must name each method once, got {methods}")
+    return methods
+
+
+def stretched_accuracies(
+    model: TrainedModel,
+    factor: float,
+    lengths: Sequence[int],
+    *,
+    methods: Sequence[str] = METHODS,
+) -> dict[str, np.ndarray]:
+    """Accuracy of ``model`` under each method's frequencies at each test length, no training.
+
+    Each method's model is :func:`stretched`; "dynamic NTK" gets its base at each test length
+    (measured against the training length, standing in for ``max_position_embeddings``). The
+    test sequences are :meth:`~pe_helpers.training.TrainedModel.accuracy`'s (256, fixed seed).
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
+    factor : float
+        The context factor ``s`` (> 0).
+    lengths : sequence of int
+        Test lengths, each 2 to 1024.
+    methods : sequence of str, default :data:`METHODS`
+        Which methods, each once.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Method -> one accuracy in [0, 1] per test length.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "rope_adjacent", length=8, vocab_size=4, steps=2)
+    >>> table = stretched_accuracies(model, 2.0, [8, 16], methods=["RoPE", "dynamic NTK"])
+    >>> list(table), table["RoPE"].shape
+    (['RoPE', 'dynamic NTK'], (2,))
+    """
+    lengths, methods = _check_lengths(lengths), _check_methods(methods)
+    factor = check_real("factor", factor, positive=True)
+    table = {}
+    for method in methods:
+        if method == "dynamic NTK":
+            models = [stretched(model, method, factor, length=n) for n in lengths]
+        else:
+            models = [stretched(model, method, factor)] * len(lengths)
+        table[method] = np.array(
+            [m.accuracy(length=n) for m, n in zip(models, lengths, strict=True)]
+        )
+    return table
+
+
+def fine_tuned_accuracies(
+    model: TrainedModel,
+    factor: float,
+    *,
+    length: int,
+    steps: int,
+    lengths: Sequence[int],
+    methods: Sequence[str],
+    seed: int = 1,
+) -> dict[str, np.ndarray]:
+    """Accuracy at each test length after :func:`fine_tuned` with each method.
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
+    factor : float
+        The context factor ``s`` (> 0).
+    length : int
+        The fine-tuning length, 2 to 1024.
+    steps : int
+        Adam steps of fine-tuning, 1 to 2000.
+    lengths : sequence of int
+        Test lengths, each 2 to 1024.
+    methods : sequence of str
+        Entries of :data:`METHODS`, each once.
+    seed : int, default 1
+        Seed of the fine-tuning data; over seeds, the model's seed plus one (see
+        :func:`fine_tuned`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Method -> one accuracy in [0, 1] per test length.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "rope_adjacent", length=8, vocab_size=4, steps=2)
+    >>> fine_tuned_accuracies(model, 2.0, length=16, steps=1, lengths=[8, 16],
+    ...                       methods=["PI"])["PI"].shape
+    (2,)
+    """
+    lengths, methods = _check_lengths(lengths), _check_methods(methods)
+    table = {}
+    for method in methods:
+        tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
+        table[method] = np.array([tuned.accuracy(length=n) for n in lengths])
+    return table
+
+
+# --- section 3 over seeds -----------------------------------------------------------------------
+
+#: Section 3's setting: lesson 08's copy-back model at ``L = 16``, stretched ``s = 4`` times.
+_SECTION_LENGTH, _SECTION_FACTOR = 16, 4.0
+#: The methods section 3 fine-tunes, and the steps of its short and its longer fine-tune.
+_TUNED_METHODS = ("RoPE", "PI", "NTK-aware", "YaRN", "Llama 3")
+_SHORT_STEPS, _LONG_STEPS = 10, 100
+
+
+def metric_key(method: str) -> str:
+    """A method's name as it appears in a metric name: spaces become underscores.
+
+    Examples
+    --------
+    >>> metric_key("dynamic NTK")
+    'dynamic_NTK'
+    """
+    return check_choice("method", method, METHODS).replace(" ", "_")
+
+
+def column_key(length: int, train_length: int) -> str:
+    """A test length as a multiple of the training length, as metric names write it.
+
+    Examples
+    --------
+    >>> [column_key(n, 16) for n in (16, 32, 64)]
+    ['L', '2L', '4L']
+    """
+    length = check_int("length", length, minimum=1)
+    train_length = check_int("train_length", train_length, minimum=1)
+    if length % train_length:
+        raise ValueError(f"length must be a multiple of train_length {train_length}, got {length}")
+    times = length // train_length
+    return "L" if times == 1 else f"{times}L"
+
+
+def _seed_rows(
+    table: Mapping[str, ArrayLike], group: str, lengths: Sequence[int], train_length: int
+) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Each row of ``table`` as (method, [(metric name, this run's value) per length])."""
+    lengths = _check_lengths(lengths)
+    columns = [column_key(n, train_length) for n in lengths]
+    rows = []
+    for method, row in table.items():
+        row = check_array(f"table[{method!r}]", row, ndim=1)
+        if row.shape != (len(lengths),):
+            raise ValueError(
+                f"table[{method!r}] must hold one accuracy per length ({len(lengths)}), "
+                f"got {row.size}"
+            )
+        names = [f"{group}.{metric_key(method)}.{column}" for column in columns]
+        rows.append((method, list(zip(names, row.tolist(), strict=True))))
+    return rows
+
+
+def format_seed_table(
+    title: str,
+    table: Mapping[str, ArrayLike],
+    spread: SeedResults,
+    group: str,
+    lengths: Sequence[int],
+    *,
+    train_length: int,
+) -> str:
+    """Accuracies of this run, each beside its spread over the shipped seeds.
+
+    Row ``method`` and length ``n`` read metric ``"{group}.{metric_key(method)}.{column}"``
+    (``column`` from :func:`column_key`) of ``spread``; a cell shows this run, then the lowest
+    and highest value over the seeds and, in brackets, their median, all in percent.
+
+    Parameters
+    ----------
+    title : str
+        Top-left heading.
+    table : dict of str to array_like
+        Method -> this run's accuracy in [0, 1] at each of ``lengths``.
+    spread : SeedResults
+        The lesson's shipped results (:func:`pe_helpers.seeds.load_results`).
+    group : str
+        The group of metrics the rows belong to.
+    lengths : sequence of int
+        The test lengths, multiples of ``train_length``.
+    train_length : int
+        ``L``, the training length.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from pe_helpers.seeds import SeedResults
+    >>> spread = SeedResults("demo", (0, 1), {"g.PI.L": np.array([0.2, 0.4])})
+    >>> print(format_seed_table("demo", {"PI": [0.25]}, spread, "g", [16], train_length=16))
+    demo                   L = 16
+    each cell: this run, lowest–highest (median) over 2 seeds
+    PI                 25%  20–40  (30)
+    """
+    rows = _seed_rows(table, group, lengths, train_length)
+    heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
+    lines = [
+        f"{title:16s}" + "".join(f"{h:^20s}" for h in heads).rstrip(),
+        f"each cell: this run, lowest–highest (median) over {len(spread.seeds)} seeds",
+    ]
+    for method, cells in rows:
+        shown = []
+        for name, value in cells:
+            low, mid, high = (100 * f(name) for f in (spread.low, spread.median, spread.high))
+            shown.append(f"{value:>6.0%} {low:>3.0f}–{high:<3.0f} {f'({mid:.0f})':5s}")
+        lines.append(f"{method:16s}" + "".join(shown).rstrip())
+    return "\n".join(lines)
+
+
+def outside_spread(
+    table: Mapping[str, ArrayLike],
+    spread: SeedResults,
+    group: str,
+    lengths: Sequence[int],
+    *,
+    train_length: int,
+    slack: float = 0.02,
+) -> list[str]:
+    """The metrics where this run lies outside the band of the shipped seeds.
+
+    Arguments as in :func:`format_seed_table`; ``slack`` widens each band on both sides
+    (:meth:`~pe_helpers.seeds.SeedResults.contains`). An empty list: every number of this run
+    lies in its band.
+
+    Examples
+    --------
+    >>> from pe_helpers.seeds import SeedResults
+    >>> spread = SeedResults("demo", (0, 1), {"g.PI.L": np.array([0.2, 0.4])})
+    >>> outside_spread({"PI": [0.25]}, spread, "g", [16], train_length=16)
+    []
+    >>> outside_spread({"PI": [0.5]}, spread, "g", [16], train_length=16)
+    ['g.PI.L']
+    """
+    rows = _seed_rows(table, group, lengths, train_length)
+    return [
+        name
+        for _, cells in rows
+        for name, value in cells
+        if not spread.contains(name, value, slack=slack)
+    ]
+
+
+def _section_model(seed: int) -> TrainedModel:
+    """Section 3's model: copy back (k = 1) at L = 16, RoPE on adjacent pairs."""
+    return train("copy_back", "rope_adjacent", task_arg=1, length=_SECTION_LENGTH, seed=seed)
+
+
+def _trained_over_seeds(seed: int) -> dict[str, float]:
+    """The model's accuracy at its training length."""
+    return {"L": _section_model(seed).accuracy()}
+
+
+def _stretched_over_seeds(seed: int) -> dict[str, float]:
+    """Every method at L, 2L and 4L with no fine-tuning."""
+    lengths = [_SECTION_LENGTH, 2 * _SECTION_LENGTH, 4 * _SECTION_LENGTH]
+    table = stretched_accuracies(_section_model(seed), _SECTION_FACTOR, lengths)
+    return {
+        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
+        for method, row in table.items()
+        for n, a in zip(lengths, row, strict=True)
+    }
+
+
+def _tuned_over_seeds(seed: int) -> dict[str, float]:
+    """Ten fine-tuning steps at 4L per method (tested at L and 4L), and PI after 100."""
+    model, long = _section_model(seed), 4 * _SECTION_LENGTH
+    lengths = [_SECTION_LENGTH, long]
+    table = fine_tuned_accuracies(
+        model,
+        _SECTION_FACTOR,
+        length=long,
+        steps=_SHORT_STEPS,
+        lengths=lengths,
+        methods=_TUNED_METHODS,
+        seed=seed + 1,
+    )
+    metrics = {
+        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
+        for method, row in table.items()
+        for n, a in zip(lengths, row, strict=True)
+    }
+    longer = fine_tuned(model, "PI", _SECTION_FACTOR, length=long, steps=_LONG_STEPS, seed=seed + 1)
+    metrics[f"PI_{_LONG_STEPS}_steps.4L"] = longer.accuracy(length=long)
+    return metrics
+
+
+#: Section 3 over seeds, one group per notebook cell that trains (``make experiments`` writes
+#: ``pe_helpers/data/seeds/long_context.json``): "trained" (the model, at L), "stretched"
+#: (every method, no fine-tuning, at L, 2L, 4L) and "tuned" (10 steps at 4L, tested at L and
+#: 4L; PI also after 100). Seed ``s`` trains the model with ``seed=s`` and fine-tunes with
+#: ``seed=s + 1``, as the notebook does with its ``SEED``.
+SEED_EXPERIMENTS: dict[str, Callable[[int], dict[str, float]]] = {
+    "trained": _trained_over_seeds,
+    "stretched": _stretched_over_seeds,
+    "tuned": _tuned_over_seeds,
+}
