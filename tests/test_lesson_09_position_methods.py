@@ -13,6 +13,9 @@ from pe_helpers.biases import MAX_BIAS_POSITIONS, alibi_slopes, t5_bias, t5_rela
 from pe_helpers.lessons import position_methods as pm
 from pe_helpers.live import snapshot
 from pe_helpers.model import METHODS, ModelConfig, forward, init_params
+from pe_helpers.seeds import SeedResults, load_results
+from pe_helpers.tasks import make_task
+from pe_helpers.training import train
 
 OFFSETS = np.arange(-300, 301)
 
@@ -179,7 +182,8 @@ def test_a_small_bench_has_every_entry_computed():
     assert result.baseline.shape == (1, 2) and len(result.models[1]) == 1
     table = pm.format_bench(result)
     rows = table.splitlines()
-    assert "–" in rows[2] and rows[3].split()[-2:] == ["relative", "yes"]
+    assert rows[0] == "this run (seed 0), accuracy in %" and len(rows) == 5
+    assert "–" in rows[3] and rows[4].split()[-2:] == ["relative", "yes"]
     figure = pm.plot_bench(result)
     assert [t.get_text() for t in figure.legends[0].get_texts()] == [
         "learned", "T5", "order-blind limit"]
@@ -197,6 +201,7 @@ def test_a_small_bench_has_every_entry_computed():
         (dict(entries=[("a", "xpos")]), "method"),
         (dict(n_samples=10**6), "n_samples"),
         (dict(entries=[("a", "alibi", {"n_heads": 1000})]), "n_heads must be at most"),
+        (dict(seed=-1), "seed"),
     ],
 )
 def test_run_bench_names_bad_arguments(kwargs, match):
@@ -209,6 +214,217 @@ def test_format_and_plot_refuse_other_things():
         pm.format_bench({"accuracy": 1})
     with pytest.raises(TypeError, match="BenchResult"):
         pm.plot_bench(None)
+    with pytest.raises(TypeError, match="BenchResult"):
+        pm.bench_metrics("bench")
+
+
+# --- results over seeds --------------------------------------------------------------------------
+
+
+def _tiny_bench(seed=0):
+    """Two entries (one learned) on both tasks, a few steps: every kind of cell, quickly."""
+    entries = [("learned", "learned"), pm.BenchEntry("ALiBi 4", "alibi", {"n_heads": 4})]
+    return pm.run_bench(entries, length=6, factors=(1, 2), steps=3, n_samples=8, seed=seed)
+
+
+def _spread_of(result, seeds=(0, 1), shift=0.1):
+    """Results over two seeds around a bench's own values: this run and this run - shift."""
+    values = {
+        f"bench.{name}": np.array([value, max(value - shift, 0.0)])
+        for name, value in pm.bench_metrics(result).items()
+    }
+    return SeedResults("demo", seeds, values)
+
+
+def test_bench_metrics_name_every_filled_cell_and_skip_refused_lengths():
+    result = _tiny_bench(seed=2)
+    metrics = pm.bench_metrics(result)
+    assert sorted(metrics) == sorted(
+        [
+            "copy_back.learned.L",
+            "token_at.learned.L",
+            *(
+                f"{task}.alibi_4heads.{n}"
+                for task in ("copy_back", "token_at")
+                for n in ("L", "2L")
+            ),
+        ]
+    )
+    assert metrics["token_at.alibi_4heads.2L"] == result.accuracy[1, 1, 1]
+    assert result.seed == 2 and result.length == 6
+    assert [pm.entry_key(e) for e in pm.BENCH] == [
+        "none",
+        "sinusoidal",
+        "learned",
+        "rope_adjacent",
+        "alibi",
+        "alibi_8heads",
+        "t5_bias",
+    ]
+    assert pm.entry_key(pm.BenchEntry("x", "t5_bias", {"num_buckets": 8})) == "t5_bias_num_buckets8"
+
+
+def test_bench_metrics_refuse_two_cells_of_one_name():
+    result = pm.run_bench(
+        [("a", "none"), ("b", "none")],
+        [("copy_back", 1)],
+        length=4,
+        factors=(1,),
+        steps=1,
+        n_samples=2,
+    )
+    with pytest.raises(ValueError, match="one metric name"):
+        pm.bench_metrics(result)
+
+
+def test_format_bench_adds_the_range_over_seeds_below_this_run():
+    result = _tiny_bench()
+    spread = _spread_of(result)
+    rows = pm.format_bench(result, spread).splitlines()
+    assert rows[:5] == pm.format_bench(result).splitlines()
+    assert rows[5] == "" and rows[6] == "over 2 seeds, lowest–highest accuracy in %"
+    learned, alibi = rows[9].split(), rows[10].split()
+    assert learned[1:] == [
+        pm.seed_range(spread, "bench.copy_back.learned.L").rstrip("%"),
+        "–",
+        pm.seed_range(spread, "bench.token_at.learned.L").rstrip("%"),
+        "–",
+    ]
+    assert alibi[:2] == ["ALiBi", "4"] and alibi[2:] == [
+        pm.seed_range(spread, f"bench.{task}.alibi_4heads.{n}").rstrip("%")
+        for task in ("copy_back", "token_at")
+        for n in ("L", "2L")
+    ]
+    assert "–" in alibi[2]  # this run and 10 points below it
+
+
+def test_seed_range_prints_one_number_when_both_ends_round_alike():
+    spread = SeedResults(
+        "demo",
+        (0, 1, 2),
+        {"g.a": np.array([0.5, 0.824, 1.0]), "g.b": np.array([0.291, 0.29, 0.294])},
+    )
+    assert pm.seed_range(spread, "g.a") == "50–100%" and pm.seed_range(spread, "g.b") == "29%"
+    with pytest.raises(TypeError, match="spread"):
+        pm.seed_range({"g.a": [0.5]}, "g.a")
+
+
+def test_format_and_plot_name_a_spread_that_does_not_fit():
+    result = _tiny_bench()
+    partial = SeedResults("demo", (0,), {"bench.copy_back.learned.L": np.array([1.0])})
+    for show in (pm.format_bench, pm.plot_bench):
+        with pytest.raises(ValueError, match="spread holds no metric 'bench.token_at.learned.L'"):
+            show(result, partial)
+        with pytest.raises(TypeError, match="spread must be SeedResults"):
+            show(result, {"bench.copy_back.learned.L": [1.0]})
+
+
+def test_plot_bench_shades_the_band_of_each_line_and_bars_a_lone_point():
+    result = _tiny_bench()
+    spread = _spread_of(result, shift=0.2)
+    figure = pm.plot_bench(result, spread)
+    for c, ax in enumerate(figure.axes):
+        bands = [
+            a
+            for a in ax.collections
+            if type(a).__name__ == "FillBetweenPolyCollection"
+            or type(a).__name__ == "PolyCollection"
+        ]
+        bars = [a for a in ax.collections if type(a).__name__ == "LineCollection"]
+        assert len(bands) == 1 and len(bars) == 1  # ALiBi's band, the learned table's bar
+        (segment,) = bars[0].get_segments()
+        high = 100 * result.accuracy[0, c, 0]
+        np.testing.assert_allclose(segment[:, 1], [max(high - 20, 0), high])
+        assert bands[0].get_facecolor()[0][:3].tolist() == list(
+            plt.matplotlib.colors.to_rgb(ax.lines[1].get_color())
+        )
+    texts = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert texts[-1] == "band: lowest–highest over 2 seeds" and texts[:2] == ["learned", "ALiBi 4"]
+    assert figure.get_suptitle() == "lines: this run (seed 0)"
+    plt.close(figure)
+
+
+def test_the_shipped_results_name_exactly_the_cells_of_the_lessons_bench():
+    spread = load_results("position_methods")
+    names = sorted(f"bench.{name}" for name in pm.bench_metrics(pm.run_bench(steps=1, n_samples=1)))
+    assert names == [name for name in spread.names if name.startswith("bench.")]
+    assert len(names) == 7 * 2 * 3 - 4  # the learned table refuses 2L and 4L on both tasks
+    t5 = [name for name in spread.names if name.startswith("t5.")]
+    assert sorted(t5) == sorted(f"t5.{name}" for name in pm.maths._t5_experiment(0))
+
+
+def test_the_t5_group_trains_the_benchs_t5_model():
+    entry = next(e for e in pm.BENCH if e.method == "t5_bias")
+    task = make_task(*pm.BENCH_TASKS[0])
+    bench = pm.run_bench([entry], [task], length=8, factors=(1,), steps=20, n_samples=4, seed=3)
+    alone = pm.maths._train_entry(entry, task, length=8, steps=20, seed=3)
+    for name, values in bench.models[0][0].params.items():
+        np.testing.assert_array_equal(values, alone.params[name], err_msg=name)
+    assert set(pm.SEED_EXPERIMENTS) == {"bench", "t5"}
+
+
+# --- inside the trained T5 model -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def t5_copy_model():
+    return train("copy_back", "t5_bias", length=8, steps=80, seed=1)
+
+
+def test_t5_table_facts_read_the_table(t5_copy_model):
+    facts = pm.t5_table_facts(t5_copy_model)
+    table = t5_copy_model.params["t5_bias"]
+    others = np.delete(table[:8], 1, axis=0)  # distances 0 and 2..7 were reached
+    assert facts == {
+        "argmax_one_back": float((table.argmax(axis=0) == 1).all()),
+        "seen_negative": float((others < 0).all()),
+        "highest_other_seen": float(others.max()),
+        "untrained_zero": 1.0,
+    }
+    changed = t5_copy_model.replace()
+    changed.params["t5_bias"][20] = 1e-3  # an untrained bucket that moved
+    facts = pm.t5_table_facts(changed)
+    assert facts["untrained_zero"] == 0.0 and facts["highest_other_seen"] == float(others.max())
+
+
+def test_last_query_attention_splits_the_last_row(t5_copy_model):
+    near, far = pm.last_query_attention(t5_copy_model, (8, 16, 32), n_sequences=16, seed=4)
+    tokens = np.random.default_rng(4).integers(0, 16, size=(16, 32))
+    last = t5_copy_model.attention(tokens[:, :16]).mean(axis=(0, 1))[-1]
+    assert near[1] == last[-2] and far[1] == last[:8].sum() and far[0] == 0.0
+    assert near.shape == far.shape == (3,) and ((near + far) <= 1 + 1e-12).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(lengths=()), ValueError, "lengths"),
+        (dict(lengths=(8, 256)), ValueError, "lengths"),
+        (dict(lengths=(1,)), ValueError, "length"),
+        (dict(lengths=(8.0,)), TypeError, "length"),
+        (dict(n_sequences=0), ValueError, "n_sequences"),
+        (dict(n_sequences=10**5), ValueError, "n_sequences"),
+        (dict(seed=-2), ValueError, "seed"),
+    ],
+)
+def test_last_query_attention_names_bad_arguments(t5_copy_model, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        pm.last_query_attention(t5_copy_model, **kwargs)
+
+
+def test_the_t5_measurements_refuse_other_models():
+    rope = train("copy_back", "rope_adjacent", length=6, steps=1)
+    token_at = train("token_at", "t5_bias", length=6, steps=1)
+    encoder = train("copy_back", "t5_bias", length=6, steps=1, causal=False)
+    for measure in (pm.t5_table_facts, pm.last_query_attention):
+        with pytest.raises(TypeError, match="model must be a TrainedModel"):
+            measure({"t5_bias": np.zeros((32, 2))})
+        with pytest.raises(ValueError, match="causal t5_bias model"):
+            measure(rope)
+        with pytest.raises(ValueError, match="causal t5_bias model"):
+            measure(encoder)
+        with pytest.raises(ValueError, match="trained on copy_back"):
+            measure(token_at)
 
 
 # --- live figures --------------------------------------------------------------------------------

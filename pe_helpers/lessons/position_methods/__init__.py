@@ -11,7 +11,11 @@ lives in :mod:`pe_helpers.biases`; what only this lesson needs is here:
 * measurements on the trainer's models: :func:`same_token_scores` (the scores of a sequence
   of one repeated token, so only position can make them differ), :func:`method_properties`
   (relative or absolute, direction-aware, extra parameters, all computed) and the bench,
-  :func:`run_bench`, :func:`format_bench`, :func:`plot_bench`;
+  :func:`run_bench`, :func:`format_bench`, :func:`plot_bench`, and inside its T5 model
+  :func:`t5_table_facts` and :func:`last_query_attention`;
+* results over seeds: :data:`SEED_EXPERIMENTS` (the bench and the T5 model, one seed at a
+  time; :func:`bench_metrics` names each cell, :func:`seed_range` prints one), shipped in
+  ``pe_helpers/data/seeds/``;
 * live figures: :class:`AlibiHeads` (per-head bias under a head-count slider) and
   :class:`T5BucketMap` (bucket of every offset under sliders for buckets and max distance);
 * exercises: :func:`check_t5_bucket` and, with :func:`mystery_matrices` /
@@ -27,18 +31,25 @@ from .exercises import check_method_names, check_t5_bucket
 from .figures import AlibiHeads, T5BucketMap, plot_bench, plot_mystery_biases, plot_position_map
 from .maths import (
     BENCH,
+    BENCH_TASKS,
     MAX_MODEL_OPTIONS,
     POSITION_MAP,
     ROLES,
+    SEED_EXPERIMENTS,
     BenchEntry,
     BenchResult,
     MapEntry,
     MethodProperties,
+    bench_metrics,
+    entry_key,
     format_bench,
+    last_query_attention,
     method_properties,
     mystery_matrices,
     run_bench,
     same_token_scores,
+    seed_range,
+    t5_table_facts,
 )
 from .maths import MAX_MODELS as MAX_MODELS
 from .maths import MAX_POSITIONS as MAX_POSITIONS
@@ -47,8 +58,10 @@ from .maths import TERMS as TERMS
 
 __all__ = [
     "BENCH",
+    "BENCH_TASKS",
     "POSITION_MAP",
     "ROLES",
+    "SEED_EXPERIMENTS",
     "AlibiHeads",
     "BenchEntry",
     "BenchResult",
@@ -56,9 +69,12 @@ __all__ = [
     "MapEntry",
     "MethodProperties",
     "T5BucketMap",
+    "bench_metrics",
     "check_method_names",
     "check_t5_bucket",
+    "entry_key",
     "format_bench",
+    "last_query_attention",
     "method_properties",
     "mystery_matrices",
     "plot_bench",
@@ -66,4 +82,6 @@ __all__ = [
     "plot_position_map",
     "run_bench",
     "same_token_scores",
+    "seed_range",
+    "t5_table_facts",
 ]

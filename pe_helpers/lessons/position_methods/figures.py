@@ -22,15 +22,19 @@ from ...figures import (
     colour_limit,
     course_style,
     diverging_cmap,
+    draw_seed_band,
     new_axes,
 )
 from ...live import Layout, LiveFigure, even_control, int_control
+from ...seeds import SeedResults
 from .maths import (
     POSITION_MAP,
     ROLES,
     TERMS,
     BenchResult,
+    _metric_names,
     _task_label,
+    format_bench,
     mystery_matrices,
     run_bench,  # noqa: F401  (used by the doctest of plot_bench)
 )
@@ -68,9 +72,24 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
 
 
 @course_style
-def plot_bench(result: BenchResult) -> Figure:
+def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure:
     """Accuracy against test length, one panel per task, one line per entry, with the
     order-blind ceiling dashed.
+
+    With ``spread`` (the lesson's results over seeds), each line gets a shaded band in its
+    colour: the lowest to the highest accuracy over the seeds (a bar for a learned table's
+    single point). The lines are this run.
+
+    Parameters
+    ----------
+    result : BenchResult
+        A bench from :func:`run_bench`.
+    spread : SeedResults, optional
+        The results over seeds, with a "bench" metric for every cell the bench fills.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -78,19 +97,48 @@ def plot_bench(result: BenchResult) -> Figure:
     ...                    factors=(1, 2), steps=2, n_samples=2)
     >>> [text.get_text() for text in plot_bench(result).legends[0].get_texts()]
     ['RoPE', 'order-blind limit']
+    >>> spread = SeedResults("demo", (0, 1), {"bench.copy_back.rope_adjacent.L": np.array(
+    ...     [0.9, 1.0]), "bench.copy_back.rope_adjacent.2L": np.array([0.5, 0.8])})
+    >>> figure = plot_bench(result, spread)
+    >>> figure.legends[0].get_texts()[-1].get_text()
+    'band: lowest–highest over 2 seeds'
     """
     if not isinstance(result, BenchResult):
         raise TypeError(f"result must be a BenchResult, got {_show(result)}")
+    if spread is not None:
+        format_bench(result, spread)  # the same checks: a SeedResults with every cell
+    names = _metric_names(result)
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(result.tasks), sharey=True, squeeze=False)[0]
     for c, (ax, task) in enumerate(zip(axes, result.tasks, strict=True)):
         for r, entry in enumerate(result.entries):
             values = 100 * result.accuracy[r, c]
+            colour = f"C{r % 10}"
             lone = np.isfinite(values).sum() == 1  # a learned table: one point, drawn larger
-            ax.plot(result.lengths, values, marker="s" if lone else "o",
-                    markersize=10 if lone else 6, color=f"C{r % 10}", label=entry.label)
-        ax.plot(result.lengths, 100 * result.baseline[c], linestyle="--", color="0.4",
-                label="order-blind limit")
+            ax.plot(
+                result.lengths,
+                values,
+                marker="s" if lone else "o",
+                markersize=10 if lone else 6,
+                color=colour,
+                label=entry.label,
+            )
+            if spread is None:
+                continue
+            filled = [k for k, name in enumerate(names[r][c]) if name is not None]
+            low, _, high = spread.band([f"bench.{names[r][c][k]}" for k in filled])
+            x = [result.lengths[k] for k in filled]
+            if lone:
+                ax.vlines(x, 100 * low, 100 * high, color=colour, alpha=0.35, linewidth=8)
+            else:
+                draw_seed_band(ax, x, 100 * low, 100 * high, color=colour)
+        ax.plot(
+            result.lengths,
+            100 * result.baseline[c],
+            linestyle="--",
+            color="0.4",
+            label="order-blind limit",
+        )
         ax.set_xscale("log", base=2)
         ax.set_xticks(result.lengths, [str(n) for n in result.lengths])
         ax.minorticks_off()
@@ -98,7 +146,17 @@ def plot_bench(result: BenchResult) -> Figure:
         ax.set_title(_task_label(task))
     axes[0].set_ylabel("accuracy (%)")
     axes[0].set_ylim(0, 105)
-    figure.legend(handles=axes[0].lines, loc="outside right center", fontsize=10)
+    handles = list(axes[0].lines)
+    if spread is not None:
+        handles.append(
+            Patch(
+                facecolor="0.5",
+                alpha=0.35,
+                label=f"band: lowest–highest over {len(spread.seeds)} seeds",
+            )
+        )
+        figure.suptitle(f"lines: this run (seed {result.seed})", fontsize=11)
+    figure.legend(handles=handles, loc="outside right center", fontsize=10)
     return figure
 
 

@@ -12,9 +12,10 @@ import numpy as np
 
 from ..._validate import _show, check_int
 from ...attention import relative_deviation
-from ...biases import alibi_bias, t5_bias
+from ...biases import alibi_bias, t5_bias, t5_relative_bucket
 from ...model import ModelConfig, _check_config, _check_params, _forward, _Tables, init_params
 from ...rope import apply_rope
+from ...seeds import SeedResults
 from ...tasks import Task, make_task, order_blind_accuracy
 from ...training import TrainedModel, train
 
@@ -226,6 +227,10 @@ BENCH: tuple[BenchEntry, ...] = (
     BenchEntry("T5 bias", "t5_bias"),
 )
 
+#: The bench's tasks: copy-back by 1 (a fixed offset) and the token at position 0 (a fixed
+#: position).
+BENCH_TASKS: tuple[tuple[str, int], ...] = (("copy_back", 1), ("token_at", 0))
+
 #: Most models one bench trains (entries x tasks), and the longest test sequence.
 MAX_MODELS = 16
 MAX_TEST_LENGTH = 128
@@ -243,11 +248,24 @@ class BenchResult(NamedTuple):
     properties: tuple[MethodProperties, ...]
     baseline: np.ndarray
     models: tuple[tuple[TrainedModel, ...], ...]
+    seed: int = 0
+
+    @property
+    def length(self) -> int:
+        """The training length ``L``."""
+        return self.models[0][0].length
 
 
-def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("token_at", 0)),
-              *, length: int = 16, factors: Sequence[int] = (1, 2, 4), steps: int = 200,
-              seed: int = 0, n_samples: int = 256) -> BenchResult:
+def _train_entry(
+    entry: BenchEntry, task: Task, *, length: int = 16, steps: int = 200, seed: int = 0
+) -> TrainedModel:
+    """One model of the bench: ``entry``'s method and options trained on ``task``."""
+    return train(task, entry.method, length=length, steps=steps, seed=seed, **dict(entry.options))
+
+
+def run_bench(entries: Sequence = BENCH, tasks: Sequence = BENCH_TASKS, *, length: int = 16,
+              factors: Sequence[int] = (1, 2, 4), steps: int = 200, seed: int = 0,
+              n_samples: int = 256) -> BenchResult:
     """Train every entry on every task (length ``L``) and test at ``factor * L``.
 
     Parameters
@@ -290,6 +308,7 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("
         raise ValueError(f"steps must be at most 1000, got {steps}")
     if check_int("n_samples", n_samples, minimum=1) > 2048:
         raise ValueError(f"n_samples must be at most 2048, got {n_samples}")
+    seed = check_int("seed", seed, minimum=0)
     for entry in rows:
         _check_model_options(entry.options)
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
@@ -297,8 +316,7 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("
     for r, entry in enumerate(rows):
         trained = []
         for c, task in enumerate(columns):
-            model = train(task, entry.method, length=length, steps=steps, seed=seed,
-                          **dict(entry.options))
+            model = _train_entry(entry, task, length=length, steps=steps, seed=seed)
             trained.append(model)
             for k, n in enumerate(lengths):
                 if entry.method != "learned" or n <= model.config.max_len:
@@ -307,38 +325,336 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = (("copy_back", 1), ("
     properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
     baseline = np.array([[order_blind_accuracy(t, n, 16, causal=True) for n in lengths]
                          for t in columns])
-    return BenchResult(rows, columns, lengths, accuracy, properties, baseline, tuple(models))
+    return BenchResult(rows, columns, lengths, accuracy, properties, baseline, tuple(models),
+                       seed)
 
 
 def _task_label(task: Task) -> str:
     return f"copy_back k={task.arg}" if task.name == "copy_back" else f"token_at p={task.arg}"
 
 
-def format_bench(result: BenchResult) -> str:
+def entry_key(entry: BenchEntry) -> str:
+    """An entry's name in the metric names of the results file: its method, then its options
+    (``"alibi_8heads"`` for ALiBi with ``n_heads=8``).
+
+    Examples
+    --------
+    >>> [entry_key(entry) for entry in BENCH[3:6]]
+    ['rope_adjacent', 'alibi', 'alibi_8heads']
+    """
+    parts = [entry.method] + [
+        f"{value}heads" if option == "n_heads" else f"{option}{value}"
+        for option, value in sorted(dict(entry.options).items())
+    ]
+    return "_".join(parts)
+
+
+def _length_key(n: int, length: int) -> str:
+    """A test length as a multiple of the training length: 'L', '2L', '4L'."""
+    return "L" if n == length else f"{n // length}L"
+
+
+def _metric_names(result: BenchResult) -> list[list[list[str | None]]]:
+    """``[entry][task][length]`` -> the cell's metric name in the "bench" group (None where a
+    learned table refuses the length)."""
+    names = [
+        [
+            [
+                None
+                if np.isnan(a)
+                else f"{task.name}.{entry_key(entry)}.{_length_key(n, result.length)}"
+                for a, n in zip(row, result.lengths, strict=True)
+            ]
+            for task, row in zip(result.tasks, acc, strict=True)
+        ]
+        for entry, acc in zip(result.entries, result.accuracy, strict=True)
+    ]
+    flat = [name for entry in names for task in entry for name in task if name is not None]
+    if len(set(flat)) != len(flat):
+        raise ValueError(
+            "two cells of the bench have one metric name: give every entry other "
+            "options or every task another name"
+        )
+    return names
+
+
+def bench_metrics(result: BenchResult) -> dict[str, float]:
+    """Every accuracy of a bench as a named share in [0, 1]: ``"copy_back.rope_adjacent.2L"``
+    (task, :func:`entry_key`, test length as a multiple of ``L``). A length a learned table
+    refuses has no metric.
+
+    These are the metrics of the results file's "bench" group (``"bench." + name``).
+
+    Examples
+    --------
+    >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,
+    ...                    factors=(1, 2), steps=2, n_samples=4)
+    >>> sorted(bench_metrics(result))
+    ['copy_back.rope_adjacent.2L', 'copy_back.rope_adjacent.L']
+    """
+    if not isinstance(result, BenchResult):
+        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
+    names = _metric_names(result)
+    return {
+        name: float(a)
+        for entry_names, acc in zip(names, result.accuracy, strict=True)
+        for task_names, row in zip(entry_names, acc, strict=True)
+        for name, a in zip(task_names, row, strict=True)
+        if name is not None
+    }
+
+
+def seed_range(spread: SeedResults, name: str) -> str:
+    """The lowest to the highest value of a metric over the seeds, in whole percent:
+    ``'82–100%'``, or one number where both round alike (``'6%'``).
+
+    Examples
+    --------
+    >>> spread = SeedResults("demo", (0, 1), {"g.a": np.array([0.82, 1.0]),
+    ...                                       "g.b": np.array([0.061, 0.064])})
+    >>> seed_range(spread, "g.a"), seed_range(spread, "g.b")
+    ('82–100%', '6%')
+    """
+    if not isinstance(spread, SeedResults):
+        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+    low, high = (f"{100 * v:.0f}" for v in (spread.low(name), spread.high(name)))
+    return f"{low}%" if low == high else f"{low}–{high}%"
+
+
+def _table_head(result: BenchResult, width: int) -> list[str]:
+    """The two header lines of a bench table whose cells are ``width`` characters wide."""
+    span = width * len(result.lengths)
+    head = f"{'':16}" + "".join(f"{'':3}{_task_label(t):^{span}}" for t in result.tasks)
+    lengths = "".join(f"{n:{width}d}" for n in result.lengths)
+    return [head.rstrip(), f"{'test length':16}" + f"{'':3}{lengths}" * len(result.tasks)]
+
+
+def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
+
+    With ``spread`` (the lesson's results over seeds), a second table follows: the lowest and
+    the highest accuracy of each cell over the seeds (one number where both round alike), so
+    this run can be read against them.
+
+    Parameters
+    ----------
+    result : BenchResult
+        A bench from :func:`run_bench`.
+    spread : SeedResults, optional
+        The results over seeds, holding a "bench" group of :func:`bench_metrics` for every
+        cell the bench fills.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
     >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,
     ...                    factors=(1,), steps=2, n_samples=2)
-    >>> format_bench(result).splitlines()[1].split()[-4:]
-    ['extra', 'params', 'position', 'direction']
+    >>> text = format_bench(result)
+    >>> text.splitlines()[0], text.splitlines()[2].split()[-4:]
+    ('this run (seed 0), accuracy in %', ['extra', 'params', 'position', 'direction'])
+    >>> spread = SeedResults("demo", (0, 1), {"bench.copy_back.rope_adjacent.L":
+    ...                                          np.array([0.5, 0.75])})
+    >>> format_bench(result, spread).splitlines()[-1].split()
+    ['RoPE', '50–75']
     """
     if not isinstance(result, BenchResult):
         raise TypeError(f"result must be a BenchResult, got {_show(result)}")
-    width = 5 * len(result.lengths)
-    head = f"{'':16}" + "".join(f"{'':3}{_task_label(t):^{width}}" for t in result.tasks)
-    lengths = "".join(f"{n:5d}" for n in result.lengths)
-    lines = [head.rstrip(),
-             f"{'test length':16}" + "".join(f"{'':3}{lengths}" for _ in result.tasks)
-             + "   extra params   position   direction"]
+    if spread is not None and not isinstance(spread, SeedResults):
+        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+    head = _table_head(result, 5)
+    lines = [
+        f"this run (seed {result.seed}), accuracy in %",
+        head[0],
+        head[1] + "   extra params   position   direction",
+    ]
     for entry, acc, prop in zip(result.entries, result.accuracy, result.properties, strict=True):
         cells = "".join(
             f"{'':3}" + "".join("    –" if np.isnan(a) else f"{100 * a:5.0f}" for a in row)
-            for row in acc)
-        lines.append(f"{entry.label:16}{cells}{prop.extra_parameters:15d}   {prop.kind:10}"
-                     f" {'yes' if prop.direction_aware else 'no'}")
+            for row in acc
+        )
+        lines.append(
+            f"{entry.label:16}{cells}{prop.extra_parameters:15d}   {prop.kind:10}"
+            f" {'yes' if prop.direction_aware else 'no'}"
+        )
+    if spread is None:
+        return "\n".join(lines)
+    missing = [
+        name
+        for entry in _metric_names(result)
+        for task in entry
+        for name in task
+        if name is not None and f"bench.{name}" not in spread.values
+    ]
+    if missing:
+        raise ValueError(
+            f"spread holds no metric 'bench.{missing[0]}': it covers the "
+            "lesson's bench only (run_bench() with its defaults)"
+        )
+
+    def cell(name: str | None) -> str:
+        if name is None:
+            return f"{'–':>8}"
+        return f"{seed_range(spread, f'bench.{name}').rstrip('%'):>8}"
+
+    lines += [
+        "",
+        f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %",
+        *_table_head(result, 8),
+    ]
+    for entry, names in zip(result.entries, _metric_names(result), strict=True):
+        cells = "".join(f"{'':3}" + "".join(map(cell, row)) for row in names)
+        lines.append(f"{entry.label:16}{cells}")
     return "\n".join(lines)
+
+
+# --- inside the trained T5 model (section 6) --------------------------------------------------
+
+
+def _check_t5_copy_model(model: TrainedModel) -> TrainedModel:
+    """A trained causal T5-bias model of copy_back, or a named error."""
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel (train, run_bench), got {_show(model)}")
+    if model.config.method != "t5_bias" or not model.config.causal:
+        raise ValueError(
+            f"model must be a causal t5_bias model, got method "
+            f"{model.config.method!r} with causal={model.config.causal}"
+        )
+    if model.task.name != "copy_back":
+        raise ValueError(f"model must be trained on copy_back, got {model.task.name!r}")
+    return model
+
+
+def t5_table_facts(model: TrainedModel) -> dict[str, float]:
+    """What a trained causal T5 table of copy_back holds, as numbers (flags are 1.0 or 0.0).
+
+    In training the queries see the keys ``0 .. L - 1`` places back, so only those distances'
+    buckets are *reached*; the target is ``k`` places back (copy_back's argument).
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A causal ``t5_bias`` model trained on copy_back (the bench's T5 entry).
+
+    Returns
+    -------
+    dict of str -> float
+        ``"argmax_one_back"``: every head's largest bias is at the target's bucket;
+        ``"seen_negative"``: every other reached bucket is negative in every head;
+        ``"highest_other_seen"``: the largest bias among those other reached buckets;
+        ``"untrained_zero"``: every bucket never reached still holds exactly 0.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "t5_bias", length=6, steps=30)
+    >>> facts = t5_table_facts(model)
+    >>> sorted(facts), facts["untrained_zero"]
+    (['argmax_one_back', 'highest_other_seen', 'seen_negative', 'untrained_zero'], 1.0)
+    """
+    model = _check_t5_copy_model(model)
+    config, table = model.config, model.params["t5_bias"]  # (buckets, heads)
+
+    def bucket(offsets):
+        return t5_relative_bucket(
+            offsets,
+            bidirectional=False,
+            num_buckets=config.num_buckets,
+            max_distance=config.max_distance,
+        )
+
+    target = int(bucket(-model.task.arg))
+    reached = np.unique(bucket(-np.arange(model.length)))
+    others = np.setdiff1d(reached, [target])
+    never = np.setdiff1d(np.arange(config.num_buckets), reached)
+    return {
+        "argmax_one_back": float((table.argmax(axis=0) == target).all()),
+        "seen_negative": float((table[others] < 0).all()),
+        "highest_other_seen": float(table[others].max()),
+        "untrained_zero": float((table[never] == 0).all()),
+    }
+
+
+def last_query_attention(
+    model: TrainedModel,
+    lengths: Sequence[int] = (16, 32, 64),
+    *,
+    n_sequences: int = 128,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the last query of a copy_back model looks, at each test length.
+
+    The attention of the last query of ``n_sequences`` random sequences, averaged over the
+    sequences and the heads, is summed on the target key (``k`` places back) and on the keys
+    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself).
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A causal ``t5_bias`` model trained on copy_back.
+    lengths : sequence of int, default (16, 32, 64)
+        Test lengths, each ``k + 1`` .. 128.
+    n_sequences : int, default 128
+        Random sequences per length (at most 2048).
+    seed : int, default 0
+        Seed of the random sequences (the first ``n`` tokens of each are the sequence of
+        length ``n``).
+
+    Returns
+    -------
+    near, far : numpy.ndarray
+        Shares of attention, one per length.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "t5_bias", length=6, steps=2)
+    >>> near, far = last_query_attention(model, (6, 12), n_sequences=4)
+    >>> near.shape, float(far[0])
+    ((2,), 0.0)
+    """
+    model = _check_t5_copy_model(model)
+    shift = model.task.arg
+    lengths = [check_int("length", n, minimum=shift + 1) for n in lengths]
+    if not lengths or max(lengths) > MAX_TEST_LENGTH:
+        raise ValueError(
+            f"lengths must hold one or more lengths up to {MAX_TEST_LENGTH}, got {lengths}"
+        )
+    if check_int("n_sequences", n_sequences, minimum=1) > 2048:
+        raise ValueError(f"n_sequences must be at most 2048, got {n_sequences}")
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    tokens = rng.integers(0, model.config.vocab_size, size=(n_sequences, max(lengths)))
+    near, far = [], []
+    for n in lengths:
+        # (sequences, heads, queries, keys) -> the last query's row, averaged: (keys,)
+        last = model.attention(tokens[:, :n]).mean(axis=(0, 1))[-1]
+        near.append(last[-1 - shift])
+        far.append(last[: max(n - model.length, 0)].sum())
+    return np.array(near), np.array(far)
+
+
+def _bench_experiment(seed: int) -> dict[str, float]:
+    """Section 5's bench, as the notebook runs it, for one seed."""
+    return bench_metrics(run_bench(seed=seed))
+
+
+def _t5_experiment(seed: int) -> dict[str, float]:
+    """Section 6's measurements of the bench's T5 model of copy_back, for one seed."""
+    entry = next(e for e in BENCH if e.method == "t5_bias")
+    model = _train_entry(entry, make_task(*BENCH_TASKS[0]), seed=seed)
+    near, far = last_query_attention(model)
+    return {
+        **t5_table_facts(model),
+        **{f"near.{key}": float(v) for key, v in zip(("L", "2L", "4L"), near, strict=True)},
+        **{f"far.{key}": float(v) for key, v in zip(("2L", "4L"), far[1:], strict=True)},
+        "near_falls": float(near[0] > near[1] > near[2]),
+        "far_rises": float(far[0] < far[1] < far[2]),
+    }
+
+
+#: The models whose numbers the notebook states, by notebook cell: group -> function of a
+#: seed returning named floats (``scripts/experiments.py`` runs them over the seeds).
+SEED_EXPERIMENTS = {"bench": _bench_experiment, "t5": _t5_experiment}
 
 
 #: The four panels of exercise 2, and which method made each.
