@@ -6,11 +6,18 @@ The notebook ``notebooks/08_train_it.ipynb`` trains the one-layer attention mode
 and looks inside. What only this lesson needs lives here:
 
 * measurements on trained models: :func:`accuracy_table` (accuracy per method and test
-  length, NaN where a learned table refuses the length) and :func:`target_attention` (how
-  much attention a query gives the key that holds its answer); :func:`format_accuracy_table`
-  prints such a table in whole percentages (the order-blind guesses a NoPE model is compared
-  with are :func:`pe_helpers.tasks.most_frequent_earlier`);
-* the figures :func:`plot_extrapolation` (accuracy against test length, per method) and
+  length, NaN where a learned table refuses the length), :func:`accuracy_by_range` (over
+  ranges of positions), :func:`target_attention` (how much attention a query gives the key
+  that holds its answer), :func:`far_attention` (how much it gives keys at distances
+  training never showed) and :func:`most_frequent_share` (how often a model answers a most
+  frequent earlier token, :func:`pe_helpers.tasks.most_frequent_earlier`);
+  :func:`format_accuracy_table` prints a table in whole percentages, with the range over
+  seeds beside each value when given;
+* ``SEED_EXPERIMENTS``: every model the notebook trains, as a function of the seed, for
+  :mod:`pe_helpers.seeds` (the notebook reads the spread over seeds from
+  ``pe_helpers/data/seeds/train_it.json``);
+* the figures :func:`plot_extrapolation` (accuracy against test length, per method, with
+  the band over seeds when given) and
   :class:`QueryAttention` (one query's attention row and the accuracy per position, under
   sliders for the test length, the query position and the method);
 * the exercise checkers :func:`check_softmax_backward`, :func:`check_prefix_prediction` and
@@ -25,8 +32,12 @@ from .maths import (
     LESSON_METHODS,
     MAX_MODELS,
     MAX_TEST_LENGTH,
+    SEED_EXPERIMENTS,
+    accuracy_by_range,
     accuracy_table,
+    far_attention,
     format_accuracy_table,
+    most_frequent_share,
     target_attention,
 )
 from .maths import MAX_LENGTH as MAX_LENGTH
@@ -38,11 +49,15 @@ __all__ = [
     "MAX_MODELS",
     "MAX_TEST_LENGTH",
     "QueryAttention",
+    "SEED_EXPERIMENTS",
+    "accuracy_by_range",
     "accuracy_table",
     "check_nope_prediction",
     "check_prefix_prediction",
     "check_softmax_backward",
+    "far_attention",
     "format_accuracy_table",
+    "most_frequent_share",
     "plot_extrapolation",
     "target_attention",
 ]

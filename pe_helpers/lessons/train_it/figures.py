@@ -11,22 +11,24 @@ from types import SimpleNamespace
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
-from ...figures import WIDE_FIGSIZE, course_style
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
 from ...live import LiveFigure, int_control, side_by_side
-from ...tasks import order_blind_accuracy, task_batch
+from ...tasks import order_blind_accuracy
 from ...training import TrainedModel
 from .maths import (
     MAX_MODELS,
     MAX_TEST_LENGTH,
-    TEST_SEED,
     _accuracies,
+    _check_bands,
     _check_models,
     _default_models,
     _refuses,
     _target_keys,
+    _view_tokens,
 )
 
 # --- figures --------------------------------------------------------------------------------
@@ -41,8 +43,13 @@ def plot_extrapolation(
     *,
     train_length: int,
     limits: Mapping[str, ArrayLike] | None = None,
+    bands: Mapping[str, Mapping[str, Sequence[ArrayLike]]] | None = None,
+    band_label: str = "shaded: range over seeds",
 ) -> Figure:
     """Accuracy against test length, one panel per task and one line per method.
+
+    The lines are one run; ``bands`` shades, behind each method's line and in its colour, the
+    range the accuracy took over seeds.
 
     Parameters
     ----------
@@ -55,6 +62,12 @@ def plot_extrapolation(
         ``L``, marked by a dotted vertical line.
     limits : dict of str to array_like, optional
         Panel title -> order-blind limit per length (dashed grey line).
+    bands : dict of str to dict of str to tuple, optional
+        Panel title -> {method: ``(low, high)`` or ``(low, median, high)`` per length, as
+        :meth:`pe_helpers.seeds.SeedResults.band` returns; NaN where refused}. Only the low
+        and high are drawn, as a shaded band; a method of the panel may have none.
+    band_label : str, default "shaded: range over seeds"
+        The legend's entry for the bands (shown when there are bands).
 
     Returns
     -------
@@ -66,6 +79,10 @@ def plot_extrapolation(
     >>> figure = plot_extrapolation(tables, [16, 32], train_length=16)
     >>> [text.get_text() for text in figure.legends[0].get_texts()]
     ['rope', 'learned (× = refuses)']
+    >>> bands = {"copy back": {"rope": ([0.99, 0.8], [1.0, 0.95])}}
+    >>> figure = plot_extrapolation(tables, [16, 32], train_length=16, bands=bands)
+    >>> figure.legends[0].get_texts()[-1].get_text()
+    'shaded: range over seeds'
     """
     if not isinstance(tables, Mapping) or not tables or len(tables) > 3:
         raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {_show(tables)}")
@@ -74,6 +91,14 @@ def plot_extrapolation(
         raise ValueError(f"lengths must be > 0 (log axis), got minimum {xs.min():g}")
     train_length = check_int("train_length", train_length, minimum=1)
     limits = {} if limits is None else dict(limits)
+    bands = {} if bands is None else bands
+    if not isinstance(bands, Mapping) or set(bands) - set(tables):
+        raise TypeError(
+            f"bands must be a dict of panel title -> {{method: (low, high)}} for titles of "
+            f"tables, got {_show(bands)}"
+        )
+    if not isinstance(band_label, str):
+        raise TypeError(f"band_label must be a str, got {_show(band_label)}")
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
     for ax, (title, rows) in zip(axes, tables.items(), strict=True):
@@ -81,10 +106,14 @@ def plot_extrapolation(
             raise TypeError(
                 f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} method -> accuracies"
             )
+        shaded = _check_bands(bands.get(title, {}), rows, xs.size, f"bands[{title!r}]")
         for index, (method, values) in enumerate(rows.items()):
             ys = _accuracies(f"tables[{title!r}][{method!r}]", values)
             if ys.shape != xs.shape:
                 raise ValueError(f"tables[{title!r}][{method!r}] needs one value per length")
+            if method in shaded:
+                low, high = shaded[method]
+                draw_seed_band(ax, xs, 100 * low, 100 * high, color=f"C{index}")
             refused = np.isnan(ys)
             label = f"{method} (× = refuses)" if refused.any() else str(method)
             marker = _MARKERS[index % len(_MARKERS)]
@@ -104,6 +133,9 @@ def plot_extrapolation(
         ax.set_title(str(title))
     axes[0].set_ylabel("accuracy (%)")
     handles, labels = axes[0].get_legend_handles_labels()
+    if any(bands.values()):
+        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+        labels.append(band_label)
     figure.legend(handles, labels, loc="outside lower center", ncols=len(labels),
                   fontsize="small")
     return figure
@@ -175,9 +207,7 @@ class QueryAttention(LiveFigure):
         self.n_heads = first.config.n_heads
         self.vocab_size = first.config.vocab_size
         self.n_samples = check_int("n_samples", n_samples, minimum=8, maximum=1024)
-        self.tokens = task_batch(
-            self.task, 1, MAX_TEST_LENGTH, self.vocab_size, seed=TEST_SEED + 1
-        ).tokens[0]
+        self.tokens = _view_tokens(self.task, self.vocab_size)
         self._accuracy: dict[tuple[str, int | None], np.ndarray] = {}
         self._limits: np.ndarray | None = None
 

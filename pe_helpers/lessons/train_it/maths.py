@@ -1,4 +1,4 @@
-"""Lesson 08 · Position in a model you train: limits, shared checks and measurements.
+"""Lesson 08 · Position in a model you train: limits, checks, measurements, seed experiments.
 
 See :mod:`pe_helpers.lessons.train_it` for the lesson's overview.
 """
@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
-from ...tasks import Task, task_batch
+from ...tasks import Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
 
 #: The position methods the lesson compares, in the order of its tables.
@@ -28,7 +28,6 @@ MAX_LENGTH = 256
 MAX_SAMPLES = 2048
 #: Seed of the test sequences (training draws from ``seed + 1`` = 1 by default).
 TEST_SEED = 12345
-
 
 
 def _check_models(models: object) -> dict[str, TrainedModel]:
@@ -72,6 +71,30 @@ def _target_keys(task: Task, length: int) -> np.ndarray:
     else:
         keys = np.full(length, task.arg)
     return np.where(queries >= task.arg, keys, -1)
+
+
+def _check_model(model: object) -> TrainedModel:
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel (from train), got {type(model).__name__}")
+    return model
+
+
+def _check_query_args(
+    model: object, length: object, queries: object, n_samples: object
+) -> tuple[TrainedModel, int, np.ndarray, int]:
+    """The checked arguments of a measurement of some queries' attention."""
+    model = _check_model(model)
+    length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
+    positions = check_array("queries", queries, ndim=1)
+    if not np.issubdtype(positions.dtype, np.integer):
+        raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
+    return model, length, positions, n_samples
+
+
+def _view_tokens(task: Task, vocab_size: int) -> np.ndarray:
+    """The one test sequence of :class:`QueryAttention`, :data:`MAX_TEST_LENGTH` tokens."""
+    return task_batch(task, 1, MAX_TEST_LENGTH, vocab_size, seed=TEST_SEED + 1).tokens[0]
 
 
 # --- training and measuring ---------------------------------------------------------------
@@ -133,20 +156,33 @@ def accuracy_table(
 
 
 def format_accuracy_table(
-    rows: Mapping[str, ArrayLike], lengths: Sequence[int], *, train_length: int
+    rows: Mapping[str, ArrayLike],
+    lengths: Sequence[int],
+    *,
+    train_length: int,
+    bands: Mapping[str, Sequence[ArrayLike]] | None = None,
 ) -> str:
     """Rows of accuracies (one per length, in [0, 1]) as whole percentages; NaN is ``refuses``.
 
     The header names each length as a multiple of ``train_length`` (``L``) when it is one.
+    ``bands`` maps a row's label to its range over seeds, ``(low, high)`` or ``(low, median,
+    high)`` as :meth:`pe_helpers.seeds.SeedResults.band` returns (one value per length each):
+    that row's cells then read ``"95% (82–100)"``, this run and the range.
 
     Examples
     --------
     >>> print(format_accuracy_table({"learned": [1.0, np.nan]}, [16, 32], train_length=16))
     method                 L = 16  2L = 32
     learned                  100%  refuses
+    >>> band = ([0.82, 0.57], [0.97, 0.6], [1.0, 0.67])
+    >>> print(format_accuracy_table({"rope": [0.95, 0.6]}, [16, 32], train_length=16,
+    ...                             bands={"rope": band}))
+    method                      L = 16      2L = 32
+    rope                  95% (82–100)  60% (57–67)
     """
     train_length = check_int("train_length", train_length, minimum=1)
     lengths = [check_int("lengths entry", n, minimum=1) for n in lengths]
+    ranges = {} if bands is None else _check_bands(bands, rows, len(lengths))
 
     def header(n: int) -> str:
         if n % train_length:
@@ -154,9 +190,7 @@ def format_accuracy_table(
         factor = n // train_length
         return f"{'' if factor == 1 else factor}L = {n}"
 
-    heads = [header(n) for n in lengths]
-    widths = [max(len(h), 7) for h in heads]
-    lines = [f"{'method':<20}" + "".join(f"  {h:>{w}}" for h, w in zip(heads, widths, strict=True))]
+    table = []
     for label, values in rows.items():
         arr = _accuracies(f"rows[{label!r}]", values)
         if arr.size != len(lengths):
@@ -164,10 +198,43 @@ def format_accuracy_table(
                 f"rows[{label!r}] must hold one value per length ({len(lengths)}), got {arr.size}"
             )
         cells = ["refuses" if math.isnan(v) else f"{round(100 * v)}%" for v in arr.tolist()]
+        if label in ranges:
+            low, high = ranges[label]
+            cells = [c if math.isnan(lo) else f"{c} ({round(100 * lo)}–{round(100 * hi)})"
+                     for c, lo, hi in zip(cells, low.tolist(), high.tolist(), strict=True)]
+        table.append((label, cells))
+    heads = [header(n) for n in lengths]
+    widths = [max([len(h), 7] + [len(cells[i]) for _, cells in table]) for i, h in enumerate(heads)]
+    lines = [f"{'method':<20}" + "".join(f"  {h:>{w}}" for h, w in zip(heads, widths, strict=True))]
+    for label, cells in table:
         lines.append(
             f"{label:<20}" + "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
         )
     return "\n".join(lines)
+
+
+def _check_bands(
+    bands: object, rows: Mapping[str, ArrayLike], size: int, name: str = "bands"
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``label -> (low, high)`` arrays from ``(low, high)`` or ``(low, median, high)`` bands."""
+    if not isinstance(bands, Mapping):
+        raise TypeError(f"{name} must be a dict of label -> (low, high), got {_show(bands)}")
+    checked = {}
+    for label, band in bands.items():
+        where = f"{name}[{label!r}]"
+        if label not in rows:
+            raise ValueError(f"{where} names none of {', '.join(map(str, rows))}")
+        if isinstance(band, (str, bytes)) or not isinstance(band, Sequence) or len(band) not in (
+                2, 3):
+            raise TypeError(f"{where} must be (low, high) or (low, median, high), got "
+                            f"{_show(band)}")
+        low, high = _accuracies(f"{where} low", band[0]), _accuracies(f"{where} high", band[-1])
+        if low.shape != (size,) or high.shape != (size,):
+            raise ValueError(f"{where} must hold one value per length ({size})")
+        if np.any(low > high):
+            raise ValueError(f"{where}: low must not exceed high")
+        checked[label] = (low, high)
+    return checked
 
 
 def target_attention(
@@ -208,13 +275,7 @@ def target_attention(
     >>> target_attention(model, 4, [1, 3], n_samples=4).shape
     (2,)
     """
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel (from train), got {type(model).__name__}")
-    length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
-    positions = check_array("queries", queries, ndim=1)
-    if not np.issubdtype(positions.dtype, np.integer):
-        raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
+    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
     targets = _target_keys(model.task, length)
     bad = [int(t) for t in positions if not 0 <= t < length or targets[t] < 0]
     if bad:
@@ -226,3 +287,278 @@ def target_attention(
     weights = model.attention(batch.tokens)  # (B, H, n, n); refuses lengths past a table
     shares = weights[:, :, positions, targets[positions]].mean(axis=0)  # (H, queries)
     return shares.max(axis=0)
+
+
+def far_attention(
+    model: TrainedModel,
+    length: int,
+    queries: ArrayLike,
+    *,
+    distance: int | None = None,
+    n_samples: int = 128,
+    seed: int = TEST_SEED,
+) -> np.ndarray:
+    """Share of attention a query gives the keys at least ``distance`` positions back.
+
+    For each query position ``t``, the mean over test sequences of each head's total weight on
+    the keys ``0 .. t - distance``, then the largest over heads. With the default distance, the
+    training length ``L``, these are keys at distances training never showed (a training
+    sequence of ``L`` tokens holds distances up to ``L - 1``).
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A trained model.
+    length : int
+        Test length, 2 to :data:`MAX_LENGTH` (not past a learned table's rows).
+    queries : array_like of int
+        Query positions, each ``>= distance`` (so that there is such a key) and ``< length``.
+    distance : int, optional
+        How far back a key must be, >= 1; default the model's training length.
+    n_samples : int, default 128
+        Test sequences, 1 to :data:`MAX_SAMPLES` // 2.
+    seed : int, default TEST_SEED
+        Seed of the test sequences.
+
+    Returns
+    -------
+    numpy.ndarray
+        One share in [0, 1] per query.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "none", length=4, steps=2)
+    >>> far_attention(model, 8, [4, 7], n_samples=4).shape
+    (2,)
+    """
+    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
+    distance = model.length if distance is None else check_int("distance", distance, minimum=1)
+    bad = [int(t) for t in positions if not distance <= t < length]
+    if bad:
+        raise ValueError(
+            f"queries must lie in {distance} .. {length - 1} (a key {distance} or more "
+            f"positions back must exist), got {bad}"
+        )
+    batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
+    weights = model.attention(batch.tokens)[:, :, positions]  # (B, H, queries, keys)
+    far = np.arange(length)[None, :] <= positions[:, None] - distance  # (queries, keys)
+    shares = (weights * far).sum(axis=-1).mean(axis=0)  # (H, queries)
+    return shares.max(axis=0)
+
+
+def accuracy_by_range(
+    model: TrainedModel,
+    length: int,
+    ranges: Sequence[tuple[int, int]],
+    *,
+    n_samples: int = 128,
+    seed: int = TEST_SEED,
+) -> np.ndarray:
+    """Mean accuracy of a model over ranges of positions of sequences of one length.
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A trained model, tested on its own task.
+    length : int
+        Test length, 2 to :data:`MAX_LENGTH`.
+    ranges : sequence of (int, int)
+        ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with something to
+        predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``.
+    n_samples : int, default 128
+        Test sequences, 1 to :data:`MAX_SAMPLES`.
+    seed : int, default TEST_SEED
+        Seed of the test sequences.
+
+    Returns
+    -------
+    numpy.ndarray
+        One accuracy in [0, 1] per range.
+
+    Examples
+    --------
+    >>> model = train("copy_back", "rope_adjacent", length=4, steps=2)
+    >>> accuracy_by_range(model, 8, [(1, 4), (4, 8)], n_samples=4).shape
+    (2,)
+    """
+    model = _check_model(model)
+    length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
+    if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
+        raise TypeError(f"ranges must be a non-empty list of (start, stop) pairs, got "
+                        f"{_show(ranges)}")
+    first = model.task.arg
+    pairs = []
+    for pair in ranges:
+        if not isinstance(pair, Sequence) or isinstance(pair, (str, bytes)) or len(pair) != 2:
+            raise TypeError(f"ranges must hold (start, stop) pairs, got {_show(pair)}")
+        start = check_int("ranges start", pair[0], minimum=first)
+        stop = check_int("ranges stop", pair[1], minimum=start + 1, maximum=length)
+        pairs.append((start, stop))
+    per_position = model.accuracy(length=length, n_samples=n_samples, seed=seed,
+                                  per_position=True)
+    return np.array([per_position[start:stop].mean() for start, stop in pairs])
+
+
+def most_frequent_share(model: TrainedModel, *, n_samples: int = 512, seed: int = 11) -> float:
+    """Share of a model's answers that are a most frequent earlier token.
+
+    On test sequences of the model's training length and task, the share of positions
+    ``1 .. L - 1`` (position 0 has no earlier token) where the model's answer is one of the
+    tokens that occur most often before it (:func:`pe_helpers.tasks.most_frequent_earlier`):
+    how closely it follows the best order-blind guess.
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A trained model.
+    n_samples : int, default 512
+        Test sequences, 1 to :data:`MAX_SAMPLES`.
+    seed : int, default 11
+        Seed of the test sequences.
+
+    Returns
+    -------
+    float
+        A share in [0, 1].
+
+    Examples
+    --------
+    >>> model = train("copy_back", "none", length=4, steps=2)
+    >>> 0 <= most_frequent_share(model, n_samples=8) <= 1
+    True
+    """
+    model = _check_model(model)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
+    vocab_size = model.config.vocab_size
+    tokens = task_batch(model.task, n_samples, model.length, vocab_size, seed=seed).tokens
+    answers = model.predict(tokens)  # (B, n)
+    best = most_frequent_earlier(tokens, vocab_size)  # (B, n, vocab): the most frequent before t
+    is_best = np.take_along_axis(best, answers[..., None], axis=-1)[..., 0]
+    return float(is_best[:, 1:].mean())
+
+
+# --- the lesson's models over seeds (pe_helpers.seeds) ---------------------------------------
+
+#: Training length and vocabulary of the notebook's models (the trainer's defaults).
+_L, _VOCAB = 16, 16
+#: The test lengths of the notebook's table, by the names its metrics carry.
+_SCALES = {"L": _L, "2L": 2 * _L, "4L": 4 * _L}
+#: The position methods of sections 4-6 (NoPE is section 3's model).
+_METHODS = ("sinusoidal", "learned", "rope_adjacent")
+#: Position ranges of the 4L sequences (section 5), by the names their metrics carry.
+_RANGES = {"1-15": (1, _L), "16-31": (_L, 2 * _L), "32-63": (2 * _L, 4 * _L)}
+#: Query positions of section 6; the learned table runs the first two only.
+_LOOK_QUERIES = (8, 15, 20, 40)
+
+
+def _length_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
+    """The accuracy at L, 2L and 4L (at L only for a learned table, which refuses the rest)."""
+    row = accuracy_table({prefix: model}, list(_SCALES.values()))[prefix]
+    return {f"{prefix}.{scale}": float(value)
+            for scale, value in zip(_SCALES, row, strict=True) if not math.isnan(value)}
+
+
+def _inside_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
+    """Section 5's accuracy per range of positions and section 6's attention, one model."""
+    found = {}
+    if model.config.method == "learned":  # runs only up to L
+        looks = target_attention(model, _L, list(_LOOK_QUERIES[:2]))
+    else:
+        looks = target_attention(model, 4 * _L, list(_LOOK_QUERIES))
+        ranges = accuracy_by_range(model, 4 * _L, list(_RANGES.values()))
+        found |= {f"{prefix}.4L.{name}": float(v) for name, v in zip(_RANGES, ranges, strict=True)}
+    found |= {f"{prefix}.looks.{t}": float(v) for t, v in zip(_LOOK_QUERIES, looks, strict=False)}
+    return found
+
+
+def _blind_experiment(seed: int) -> dict[str, float]:
+    """Section 2: no position, no mask, on both tasks; the accuracy at L.
+
+    Trains what the notebook's ``blind`` cell trains, with ``seed``.
+    """
+    tasks = ("copy_back", "token_at")
+    blind = {task: train(task, "none", length=_L, causal=False, seed=seed) for task in tasks}
+    return {f"{task}.L": float(model.accuracy()) for task, model in blind.items()}
+
+
+def _nope_experiment(seed: int) -> dict[str, float]:
+    """Section 3 and every later measurement of the NoPE models (causal mask, no position).
+
+    Trains what the notebook's ``nope`` cell trains, with ``seed``; returns their accuracy at
+    L, 2L and 4L (and 8L for copy back, exercise 3), the share of the copy-back model's answers
+    that are a most frequent earlier token, its largest gap from the order-blind limit at a
+    position, its accuracy per range of positions at 4L and its attention on the answer.
+    """
+    nope = {task: train(task, "none", length=_L, seed=seed) for task in ("copy_back", "token_at")}
+    copy = nope["copy_back"]
+    per_position = copy.accuracy(per_position=True)
+    limit = order_blind_accuracy("copy_back", _L, _VOCAB, causal=True, per_position=True)
+    return (
+        _length_metrics(copy, "copy_back")
+        | _length_metrics(nope["token_at"], "token_at")
+        | _inside_metrics(copy, "copy_back")
+        | {
+            "copy_back.8L": float(copy.accuracy(length=8 * _L, n_samples=128)),
+            "copy_back.most_frequent_share": most_frequent_share(copy),
+            "copy_back.worst_gap": float(np.nanmax(np.abs(per_position - limit))),
+        }
+    )
+
+
+def _copy_experiment(seed: int) -> dict[str, float]:
+    """Sections 4-6 on copy back: the sinusoidal, learned and RoPE models.
+
+    Trains the notebook's ``copy_models`` (other than NoPE's) with ``seed``; returns their
+    accuracy at L, 2L and 4L, at 4L per range of positions, the attention on the answer's key
+    and, for queries 20 and 40, the attention on keys at least L back; and, on the one sequence
+    of the notebook's figure, whether a RoPE head of query 20 peaks on the answer (key 19) and
+    whether one peaks more than L keys back (1.0 or 0.0).
+    """
+    found = {}
+    for method in _METHODS:
+        model = train("copy_back", method, length=_L, seed=seed)
+        found |= _length_metrics(model, method) | _inside_metrics(model, method)
+        if method != "learned":
+            far = far_attention(model, 4 * _L, [20, 40])
+            found |= {f"{method}.far.20": float(far[0]), f"{method}.far.40": float(far[1])}
+        if method == "rope_adjacent":
+            rows = model.attention(_view_tokens(model.task, _VOCAB)[: 2 * _L])[:, 20]
+            peaks = rows.argmax(axis=1)  # the key each head looks at most
+            found[f"{method}.q20_peak_on_answer"] = float(19 in peaks)
+            found[f"{method}.q20_peak_far_back"] = float(peaks.min() < 20 - _L)
+    return found
+
+
+def _first_experiment(seed: int) -> dict[str, float]:
+    """Sections 4-5 on token at 0: the sinusoidal, learned and RoPE models.
+
+    Trains the notebook's ``first_models`` (other than NoPE's) with ``seed``; returns their
+    accuracy at L, 2L and 4L and the RoPE model's attention on key 0 at queries 4, 8 and 15.
+    """
+    models = {method: train("token_at", method, length=_L, seed=seed) for method in _METHODS}
+    found = {}
+    for method, model in models.items():
+        found |= _length_metrics(model, method)
+    on_key_0 = target_attention(models["rope_adjacent"], _L, [4, 8, 15])
+    return found | {f"rope_adjacent.key0.{t}": float(v)
+                    for t, v in zip((4, 8, 15), on_key_0, strict=True)}
+
+
+def _third_experiment(seed: int) -> dict[str, float]:
+    """Section 4's token at 3: the sinusoidal and RoPE models' accuracy at L (the notebook's
+    ``third``, trained with ``seed``)."""
+    methods = ("sinusoidal", "rope_adjacent")
+    third = {m: train("token_at", m, task_arg=3, length=_L, seed=seed) for m in methods}
+    return {f"{method}.L": float(model.accuracy()) for method, model in third.items()}
+
+
+#: Group -> function of a seed: every model the notebook trains, measured as it measures them
+#: (``make experiments`` writes ``pe_helpers/data/seeds/train_it.json`` from them).
+SEED_EXPERIMENTS = {
+    "blind": _blind_experiment,
+    "nope": _nope_experiment,
+    "copy": _copy_experiment,
+    "first": _first_experiment,
+    "third": _third_experiment,
+}
