@@ -282,7 +282,11 @@ def _provenance() -> dict:
     return {
         "command": "make experiments",
         "commit": git("rev-parse", "HEAD"),
-        "uncommitted_changes": git("status", "--porcelain", "--", "pe_helpers") != "",
+        # The package's code as committed? (The results files being written do not count.)
+        "uncommitted_changes": git(
+            "status", "--porcelain", "--", "pe_helpers", ":!pe_helpers/data/seeds"
+        )
+        != "",
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "python": platform.python_version(),
         "numpy": np.__version__,
