@@ -11,8 +11,6 @@ import numbers
 
 import numpy as np
 
-_FLOAT_DTYPES = (np.float16, np.float32, np.float64, np.longdouble)
-
 
 def _show(value: object) -> str:
     text = repr(value)

@@ -108,15 +108,22 @@ def test_environment_yml_declares_the_same_runtime_floors_as_pyproject():
     assert {name: in_env.get(name) for name in runtime} == runtime
 
 
+#: matplotlib APIs the package may call, with the release that brought each.
+_MATPLOTLIB_APIS = {
+    'loc="outside ': (3, 7),  # Figure.legend placed outside the axes
+    'set_layout_engine("none")': (3, 6),
+    "get_figure(root=True)": (3, 10),
+}
+
+
 def test_matplotlib_floor_has_the_apis_the_package_calls():
-    # Axes.get_figure(root=True) arrived in matplotlib 3.10: the old floor (3.7) was false.
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    floors = _floors(project["dependencies"])
-    uses_root = any(
-        "get_figure(root=True)" in p.read_text() for p in (ROOT / "pe_helpers").glob("*.py")
-    )
-    version = tuple(int(part) for part in floors["matplotlib"].split("."))
-    assert not uses_root or version >= (3, 10)
+    floor = tuple(int(part) for part in _floors(project["dependencies"])["matplotlib"].split("."))
+    code = "\n".join(p.read_text() for p in (ROOT / "pe_helpers").rglob("*.py"))
+    used = {api: since for api, since in _MATPLOTLIB_APIS.items() if api in code}
+    assert used, "the table should list at least one API the package calls"
+    for api, since in used.items():
+        assert floor >= since, f"the package calls {api!r}, which needs matplotlib {since}"
 
 
 def test_oldest_pins_are_the_declared_floors_pinned_exactly():
