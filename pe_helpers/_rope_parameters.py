@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
 #: Every key :func:`~pe_helpers.rope_scaling.rope_frequencies` reads; ``type`` is the pre-v4.45
 #: name of ``rope_type``.
@@ -51,6 +51,7 @@ _REQUIRED = {
     "yarn": ("factor",),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
     "longrope": ("short_factor", "long_factor"),
+    "proportional": (),
 }
 _NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
 

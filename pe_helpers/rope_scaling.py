@@ -3,7 +3,8 @@
 A model's ``rope_parameters`` block (``rope_scaling`` before transformers v5) says how its
 rotary frequencies were changed to read past its training length. :func:`rope_frequencies` turns
 it into per-pair frequencies and an attention factor for the ``rope_type`` values "default",
-"linear", "dynamic", "yarn", "llama3" and "longrope". Pure numpy, float64; nothing draws.
+"linear", "dynamic", "yarn", "llama3", "longrope" and "proportional". Pure numpy, float64;
+nothing draws.
 
 The semantics follow transformers' ``src/transformers/modeling_rope_utils.py`` exactly, as shipped
 in the PyPI wheels of transformers 5.23.0 and 5.24.0 (the same file, sha256 ``2563c539...0b0f9``);
@@ -28,6 +29,13 @@ often go wrong, all mirrored here:
   get_mscale(s, mscale_all_dim)`` when both are set and non-zero (DeepSeek configs), unless
   ``attention_factor`` is given. LongRoPE's is ``sqrt(1 + ln s / ln L0)``; "llama3" has none.
 * "longrope" uses ``long_factor`` only when ``seq_len`` exceeds the original length.
+* ``partial_rotary_factor`` ``p`` means two things. Under "default" (and every scaling type)
+  only the first ``int(p * head_dim)`` dimensions rotate, with frequencies spread over that
+  width: ``rotary_dim // 2`` of them, from 1 down to about ``1 / base``. Under "proportional"
+  (transformers' ``_compute_proportional_rope_parameters``, used by Gemma 4's full-attention
+  layers) the frequencies span the whole head, ``base ** (-2i / head_dim)`` for all
+  ``head_dim // 2`` pairs, and every pair from ``int(p * head_dim // 2)`` on gets frequency 0:
+  the lowest frequencies never turn. Its optional ``factor`` divides them all.
 
 Deliberate differences, for inputs transformers accepts with a logged warning or a crash: unknown
 keys, ``factor <= 0``, ``rope_theta <= 1``, an odd rotary dimension, ``high_freq_factor <=
@@ -82,10 +90,13 @@ __all__ = [
 
 
 def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
-    """Number of rotated dimensions: ``int(head_dim * partial_rotary_factor)``.
+    """Number of dimensions that turn with position, read from ``partial_rotary_factor`` ``p``.
 
-    Only ``partial_rotary_factor`` (default 1) is read from ``rope_parameters``; the result must
-    be even, and there are ``rotary_dim // 2`` frequencies.
+    Only ``rope_type`` and ``partial_rotary_factor`` (default 1) are read. For every type but
+    "proportional" it is ``int(head_dim * p)``, the first dimensions of the head; it must be
+    even, and there are ``rotary_dim // 2`` frequencies. For "proportional" it is
+    ``2 * int(p * head_dim // 2)``, the dimensions of the fastest pairs, while the frequencies
+    still number ``head_dim // 2`` (the others are 0); ``p`` may be 0 there (no pair turns).
 
     Examples
     --------
@@ -93,13 +104,21 @@ def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
     128
     >>> rotary_dim({"rope_type": "default", "partial_rotary_factor": 0.25}, 128)
     32
+    >>> rotary_dim({"rope_type": "proportional", "partial_rotary_factor": 0.25}, 512)
+    128
     """
-    params, _ = _check_block(rope_parameters, require=False)
+    params, rope_type = _check_block(rope_parameters, require=False)
     head_dim = _check_head_dim(head_dim)
+    proportional = rope_type == "proportional"
     factor = params.get("partial_rotary_factor")
-    factor = 1.0 if factor is None else _number("partial_rotary_factor", factor, positive=True)
+    if factor is not None:
+        factor = _number("partial_rotary_factor", factor, positive=not proportional, minimum=0.0)
+    factor = 1.0 if factor is None else factor
     if factor > 1:
         raise ValueError(f"partial_rotary_factor must be in (0, 1], got {factor!r}")
+    if proportional:
+        # transformers: rope_angles = int(rope_proportion * head_dim // 2)
+        return 2 * int(factor * head_dim // 2)
     dim = int(head_dim * factor)
     if dim < 2 or dim % 2:
         raise ValueError(
@@ -333,7 +352,8 @@ def rope_frequencies(
     """Per-pair RoPE frequencies and attention factor of a ``rope_parameters`` block.
 
     The numpy twin of transformers' ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``
-    (and of a model's ``compute_default_rope_parameters`` for "default").
+    (and of a model's ``compute_default_rope_parameters`` for "default", as GPT-NeoX's
+    ``GPTNeoXRotaryEmbedding`` computes it).
 
     Parameters
     ----------
@@ -358,7 +378,8 @@ def rope_frequencies(
     Returns
     -------
     inv_freq : numpy.ndarray
-        Float64, shape ``(rotary_dim // 2,)``: radians per token of each pair.
+        Float64, shape ``(rotary_dim // 2,)``: radians per token of each pair; for
+        "proportional", shape ``(head_dim // 2,)``, with 0 for the pairs that never turn.
     attention_factor : float
         Multiplies cos and sin (so attention logits scale by its square); 1.0 where unused.
 
@@ -384,6 +405,14 @@ def rope_frequencies(
     ...     "original_max_position_embeddings": 32768}, 128)
     >>> round(att, 6)
     1.138629
+
+    The same ``partial_rotary_factor``, read two ways (a head of 8, four pairs):
+
+    >>> p = {"partial_rotary_factor": 0.5, "rope_theta": 10000.0}
+    >>> rope_frequencies(dict(p, rope_type="default"), 8)[0].tolist()  # first 4 dims turn
+    [1.0, 0.01]
+    >>> rope_frequencies(dict(p, rope_type="proportional"), 8)[0].tolist()  # slowest pairs stop
+    [1.0, 0.1, 0.0, 0.0]
     """
     params, rope_type = _check_block(rope_parameters)
     head_dim = _check_head_dim(head_dim)
@@ -403,6 +432,13 @@ def rope_frequencies(
 
     if rope_type == "linear":
         return default_frequencies(base, dim) / _factor(params), 1.0
+
+    if rope_type == "proportional":
+        # theta_i = base^(-2i / head_dim) for the first dim / 2 pairs, 0 for the rest; / factor
+        factor = _factor(params) if "factor" in params else 1.0
+        inv_freq = default_frequencies(base, head_dim)
+        inv_freq[dim // 2 :] = 0.0
+        return inv_freq / factor, 1.0
 
     if rope_type == "dynamic":
         factor = _factor(params)

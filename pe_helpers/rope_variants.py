@@ -110,8 +110,11 @@ def _rotate(x: np.ndarray, angles: np.ndarray, pairing: str) -> np.ndarray:
 def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     """How many dimensions of a head rotate: ``int(head_dim * partial_rotary_factor)``.
 
-    The rule of transformers' ``_compute_default_rope_parameters`` (and GPT-NeoX's
-    ``rotary_ndims = int(head_size * rotary_pct)``); the count must come out even.
+    The rule of the "default" rope type in transformers 5, as
+    ``GPTNeoXRotaryEmbedding.compute_default_rope_parameters`` computes it
+    (``dim = int(head_dim * partial_rotary_factor)``; ``GPTNeoXAttention.rotary_ndims`` is
+    the same count); the count must come out even. The "proportional" type reads the same
+    factor differently: see :func:`p_rope_frequencies`.
 
     Parameters
     ----------
@@ -194,7 +197,10 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     The first ``int(keep_fraction * head_dim // 2)`` pairs keep their usual frequency
     (the exponent still divides by the full ``head_dim``); the remaining, slowest
     pairs get frequency 0, i.e. never turn — as in the p-RoPE code of Barbero et al.
-    (2024, appendix) and DeepMind's ``apply_rope(..., rope_proportion)``.
+    (2024, appendix), DeepMind's ``apply_rope(..., rope_proportion)`` and transformers'
+    ``rope_type="proportional"`` (``_compute_proportional_rope_parameters``, whose
+    ``partial_rotary_factor`` is ``keep_fraction``; Gemma 4's full-attention layers), which
+    rotates with ``pairing="halves"``.
 
     Parameters
     ----------
@@ -278,8 +284,8 @@ def _sections(mrope_section: object) -> tuple[int, int, int]:
 def mrope_pair_axes(mrope_section: Sequence[int], head_dim: int) -> np.ndarray:
     """Which position axis (0 = t, 1 = h, 2 = w) drives each pair of a head.
 
-    transformers' ``apply_multimodal_rotary_pos_emb`` splits the pairs, in order, into
-    blocks of ``mrope_section`` = (t, h, w) pairs: the first block turns with the
+    transformers' ``Qwen2VLRotaryEmbedding.recomposition_frequencies`` splits the pairs, in
+    order, into blocks of ``mrope_section`` = (t, h, w) pairs: the first block turns with the
     temporal id, the next with the row id, the last with the column id. Each pair keeps
     its own frequency ``base ** (-2k / d)``, so t takes the fastest pairs and w the slowest.
 
@@ -371,7 +377,8 @@ def apply_mrope(
 
     ``axis_k`` comes from :func:`mrope_pair_axes`; ``w_k = base ** (-2k / d)``. A token
     whose three ids are equal (text) gets exactly :func:`pe_helpers.rope.apply_rope`.
-    ``pairing="halves"`` is the layout of transformers' ``apply_multimodal_rotary_pos_emb``.
+    ``pairing="halves"`` is the layout transformers' Qwen2-VL rotates with (the angles of
+    ``Qwen2VLRotaryEmbedding``, then ``apply_rotary_pos_emb`` with ``rotate_half``).
 
     Parameters
     ----------

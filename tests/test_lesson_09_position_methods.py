@@ -50,6 +50,18 @@ def test_t5_bias_reads_the_table_at_the_bucket_of_each_offset(bidirectional):
     assert max(relative_deviation(head) for head in bias) < 1e-12  # Toeplitz, any table
 
 
+@pytest.mark.parametrize(("bidirectional", "last", "first"), [(True, 15, 91), (False, 31, 113)])
+def test_where_the_last_bucket_starts_in_each_mode(bidirectional, last, first):
+    """32 buckets, max distance 128: 16 per side when bidirectional, 32 for keys back if causal."""
+    back = -np.arange(3000)
+    for buckets in (t5_relative_bucket(back, bidirectional=bidirectional),
+                    reference_bucket(back, bidirectional, 32, 128)):  # fmt: skip
+        assert buckets.max() == last and int(np.flatnonzero(buckets == last)[0]) == first
+        assert np.all(buckets[first:] == last)
+    exact = (last + 1) // 2
+    assert first == math.ceil(exact * (128 / exact) ** ((exact - 1) / exact))
+
+
 @pytest.mark.parametrize(
     "args, error, match",
     [
@@ -91,6 +103,42 @@ def test_every_method_on_the_map_and_the_bench_agrees_with_the_measurement():
             assert "absolute" not in roles and roles & {"relative, learned", "relative, fixed"}
         else:
             assert roles == {"content only"}, entry.name
+
+
+def test_each_role_agrees_with_the_symbols_of_its_formula():
+    for entry in pm.POSITION_MAP:
+        kinds = [pm.term_kind(formula) for formula in entry.formulas]
+        assert kinds == [role.split(",")[0] for role in entry.roles], entry.name
+        if entry.bench:
+            assert pm.map_kind(entry) == pm.method_properties(entry.bench).kind, entry.name
+
+
+@pytest.mark.parametrize(
+    ("formula", "kind"),
+    [
+        ("pᵢWpⱼ", "absolute"),
+        ("eᵢWpⱼ", "absolute"),
+        ("v W_R r(i−j)", "relative"),
+        ("−m_h (i − j)", "relative"),
+        ("Q_r[δ(j,i)] W_K eⱼ", "relative"),
+        ("u W_E eⱼ", "content only"),
+        ("—", "dropped"),
+    ],
+)
+def test_term_kind_reads_the_symbols(formula, kind):
+    assert pm.term_kind(formula) == kind
+
+
+def test_a_wrong_role_would_be_caught():
+    alibi = next(e for e in pm.POSITION_MAP if e.name == "ALiBi")
+    wrong = alibi._replace(roles=("content only", "dropped", "dropped", "absolute"))
+    kinds = [pm.term_kind(formula) for formula in wrong.formulas]
+    assert kinds != [role.split(",")[0] for role in wrong.roles]
+    assert pm.map_kind(wrong) == "absolute" != pm.method_properties("alibi").kind
+    with pytest.raises(TypeError, match="formula"):
+        pm.term_kind(None)
+    with pytest.raises(TypeError, match="MapEntry"):
+        pm.map_kind("ALiBi")
 
 
 def test_the_map_figure_shows_every_cell():

@@ -13,10 +13,13 @@ from pe_helpers.lessons.rope_today import (
     check_mrope_ids,
     check_partial_rope,
     nope_layers,
+    nope_query_scale,
     patch_scores,
+    plot_nope_temperature,
     plot_turning_pairs,
     position_scores,
     relative_2d_deviation,
+    top_key_weight,
 )
 from pe_helpers.rope_variants import (
     apply_mrope,
@@ -41,7 +44,9 @@ def _rotate_half(x):
 
 
 def _transformers_mrope(x, position_ids, mrope_section, base):
-    """numpy port of Qwen2VLRotaryEmbedding.forward + apply_multimodal_rotary_pos_emb."""
+    """numpy port of transformers' Qwen2-VL rotation, in the v4 form (``mrope_section * 2``
+    split over the doubled angles), which equals v5's ``Qwen2VLRotaryEmbedding`` (sections
+    split by ``recomposition_frequencies``, then doubled) followed by ``apply_rotary_pos_emb``."""
     d = x.shape[-1]
     inv_freq = 1.0 / base ** (np.arange(0, d, 2) / d)
     freqs = position_ids[:, :, None] * inv_freq  # (3, n, d/2)
@@ -186,6 +191,42 @@ def test_published_settings_and_nope_layers():
     assert all(setting.source for setting in PUBLISHED_SETTINGS)
 
 
+def _llama4_scale(positions, floor_scale=8192, attn_scale=0.1):
+    """transformers' Llama4TextAttention: log1p(floor((t + 1) / floor_scale)) * attn_scale + 1."""
+    t = np.asarray(positions, dtype=np.float64)
+    return np.log(np.floor((t + 1) / floor_scale) + 1) * attn_scale + 1
+
+
+def test_nope_query_scale_is_llama4_temperature():
+    t = np.r_[0:20000, 65530:65540, 2**20 - 2 : 2**20 + 2]
+    np.testing.assert_allclose(nope_query_scale(t), _llama4_scale(t), rtol=1e-15)
+    assert nope_query_scale(8190) == 1.0 and nope_query_scale(8191) > 1.0  # the (t + 1)
+    steps = np.flatnonzero(np.diff(nope_query_scale(np.arange(40000))))
+    assert (steps + 1).tolist() == [8191, 16383, 24575, 32767]
+    np.testing.assert_allclose(nope_query_scale(t, 100, 0.5), _llama4_scale(t, 100, 0.5))
+    assert np.all(nope_query_scale(t, attn_scale=0.0) == 1.0)
+
+
+def test_top_key_weight_is_the_softmax_of_one_winner():
+    for n, margin in ((1, 0.0), (5, 2.0), (300, 4.5)):
+        scores = np.zeros(n)
+        scores[0] = margin
+        softmax = np.exp(scores) / np.exp(scores).sum()
+        assert top_key_weight(n, margin) == pytest.approx(softmax[0], rel=1e-12)
+    weights = top_key_weight(np.array([2, 20, 200]), 3.0)
+    assert np.all(np.diff(weights) < 0)
+
+
+def test_temperature_slows_the_fading():
+    ax = plot_nope_temperature(margin=9.0, max_keys=2**20)
+    plain, warm = (line.get_ydata() for line in ax.lines[:2])
+    keys = ax.lines[0].get_xdata()
+    before = keys < 8192
+    assert np.array_equal(plain[before], warm[before])  # no temperature before 8,192 keys
+    assert np.all(warm[~before] > plain[~before])
+    assert plain[-1] < 0.01 < 0.3 < warm[-1]
+
+
 # --- argument checks ----------------------------------------------------------------------------
 
 
@@ -220,6 +261,12 @@ def test_published_settings_and_nope_layers():
         (lambda: position_scores("rope", [1.0], [1.0], [0]), TypeError, "rotate"),
         (lambda: nope_layers(10, 0), ValueError, "interval"),
         (lambda: MropeScoreMap(head_dim=10), ValueError, "multiple of 4"),
+        (lambda: nope_query_scale([-1, 0]), ValueError, "positions"),
+        (lambda: nope_query_scale([0], floor_scale=0), ValueError, "floor_scale"),
+        (lambda: nope_query_scale([0], attn_scale=-0.1), ValueError, "attn_scale"),
+        (lambda: top_key_weight(0, 1.0), ValueError, "n_keys"),
+        (lambda: plot_nope_temperature(margin=0.0), ValueError, "margin"),
+        (lambda: plot_nope_temperature(max_keys=2**30), ValueError, "max_keys"),
     ],
 )
 def test_bad_arguments_are_named(call, error, text):
@@ -242,7 +289,8 @@ def test_score_map_clamps_the_query_and_shows_its_row():
 def test_turning_pairs_marks_the_stopped_pairs():
     ax = plot_turning_pairs(32, 0.5)
     labels = [line.get_label() for line in ax.lines]
-    assert labels[:3] == ["RoPE", "partial rotation (0.5)", "p-RoPE (p = 0.5)"]
+    assert labels[:3] == ["RoPE", 'partial rotation ("default", 0.5)',
+                          'p-RoPE ("proportional", 0.5)']  # fmt: skip
     stopped = ax.lines[4].get_xdata()
     assert stopped.tolist() == list(range(8, 16))
 
@@ -254,6 +302,21 @@ def _partial(x, positions, r, base=10000.0):
     out = np.array(x, dtype=float)
     out[:, :r] = apply_rope(out[:, :r], positions, base)
     return out
+
+
+def _turned_adjacent(x, positions, r, base, sign=1.0):
+    """The first r columns turned pair by pair (2k, 2k + 1), by sign * m * theta_k."""
+    theta = base ** (-np.arange(0, r, 2) / r)
+    angle = sign * np.outer(positions, theta)
+    out = x.copy()
+    even, odd = x[:, 0:r:2], x[:, 1:r:2]
+    out[:, 0:r:2] = even * np.cos(angle) - odd * np.sin(angle)
+    out[:, 1:r:2] = even * np.sin(angle) + odd * np.cos(angle)
+    return out
+
+
+def test_turned_adjacent_is_the_right_answer():
+    assert check_partial_rope(_turned_adjacent)
 
 
 def test_partial_checker_accepts_right_answers_and_float32():
@@ -273,6 +336,11 @@ def test_partial_checker_accepts_right_answers_and_float32():
         (lambda x, t, r, b: x.copy(), "nothing turned"),
         (lambda x, t, r, b: _partial(x, t, r, 10000.0), "base"),
         (lambda x, t, r, b: _partial(x, t, r, b) + 1.0, "unchanged"),
+        (lambda x, t, r, b: _gptneox_partial(x, t, r, b), "split-halves"),
+        (lambda x, t, r, b: _turned_adjacent(x, t, r, b, sign=-1.0), "clockwise"),
+        (lambda x, t, r, b: _turned_adjacent(x, t + 1, r, b), "off by one (you turned by m + 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, t - 1, r, b), "off by one (you turned by m − 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, 2 * t, r, b), "not RoPE of width rotary_dim"),
     ],
 )
 def test_partial_checker_names_each_slip(answer, phrase):

@@ -25,6 +25,7 @@ from pe_helpers.rope_scaling import (
     rotations_in_context,
     yarn_correction_range,
 )
+from pe_helpers.rope_variants import p_rope_frequencies
 
 LLAMA31 = {
     "rope_type": "llama3",
@@ -204,6 +205,50 @@ def test_partial_rotary_factor_shortens_the_spectrum():
     inv, _ = rope_frequencies(params, 128)
     assert rotary_dim(params, 128) == 64 and inv.shape == (32,)
     np.testing.assert_allclose(inv, default_frequencies(10000.0, 64) / 2, rtol=1e-15)
+
+
+#: transformers' Gemma 4 default for its full-attention layers (configuration_gemma4.py).
+GEMMA4_FULL = {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1e6}
+
+
+def test_proportional_stops_the_slowest_pairs_of_the_whole_head():
+    inv, att = rope_frequencies(GEMMA4_FULL, 512)
+    assert inv.shape == (256,) and att == 1.0
+    assert rotary_dim(GEMMA4_FULL, 512) == 128
+    np.testing.assert_array_equal(inv[:64], default_frequencies(1e6, 512)[:64])
+    assert not inv[64:].any()
+    np.testing.assert_allclose(inv, p_rope_frequencies(512, 0.25, 1e6), rtol=1e-14, atol=0)
+    scaled, _ = rope_frequencies(dict(GEMMA4_FULL, factor=4.0), 512)
+    np.testing.assert_allclose(scaled, inv / 4.0, rtol=1e-15)
+
+
+def test_partial_rotary_factor_means_two_things():
+    """"default": the first dims turn over their own width; "proportional": the fast pairs."""
+    default, _ = rope_frequencies(dict(GEMMA4_FULL, rope_type="default"), 512)
+    proportional, _ = rope_frequencies(GEMMA4_FULL, 512)
+    np.testing.assert_array_equal(default, default_frequencies(1e6, 128))
+    assert default.shape == (64,) and proportional.shape == (256,)
+    slowest_default = 2 * np.pi / default[-1]
+    slowest_proportional = 2 * np.pi / proportional[63]
+    assert slowest_default > 4e6 and slowest_proportional < 200  # 5.1 million vs 188 tokens
+
+
+def test_proportional_ends_are_default_rope_and_no_rotation():
+    whole, _ = rope_frequencies(dict(GEMMA4_FULL, partial_rotary_factor=1.0), 64)
+    np.testing.assert_array_equal(whole, rope_frequencies({"rope_theta": 1e6}, 64)[0])
+    np.testing.assert_array_equal(whole, rope_frequencies({"rope_type": "proportional",
+                                                           "rope_theta": 1e6}, 64)[0])
+    none, _ = rope_frequencies(dict(GEMMA4_FULL, partial_rotary_factor=0.0), 64)
+    assert none.shape == (32,) and not none.any()
+    assert rotary_dim(dict(GEMMA4_FULL, partial_rotary_factor=0.0), 64) == 0
+    with pytest.raises(ValueError, match="partial_rotary_factor"):
+        rope_frequencies(dict(GEMMA4_FULL, rope_type="default", partial_rotary_factor=0.0), 64)
+    with pytest.raises(ValueError, match="partial_rotary_factor"):
+        rope_frequencies(dict(GEMMA4_FULL, partial_rotary_factor=-0.25), 64)
+    with pytest.raises(ValueError, match="factor"):
+        rope_frequencies(dict(GEMMA4_FULL, factor=0.0), 64)
+    with pytest.raises(ValueError, match="proportional"):
+        interpolation_weights(GEMMA4_FULL, 64)
 
 
 def test_old_type_key_and_default_theta():

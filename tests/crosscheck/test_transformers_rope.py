@@ -10,6 +10,11 @@ keeps the run to the imports it needs (torch and ``modeling_rope_utils``). trans
 "default" entry in ``ROPE_INIT_FUNCTIONS`` (each model class computes it); its "linear" function
 with ``factor`` 1 evaluates the same plain-RoPE expression, ``partial_rotary_factor`` included.
 
+"proportional" (Gemma 4's full-attention layers) reads ``partial_rotary_factor`` differently
+from "default": both readings are compared with transformers' own code (GPT-NeoX's
+``compute_default_rope_parameters``, the "proportional" init function, and Gemma 4's rotary
+embedding and rotation with its default config).
+
 Two comparisons:
 
 * as people run it: transformers computes in float32, so agreement is checked to rtol 1e-6 --
@@ -124,6 +129,11 @@ def random_case(rng: random.Random, rope_type: str):
     if rope_type == "llama3":
         params["low_freq_factor"] = rng.uniform(0.5, 2)
         params["high_freq_factor"] = params["low_freq_factor"] + rng.uniform(0.5, 6)
+    if rope_type == "proportional":
+        # always a fraction, 0 included (transformers: "a value in the range [0.0, 1.0)")
+        params["partial_rotary_factor"] = rng.choice([0.0, 0.125, 0.25, 0.5, 0.75, 1.0])
+        if rng.random() < 0.5:
+            params["factor"] = rng.uniform(1.0, 64.0)
     if rope_type == "longrope":
         pairs = rotary_dim(params, head_dim) // 2
         params["short_factor"] = [rng.uniform(1, 2) for _ in range(pairs)]
@@ -191,3 +201,62 @@ def test_random_config_matches_transformers(case):
     np.testing.assert_allclose(ours, theirs64.numpy(), rtol=rtol64, atol=0)
     assert math.isclose(our_factor, factor32, rel_tol=1e-12)
     assert math.isclose(our_factor, factor64, rel_tol=1e-12)
+
+
+# ------------------------------------------------------------ one field, two meanings
+
+
+def test_partial_rotary_factor_default_and_proportional_as_transformers_reads_them():
+    """``partial_rotary_factor`` 0.25 on a head of 512: the first 128 dims vs the fastest pairs."""
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+
+    block = {"rope_type": "default", "partial_rotary_factor": 0.25, "rope_theta": 1e6}
+    neox, _ = GPTNeoXRotaryEmbedding.compute_default_rope_parameters(RopeConfig(block, 512, 8192))
+    ours, _ = rope_frequencies(block, 512)
+    assert neox.shape == ours.shape == (64,)
+    np.testing.assert_allclose(ours, neox.double().numpy(), rtol=1e-6, atol=0)
+
+    block = dict(block, rope_type="proportional")
+    theirs, factor = transformers_frequencies(block, 512, 8192)
+    ours, our_factor = rope_frequencies(block, 512)
+    assert theirs.shape == ours.shape == (256,) and factor == our_factor == 1.0
+    np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=1e-6, atol=0)
+    assert int((theirs == 0).sum()) == int((ours == 0).sum()) == 192
+
+
+def test_gemma4_default_config_frequencies_and_rotation():
+    """Gemma 4's two layer types as transformers builds them, and the rotation it applies."""
+    from transformers.models.gemma4.configuration_gemma4 import Gemma4TextConfig
+    from transformers.models.gemma4.modeling_gemma4 import (
+        Gemma4TextRotaryEmbedding,
+        apply_rotary_pos_emb,
+    )
+
+    from pe_helpers.rope_variants import apply_p_rope
+
+    config = Gemma4TextConfig()
+    embedding = Gemma4TextRotaryEmbedding(config)
+    for layer_type, rope_type in (("full_attention", "proportional"),
+                                  ("sliding_attention", "default")):  # fmt: skip
+        block = config.rope_parameters[layer_type]
+        head_dim = config.per_layer_config[layer_type].head_dim
+        assert block["rope_type"] == rope_type
+        theirs = getattr(embedding, f"{layer_type}_inv_freq")
+        ours, _ = rope_frequencies(block, head_dim)
+        np.testing.assert_allclose(ours, theirs.double().numpy(), rtol=1e-6, atol=0)
+
+    full = config.rope_parameters["full_attention"]
+    head_dim = config.per_layer_config["full_attention"].head_dim
+    x = torch.randn(1, 4, head_dim, generator=torch.Generator().manual_seed(0))
+    positions = [0, 3, 40, 500]
+    cos, sin = embedding(x, torch.tensor([positions]), "full_attention")
+    theirs = apply_rotary_pos_emb(x[:, None], cos, sin)[0, 0].double().numpy()
+    ours = apply_p_rope(x[0].double().numpy(), positions, full["partial_rotary_factor"],
+                        full["rope_theta"], pairing="halves")  # fmt: skip
+    # float32 angles: position * inv_freq rounded to about 500 * 2**-24 radians
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-4)
+    unmoved = (theirs == x[0].double().numpy()).all(axis=0)
+    assert np.array_equal(unmoved, (ours == x[0].double().numpy()).all(axis=0))
+    rotated = np.flatnonzero(~unmoved)  # rotate_half pairs dim i with i + head_dim / 2
+    quarter = head_dim // 8  # int(0.25 * 512 // 2) = 64 turning pairs
+    assert rotated.tolist() == [*range(quarter), *range(head_dim // 2, head_dim // 2 + quarter)]

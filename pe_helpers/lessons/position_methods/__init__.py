@@ -6,7 +6,9 @@ method keep, drop or replace?); the bench is lesson 08's trainer (same model, sa
 same test past the training length). The maths of ALiBi and T5's buckets is general and
 lives in :mod:`pe_helpers.biases`; what only this lesson needs is here:
 
-* the map: :data:`POSITION_MAP` (each method's four terms, with its source) and
+* the map: :data:`POSITION_MAP` (each method's four terms, with its source),
+  :func:`term_kind` and :func:`map_kind` (what a term's formula and a whole row say the
+  scores depend on, to hold against the roles and the measurements) and
   :func:`plot_position_map`;
 * measurements on the trainer's models: :func:`same_token_scores` (the scores of a sequence
   of one repeated token, so only position can make them differ), :func:`method_properties`
@@ -44,12 +46,14 @@ from .maths import (
     entry_key,
     format_bench,
     last_query_attention,
+    map_kind,
     method_properties,
     mystery_matrices,
     run_bench,
     same_token_scores,
     seed_range,
     t5_table_facts,
+    term_kind,
 )
 from .maths import MAX_MODELS as MAX_MODELS
 from .maths import MAX_POSITIONS as MAX_POSITIONS
@@ -75,6 +79,7 @@ __all__ = [
     "entry_key",
     "format_bench",
     "last_query_attention",
+    "map_kind",
     "method_properties",
     "mystery_matrices",
     "plot_bench",
@@ -84,4 +89,5 @@ __all__ = [
     "same_token_scores",
     "seed_range",
     "t5_table_facts",
+    "term_kind",
 ]

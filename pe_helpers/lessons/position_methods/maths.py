@@ -5,6 +5,7 @@ See :mod:`pe_helpers.lessons.position_methods` for the lesson's overview.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -73,6 +74,55 @@ POSITION_MAP: tuple[MapEntry, ...] = (
     MapEntry("NoPE", "Kazemnejad et al. 2023", ("eᵢWeⱼ", "—", "—", "—"),
              ("content only", _GONE, _GONE, _GONE), "none"),
 )
+
+
+#: An absolute position vector in a formula (pᵢ, pⱼ), and an offset or a relative index
+#: (i − j, j − i, DeBERTa's δ(i, j)).
+_ABSOLUTE_SYMBOL = re.compile(r"p[ᵢⱼ]")
+_RELATIVE_SYMBOL = re.compile(r"[ij] ?− ?[ij]|δ\(")
+
+
+def term_kind(formula: str) -> str:
+    """What a term of the map depends on, read from the symbols of its formula alone.
+
+    "dropped" for "—"; "absolute" if it holds an absolute position vector (``pᵢ`` or
+    ``pⱼ``); "relative" if it holds an offset (``i − j``, ``j − i``) or DeBERTa's relative
+    index ``δ(i, j)``; otherwise "content only". The coarse part of each role in
+    :data:`POSITION_MAP` (before the comma) must agree with it.
+
+    Examples
+    --------
+    >>> [term_kind(f) for f in ("eᵢWeⱼ", "eᵢWpⱼ", "b_h[bucket(j−i)]", "—")]
+    ['content only', 'absolute', 'relative', 'dropped']
+    """
+    if not isinstance(formula, str):
+        raise TypeError(f"formula must be a string, got {_show(formula)}")
+    if formula.strip() == "—":
+        return "dropped"
+    if _ABSOLUTE_SYMBOL.search(formula):
+        return "absolute"
+    if _RELATIVE_SYMBOL.search(formula):
+        return "relative"
+    return "content only"
+
+
+def map_kind(entry: MapEntry) -> str:
+    """What the map says a method's scores depend on, as :func:`method_properties` measures it.
+
+    "absolute" if any term is absolute, else "relative" if any term is relative, else "none"
+    (only content–content is left).
+
+    Examples
+    --------
+    >>> [map_kind(e) for e in POSITION_MAP if e.name in ("TUPE-A", "RoPE", "NoPE")]
+    ['absolute', 'relative', 'none']
+    """
+    if not isinstance(entry, MapEntry):
+        raise TypeError(f"entry must be a MapEntry of POSITION_MAP, got {_show(entry)}")
+    coarse = [role.split(",")[0] for role in entry.roles]
+    if "absolute" in coarse:
+        return "absolute"
+    return "relative" if "relative" in coarse else "none"
 
 
 # --- measurements on the trainer's models ----------------------------------------------------

@@ -7,11 +7,14 @@ general maths in :mod:`pe_helpers.rope_variants`; what only this lesson needs li
 * :data:`PUBLISHED_SETTINGS` — the values the lesson teaches, each with where it was read;
 * measurements: :func:`position_scores` (one query and one key placed at many
   positions), :func:`patch_scores` and :func:`relative_2d_deviation` (multimodal RoPE on
-  an image grid), :func:`nope_layers` (which layers of a hybrid stack have no RoPE);
+  an image grid), :func:`nope_layers` (which layers of a hybrid stack have no RoPE),
+  :func:`nope_query_scale` (Llama 4's query temperature in those layers) and
+  :func:`top_key_weight` (what a softmax over many keys leaves the best one);
 * figures: :class:`MropeScoreMap` (the score of one query patch against every patch,
-  under sliders for the grid, the sections and the query patch) and
-  :func:`plot_turning_pairs` (which pairs turn, and how fast, under RoPE, partial
-  rotation and p-RoPE);
+  under sliders for the grid, the sections and the query patch),
+  :func:`plot_nope_temperature` (the best key's weight over the context length, with and
+  without that temperature) and :func:`plot_turning_pairs` (which pairs turn, and how
+  fast, under RoPE, partial rotation and p-RoPE);
 * the exercise checkers :func:`check_partial_rope`, :func:`check_mla_cache` and
   :func:`check_mrope_ids`.
 """
@@ -19,19 +22,25 @@ general maths in :mod:`pe_helpers.rope_variants`; what only this lesson needs li
 from __future__ import annotations
 
 from .exercises import check_mla_cache, check_mrope_ids, check_partial_rope
-from .figures import MropeScoreMap, plot_turning_pairs
+from .figures import MropeScoreMap, plot_nope_temperature, plot_turning_pairs
 from .maths import (
+    LLAMA4_ATTN_SCALE,
+    LLAMA4_FLOOR_SCALE,
     MAX_GRID_SIDE,
     MAX_POSITIONS,
     PUBLISHED_SETTINGS,
     PublishedSetting,
     nope_layers,
+    nope_query_scale,
     patch_scores,
     position_scores,
     relative_2d_deviation,
+    top_key_weight,
 )
 
 __all__ = [
+    "LLAMA4_ATTN_SCALE",
+    "LLAMA4_FLOOR_SCALE",
     "MAX_GRID_SIDE",
     "MAX_POSITIONS",
     "PUBLISHED_SETTINGS",
@@ -41,8 +50,11 @@ __all__ = [
     "check_mrope_ids",
     "check_partial_rope",
     "nope_layers",
+    "nope_query_scale",
     "patch_scores",
+    "plot_nope_temperature",
     "plot_turning_pairs",
     "position_scores",
     "relative_2d_deviation",
+    "top_key_weight",
 ]

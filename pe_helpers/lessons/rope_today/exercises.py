@@ -86,6 +86,31 @@ def _partial_slip(
         return "nothing turned: the first rotary_dim columns must be rotated by their positions."
     if not close(got[:, r:], x[:, r:], scale=scale):
         return "the columns after rotary_dim must come back unchanged."
+
+    def rotated(part: np.ndarray) -> np.ndarray:
+        out = x.copy()
+        out[:, :r] = part
+        return out
+
+    head = x[:, :r]
+    if same(rotated(apply_rope(head, positions, base, "halves"))):
+        return (
+            "you paired column i with column i + rotary_dim/2 (the split-halves layout, "
+            "rotate_half): here the pairs are adjacent, columns (2k, 2k + 1), as apply_rope "
+            "pairs them by default."
+        )
+    if same(rotated(apply_rope(head, -positions, base))):
+        return (
+            "you turned each pair clockwise, by −m·θ: RoPE turns it by +m·θ, so the first "
+            "column of a pair becomes x cos(mθ) − y sin(mθ). Check the signs of the sine terms."
+        )
+    for shift in (1.0, -1.0):
+        if same(rotated(apply_rope(head, positions + shift, base))):
+            return (
+                f"your positions are off by one (you turned by {'m + 1' if shift > 0 else 'm − 1'}"
+                "): the token at position m turns by m·θ, and the one at position 0 not at "
+                "all. Use the positions as given."
+            )
     return "the first rotary_dim columns are not RoPE of width rotary_dim at these positions."
 
 

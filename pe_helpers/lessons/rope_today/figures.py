@@ -11,12 +11,12 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from ..._docs import fill_doc
-from ..._validate import check_base, check_int
+from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
 from ...figures import course_style, new_axes
 from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import p_rope_frequencies, rotary_dim
-from .maths import patch_scores
+from .maths import nope_query_scale, patch_scores, top_key_weight
 
 # --- figures -------------------------------------------------------------------------------------
 
@@ -28,8 +28,10 @@ def plot_turning_pairs(
 ) -> Axes:
     """Frequency of each pair under RoPE, partial rotation and p-RoPE with the same fraction.
 
-    Pairs that never turn (the unrotated part of partial rotation, the stopped pairs of
-    p-RoPE) are marked along the bottom edge.
+    The same ``partial_rotary_factor`` read the two ways transformers reads it: partial
+    rotation under ``rope_type="default"``, p-RoPE under ``"proportional"``. Pairs that never
+    turn (the unrotated part of partial rotation, the stopped pairs of p-RoPE) are marked
+    along the bottom edge.
 
     Parameters
     ----------
@@ -50,7 +52,7 @@ def plot_turning_pairs(
     --------
     >>> ax = plot_turning_pairs(16, 0.5)
     >>> [line.get_label() for line in ax.lines][:3]
-    ['RoPE', 'partial rotation (0.5)', 'p-RoPE (p = 0.5)']
+    ['RoPE', 'partial rotation ("default", 0.5)', 'p-RoPE ("proportional", 0.5)']
     """
     head_dim = check_int("head_dim", head_dim, minimum=2, maximum=1024)
     base = check_base(base)
@@ -65,8 +67,9 @@ def plot_turning_pairs(
     floor = float(full.min()) / 10
     for values, label, style in (
         (full, "RoPE", {"color": "C0", "linewidth": 7, "alpha": 0.3}),
-        (partial, f"partial rotation ({fraction:g})", {"color": "C1", "linestyle": "--"}),
-        (p_rope, f"p-RoPE (p = {fraction:g})", {"color": "C2", "linestyle": ":"}),
+        (partial, f'partial rotation ("default", {fraction:g})',
+         {"color": "C1", "linestyle": "--"}),
+        (p_rope, f'p-RoPE ("proportional", {fraction:g})', {"color": "C2", "linestyle": ":"}),
     ):
         ax.plot(pairs, np.where(values > 0, values, np.nan), label=label, **style)
     for values, colour, marker, height, label in (
@@ -79,6 +82,57 @@ def plot_turning_pairs(
     ax.set_xlabel("pair k (0 = fastest)")
     ax.set_ylabel("frequency (radians per position)")
     ax.set_title(f"Which pairs turn: head of {head_dim}, fraction {fraction:g}")
+    ax.legend(loc="lower left")
+    return ax
+
+
+@fill_doc
+@course_style
+def plot_nope_temperature(
+    margin: float = 9.0, max_keys: int = 2**21, ax: Axes | None = None
+) -> Axes:
+    """Weight of the best key in a NoPE layer as the context grows, with and without Llama 4's
+    query temperature.
+
+    The query at position ``n - 1`` sees ``n`` keys; one of them scores ``margin`` above the
+    others, which all score the same. Without the temperature its softmax weight is
+    :func:`~pe_helpers.lessons.rope_today.top_key_weight` ``(n, margin)``; Llama 4 multiplies
+    the query, so the margin, by :func:`~pe_helpers.lessons.rope_today.nope_query_scale`
+    ``(n - 1)``. The dotted line marks 8,192 keys, where the temperature starts.
+
+    Parameters
+    ----------
+    margin : float, default 9.0
+        Score of the best key above the others, > 0.
+    max_keys : int, default 2**21
+        Longest context drawn, 2 to 2**24.
+    {ax}
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.lines``: without the temperature, with it, then the 8,192 marker.
+
+    Examples
+    --------
+    >>> ax = plot_nope_temperature(margin=5.0, max_keys=2**16)
+    >>> [line.get_label() for line in ax.lines][:2]
+    ['no temperature', 'Llama 4 temperature']
+    """
+    margin = check_real("margin", margin, positive=True)
+    max_keys = check_int("max_keys", max_keys, minimum=2, maximum=2**24)
+    keys = np.unique(np.geomspace(1, max_keys, 600).round())
+    scale = nope_query_scale(keys - 1)
+    ax = new_axes(ax)
+    ax.plot(keys, top_key_weight(keys, margin), color="C0", label="no temperature")
+    ax.plot(keys, top_key_weight(keys, margin * scale), color="C1",
+            label="Llama 4 temperature")  # fmt: skip
+    ax.axvline(8192, color="0.5", linestyle=":", label="8,192 keys")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("keys the query sees (its position + 1)")
+    ax.set_ylabel("softmax weight of the best key")
+    ax.set_title(f"A NoPE layer, best key {margin:g} above the rest")
     ax.legend(loc="lower left")
     return ax
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_int
+from ..._validate import check_array, check_int, check_real
 from ...rope_variants import apply_mrope, mrope_position_ids
 
 #: Most positions :func:`position_scores` places a query and a key at.
@@ -53,7 +53,8 @@ PUBLISHED_SETTINGS: tuple[PublishedSetting, ...] = (
         "Qwen2-VL-7B",
         "mrope_section (head 3584 / 28 = 128)",
         "(16, 24, 24) pairs for (t, h, w)",
-        "Qwen's config.json; transformers qwen2_vl apply_multimodal_rotary_pos_emb",
+        "Qwen/Qwen2-VL-7B-Instruct config.json; transformers qwen2_vl "
+        "Qwen2VLRotaryEmbedding.recomposition_frequencies",
     ),
     PublishedSetting(
         "SmolLM3-3B",
@@ -68,12 +69,24 @@ PUBLISHED_SETTINGS: tuple[PublishedSetting, ...] = (
         "meta-llama/llama-models models/llama4/model.py; transformers configuration_llama4.py",
     ),
     PublishedSetting(
-        "p-RoPE",
-        "keep fraction p",
-        "fastest p of the pairs turn, the rest never",
-        "Barbero et al. 2024 (arXiv 2410.06205), appendix code; google-deepmind/gemma",
+        "Llama 4",
+        "attn_temperature_tuning (NoPE layers)",
+        "on, floor_scale 8192, attn_scale 0.1 (transformers defaults)",
+        "transformers configuration_llama4.py defaults; modeling_llama4.py Llama4TextAttention",
+    ),
+    PublishedSetting(
+        "Gemma 4",
+        "rope_type, partial_rotary_factor",
+        '"proportional", 0.25, head 512 in full attention (transformers defaults)',
+        "transformers configuration_gemma4.py defaults; modeling_rope_utils.py "
+        "_compute_proportional_rope_parameters (p-RoPE: Barbero et al. 2024, arXiv 2410.06205)",
     ),
 )
+
+#: Llama 4's defaults for the query temperature of its NoPE layers (transformers'
+#: ``Llama4TextConfig``: ``floor_scale`` 8192, ``attn_scale`` 0.1).
+LLAMA4_FLOOR_SCALE = 8192
+LLAMA4_ATTN_SCALE = 0.1
 
 
 # --- measurements -------------------------------------------------------------------------------
@@ -243,3 +256,75 @@ def nope_layers(num_layers: int, interval: int) -> list[int]:
     num_layers = check_int("num_layers", num_layers, minimum=1, maximum=1000)
     interval = check_int("interval", interval, minimum=1)
     return [layer for layer in range(num_layers) if (layer + 1) % interval == 0]
+
+
+def nope_query_scale(
+    positions: ArrayLike,
+    floor_scale: int = LLAMA4_FLOOR_SCALE,
+    attn_scale: float = LLAMA4_ATTN_SCALE,
+) -> np.ndarray:
+    """Llama 4's temperature for the query at each position of a NoPE layer.
+
+    ``s(t) = attn_scale * ln(floor((t + 1) / floor_scale) + 1) + 1``, as transformers'
+    ``Llama4TextAttention`` computes it when ``attn_temperature_tuning`` is on (``torch.log1p``
+    of the floor); the query at position ``t`` (from 0) is multiplied by ``s(t)``, so every
+    score it makes is too. ``s`` is 1 for the first ``floor_scale - 1`` positions and then
+    grows by steps, about logarithmically in ``t``.
+
+    Parameters
+    ----------
+    positions : array_like
+        Positions from 0, finite and >= 0.
+    floor_scale : int, default 8192
+        Tokens per step of the floor, >= 1.
+    attn_scale : float, default 0.1
+        Strength of the temperature, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, the shape of ``positions``.
+
+    Examples
+    --------
+    >>> nope_query_scale([0, 8190, 8191]).round(4).tolist()  # ⌊(t + 1) / 8192⌋ = 0, 0, 1
+    [1.0, 1.0, 1.0693]
+    """
+    t = check_array("positions", positions, min_ndim=0).astype(np.float64)
+    if np.any(t < 0):
+        raise ValueError("positions must be >= 0 (they count from 0)")
+    steps = check_int("floor_scale", floor_scale, minimum=1)
+    strength = check_real("attn_scale", attn_scale)
+    if strength < 0:
+        raise ValueError(f"attn_scale must be >= 0, got {strength}")
+    return np.log1p(np.floor((t + 1.0) / steps)) * strength + 1.0
+
+
+def top_key_weight(n_keys: ArrayLike, margin: ArrayLike) -> np.ndarray:
+    """Softmax weight of one key whose score is ``margin`` above ``n_keys - 1`` equal others.
+
+    ``1 / (1 + (n - 1) exp(-margin))``: the weight of the best key fades as the number of
+    keys grows, unless its margin grows too.
+
+    Parameters
+    ----------
+    n_keys : array_like
+        Number of keys, >= 1.
+    margin : array_like
+        Score of the top key minus that of every other key; broadcasts with ``n_keys``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 in ``(0, 1]``.
+
+    Examples
+    --------
+    >>> top_key_weight([1, 2], 0.0).tolist()
+    [1.0, 0.5]
+    """
+    n = check_array("n_keys", n_keys, min_ndim=0).astype(np.float64)
+    if np.any(n < 1):
+        raise ValueError("n_keys must be >= 1")
+    gap = check_array("margin", margin, min_ndim=0).astype(np.float64)
+    return 1.0 / (1.0 + (n - 1.0) * np.exp(-gap))
