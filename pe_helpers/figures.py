@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar
@@ -144,13 +145,15 @@ def draw_inline_once() -> None:
     """Set IPython's inline backend up so that each figure is drawn once, as laid out.
 
     Two passes are dropped. After every cell, pyplot redraws each open figure in interactive
-    mode (its ``post_execute`` hook) just before the inline backend draws the same figure
-    again to make the PNG it shows, so every figure was drawn twice. And the inline backend
-    saves with ``bbox_inches="tight"``, which lays the figure out once more only to trim its
-    margins; course figures are laid out already (constrained layout), so the trim changes a
-    few pixels of margin. Every course notebook calls this in its set-up lines (written by
-    ``scripts/navigation.py``); outside an IPython kernel with the inline backend it does
-    nothing.
+    mode (the display hook it installs in the shell) just before the inline backend draws the
+    same figure again to make the PNG it shows, so every figure was drawn twice. And the
+    inline backend saves with ``bbox_inches="tight"``, which lays the figure out once more
+    only to trim its margins; course figures are laid out already (constrained layout), so
+    the trim changes a few pixels of margin. Both are public settings: pyplot's
+    ``uninstall_repl_displayhook`` (``plt.ion()`` installs the hook again) and the inline
+    backend's ``print_figure_kwargs``. Every course notebook calls this in its set-up lines
+    (written by ``scripts/navigation.py``); outside an IPython kernel with the inline backend
+    it does nothing.
 
     Examples
     --------
@@ -163,15 +166,16 @@ def draw_inline_once() -> None:
     shell = get_ipython()
     if shell is None or "inline" not in mpl.get_backend():
         return
+    # Loading the backend connects pyplot to the shell (its display hook): done first, so
+    # that nothing installs the hook again after it is removed below.
+    importlib.import_module("matplotlib_inline.backend_inline")
     from matplotlib_inline.config import InlineBackend
 
     config = InlineBackend.instance(parent=shell)
     # Assigning the trait re-registers the PNG formatter with the new keywords.
     config.print_figure_kwargs = {**config.print_figure_kwargs, "bbox_inches": None}
     # The inline backend shows (draws) and closes every figure after each cell by itself.
-    redraw = getattr(plt, "_draw_all_if_interactive", None)
-    if redraw in shell.events.callbacks["post_execute"]:
-        shell.events.unregister("post_execute", redraw)
+    plt.uninstall_repl_displayhook()
 
 
 def active_rc() -> dict:

@@ -49,47 +49,55 @@ if TYPE_CHECKING:
     from .views import InteractiveView
 
 __all__ = [
+    "MAX_TOGGLE_OPTIONS",
     "WIDGET_DPI",
     "Control",
     "Layout",
     "LiveFigure",
+    "choice_control",
     "even_control",
     "float_control",
     "int_control",
-    "live_figures",
     "log_control",
+    "registered_figures",
     "side_by_side",
     "snapshot",
 ]
 
 #: Resolution of live pictures: sharp on a projector, cheap to redraw.
 WIDGET_DPI = 80
+#: Most options a choice shows as a row of buttons; a longer choice is a drop-down list.
+MAX_TOGGLE_OPTIONS = 4
 
 
 @dataclass(frozen=True)
 class Control:
-    """One slider of a live figure: its label, default and range, checked in one place.
+    """One control of a live figure: its label, default and range, checked in one place.
 
-    Use the factories :func:`int_control`, :func:`even_control`, :func:`float_control`
-    and :func:`log_control` rather than this class directly.
+    Use the factories :func:`int_control`, :func:`even_control`, :func:`float_control`,
+    :func:`log_control` and :func:`choice_control` rather than this class directly.
 
     Attributes
     ----------
     label : str
-        Text left of the slider.
-    default, minimum, maximum, step : float
-        Start value, range and step (for ``"log"``: the value range, step in decades).
-    kind : {"int", "even", "float", "log"}
+        Text left of the slider (or of the buttons).
+    default, minimum, maximum, step : float, or str for a choice
+        Start value, range and step (for ``"log"``: the value range, step in decades; for
+        ``"choice"``: the default name, the first and the last option, step 1).
+    kind : {"int", "even", "float", "log", "choice"}
+    options : tuple of str
+        The names a ``"choice"`` picks from, in the order shown; empty for a slider.
     """
 
     label: str
-    default: float
-    minimum: float
-    maximum: float
+    default: float | str
+    minimum: float | str
+    maximum: float | str
     step: float
     kind: str
+    options: tuple[str, ...] = ()
 
-    def check(self, name: str, value: object) -> float | int:
+    def check(self, name: str, value: object) -> float | int | str:
         """Return ``value`` if it suits this control, else raise naming ``name``.
 
         Examples
@@ -98,7 +106,18 @@ class Control:
         Traceback (most recent call last):
         ...
         ValueError: n_steps must lie in [1, 10], got 11
+        >>> choice_control("dtype", ("float32", "float16"), "float32").check("dtype", "int8")
+        Traceback (most recent call last):
+        ...
+        ValueError: dtype must be one of 'float32', 'float16', got 'int8'
         """
+        if self.kind == "choice":
+            names = ", ".join(map(repr, self.options))
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a name, one of {names}, got {_show(value)}")
+            if value not in self.options:
+                raise ValueError(f"{name} must be one of {names}, got {value!r}")
+            return str(value)
         integral = self.kind in ("int", "even")
         if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, numbers.Integral if integral else numbers.Real
@@ -114,10 +133,22 @@ class Control:
         return value
 
     def widget(self, name: str, value: object) -> widgets.ValueWidget:
-        """A slider for this control, starting at ``value`` (checked first)."""
+        """A slider (for a choice: buttons or a drop-down list) starting at ``value``, checked."""
         import ipywidgets as widgets
 
         value = self.check(name, value)
+        if self.kind == "choice":
+            if len(self.options) > MAX_TOGGLE_OPTIONS:
+                choice, layout = widgets.Dropdown, widgets.Layout()
+            else:  # a row: the label left of the buttons, as a slider's is (not above them)
+                choice, layout = widgets.ToggleButtons, widgets.Layout(display="flex")
+            return choice(
+                options=list(self.options),
+                value=value,
+                description=self.label,
+                style={"description_width": "initial"},
+                layout=layout,
+            )
         style = {
             "description": self.label,
             "continuous_update": True,
@@ -199,6 +230,58 @@ def log_control(
     if not minimum > 0:
         raise ValueError(f"control {label!r}: a log slider needs minimum > 0, got {minimum}")
     return _control(label, float(default), float(minimum), float(maximum), float(step), "log")
+
+
+def choice_control(label: str, options: Sequence[str], default: str) -> Control:
+    """A choice's definition: one of a few names, picked by name (a method, a dtype, a preset).
+
+    Parameters
+    ----------
+    label : str
+        Text left of the choice, non-empty.
+    options : sequence of str
+        Two or more distinct, non-empty names, in the order shown. The value a figure
+        receives is the name itself.
+    default : str
+        The name picked at the start, one of ``options``.
+
+    Returns
+    -------
+    Control
+        Of kind ``"choice"``. Its widget is a row of ``ipywidgets.ToggleButtons`` for up to
+        :data:`MAX_TOGGLE_OPTIONS` options, an ``ipywidgets.Dropdown`` for more.
+
+    Examples
+    --------
+    >>> dtype = choice_control("dtype", ("float64", "float32", "bfloat16"), "float32")
+    >>> buttons = dtype.widget("dtype", "bfloat16")
+    >>> type(buttons).__name__, buttons.options, buttons.value
+    ('ToggleButtons', ('float64', 'float32', 'bfloat16'), 'bfloat16')
+    >>> choice_control("dtype", ("float64", "float32"), "float8")
+    Traceback (most recent call last):
+    ...
+    ValueError: control 'dtype': default must be one of 'float64', 'float32', got 'float8'
+    """
+    if not isinstance(label, str) or not label.strip():
+        raise TypeError(f"a choice's label must be a non-empty str, got {_show(label)}")
+    if isinstance(options, str) or not isinstance(options, Sequence):
+        raise TypeError(f"control {label!r}: options must be a sequence of names, got "
+                        f"{_show(options)}")
+    options = tuple(options)
+    bad = [o for o in options if not isinstance(o, str) or not o.strip()]
+    if bad:
+        raise TypeError(f"control {label!r}: every option must be a non-empty str, got "
+                        f"{_show(bad[0])}")
+    options = tuple(map(str, options))
+    if len(options) < 2 or len(set(options)) < len(options):
+        raise ValueError(f"control {label!r}: options must be two or more distinct names, got "
+                         f"{_show(list(options))}")
+    control = Control(label, default, options[0], options[-1], 1, "choice", options)
+    try:
+        control.check("default", default)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"control {label!r}: {error}") from None
+    return control
 
 
 @dataclass(frozen=True)
@@ -349,11 +432,11 @@ class LiveFigure:
         raise NotImplementedError
 
     def moving(self, art: SimpleNamespace) -> list[Artist]:
-        """Artists a step may change while the limits of their Axes stay; default none.
+        """Artists a step may change while the limits of every Axes stay; default none.
 
-        Everything else must follow the limits: a step that keeps every limit redraws only
-        these (blitting), and any other keeps the pixels of each panel whose limits, axis
-        whose own limits and legend whose texts stayed. Without them every step redraws all.
+        Everything else must depend on the limits alone: a step whose limits are those of
+        the last full draw redraws only these, over a copy of that draw (blitting), and any
+        other step draws the whole figure. Without them every step draws everything.
         """
         return []
 
@@ -441,18 +524,20 @@ class LiveFigure:
         _OPEN_VIEWS[key] = weakref.ref(view)
 
 
-def live_figures() -> list[type[LiveFigure]]:
-    """Every live figure of the course (each lesson module imported first).
+def registered_figures() -> list[type[LiveFigure]]:
+    """Every :class:`LiveFigure` subclass defined so far, in definition order.
+
+    A subclass registers itself when it is defined; the course's own are listed by
+    :func:`pe_helpers.lessons.live_figures`, which imports every lesson first.
 
     Examples
     --------
-    >>> all(issubclass(f, LiveFigure) for f in live_figures())
+    >>> class Blank(LiveFigure):
+    ...     pass
+    >>> registered_figures()[-1] is Blank
     True
     """
-    from .lessons import lesson_modules
-
-    lesson_modules()
-    return [cls for cls in _LIVE_FIGURES if cls.__module__.startswith("pe_helpers.lessons.")]
+    return list(_LIVE_FIGURES)
 
 
 def snapshot(figure: Figure) -> list[dict]:

@@ -20,6 +20,7 @@ import pytest
 from pe_helpers import figures, grading, live, views
 from pe_helpers.attention import causal_mask
 from pe_helpers.figures import CLASSROOM_RC, COURSE_RC, OKABE_ITO, classroom_style, heatmap
+from pe_helpers.lessons import live_figures
 from pe_helpers.live import LiveFigure, float_control, int_control, snapshot
 
 
@@ -116,6 +117,91 @@ def test_slider_ranges_come_from_the_control():
     assert (log.min, log.max, log.value) == (1.0, 6.0, 1e4)
 
 
+def test_a_choice_is_picked_by_name_with_buttons_or_a_list():
+    import ipywidgets as widgets
+
+    dtypes = ("float64", "float32", "float16", "bfloat16")
+    control = live.choice_control("dtype", dtypes, "float32")
+    assert (control.kind, control.options, control.default) == ("choice", dtypes, "float32")
+    assert control.check("dtype", "bfloat16") == "bfloat16"
+    buttons = control.widget("dtype", "float16")
+    assert isinstance(buttons, widgets.ToggleButtons)
+    assert (buttons.options, buttons.value, buttons.description) == (dtypes, "float16", "dtype")
+    many = tuple(f"preset {i}" for i in range(live.MAX_TOGGLE_OPTIONS + 1))
+    menu = live.choice_control("preset", many, "preset 2").widget("preset", "preset 4")
+    assert isinstance(menu, widgets.Dropdown) and (menu.options, menu.value) == (many, "preset 4")
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        ("int8", ValueError, "dtype must be one of 'float64', 'float32', got 'int8'"),
+        ("Float32", ValueError, "dtype must be one of .*, got 'Float32'"),
+        (1, TypeError, "dtype must be a name, one of 'float64', 'float32', got 1"),
+        (None, TypeError, "dtype must be a name, .* got None"),
+    ],
+)
+def test_a_choice_refuses_other_names_naming_the_control_and_the_value(value, error, match):
+    control = live.choice_control("dtype", ("float64", "float32"), "float64")
+    with pytest.raises(error, match=match):
+        control.check("dtype", value)
+    with pytest.raises(error, match=match):
+        control.widget("dtype", value)
+
+
+@pytest.mark.parametrize(
+    ("label", "options", "default", "error", "match"),
+    [
+        ("", ("a", "b"), "a", TypeError, "label must be a non-empty str, got ''"),
+        (3, ("a", "b"), "a", TypeError, "label must be a non-empty str, got 3"),
+        ("m", "ab", "a", TypeError, "control 'm': options must be a sequence of names, got 'ab'"),
+        ("m", {"a", "b"}, "a", TypeError, "control 'm': options must be a sequence"),
+        ("m", ("a", 2), "a", TypeError, "control 'm': every option must be a non-empty str, got 2"),
+        ("m", ("a", " "), "a", TypeError, "control 'm': every option .* got ' '"),
+        ("m", ("a",), "a", ValueError, r"control 'm': options must be two or more distinct names"),
+        ("m", ("a", "a"), "a", ValueError, r"distinct names, got \['a', 'a'\]"),
+        ("m", ("a", "b"), "c", ValueError, "control 'm': default must be one of 'a', 'b', got 'c'"),
+        ("m", ("a", "b"), 0, TypeError, "control 'm': default must be a name, one of .* got 0"),
+    ],
+)
+def test_a_choice_definition_names_what_is_wrong(label, options, default, error, match):
+    with pytest.raises(error, match=match):
+        live.choice_control(label, options, default)
+
+
+class Wave(LiveFigure):
+    """A test figure with a choice: a wave's shape picked by name."""
+
+    controls = {"shape": live.choice_control("shape", ("sine", "square", "saw"), "sine")}
+
+    def build(self, axes):
+        (line,) = axes.plot([], [])
+        axes.set_xlim(0.0, 10.0)
+        axes.set_ylim(-1.1, 1.1)
+        return SimpleNamespace(axes=axes, line=line)
+
+    def update(self, art, shape):
+        t = np.linspace(0.0, 10.0, 200)
+        wave = {"sine": np.sin(t), "square": np.sign(np.sin(t)), "saw": t % 2 - 1}[shape]
+        art.line.set_data(t, wave)
+        art.axes.title.set_text(shape)
+
+    def moving(self, art):
+        return [art.line, art.axes.title]
+
+
+def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
+    view = Wave().view(shape="saw")
+    assert view.controls["shape"].value == "saw" and view.values() == {"shape": "saw"}
+    for shape in ("square", "sine", "saw"):
+        view.controls["shape"].value = shape
+        assert snapshot(view.figure) == snapshot(Wave().draw(shape=shape)), shape
+    assert (view.renders, view.blits, view.recalled) == (3, 2, 1)
+    with pytest.raises(ValueError, match="shape must be one of 'sine', 'square', 'saw', got 'tri'"):
+        Wave().draw(shape="tri")
+    view.close()
+
+
 # --- one definition, two forms -----------------------------------------------------------------
 def test_a_view_equals_the_static_figure_before_and_after_each_step():
     view = Sine().view()
@@ -172,45 +258,30 @@ def _is_a_full_redraw(view) -> bool:
     return view.image.value == picture
 
 
-def test_a_step_that_moves_one_panel_pastes_the_rest_and_gives_a_full_redraw():
+def test_a_step_that_moves_a_limit_draws_everything_and_one_that_keeps_them_blits():
     view = Panels().view()
-    view.controls["points"].value = 60  # the left x range moves
-    assert (view.blits, view.reused) == (0, 2)  # pasted: the right panel, the left y axis
-    assert _is_a_full_redraw(view)
+    view.controls["points"].value = 60  # the left x range moves: the whole figure is drawn
+    assert (view.renders, view.blits) == (2, 0)
+    assert _is_a_full_redraw(view)  # (a render too)
     view.controls["frequency"].value = 3.0  # every limit stays: blitted
-    assert (view.blits, view.reused) == (1, 2)
-    view.controls["points"].value = 40
-    assert view.reused == 4
+    assert (view.renders, view.blits) == (4, 1)
     assert _is_a_full_redraw(view)
-    assert snapshot(view.figure) == snapshot(Panels().draw(frequency=3.0, points=40))
+    view.controls["points"].value = 80  # the face turns grey with the limits: drawn, not blitted
+    assert (view.renders, view.blits) == (6, 1)
+    assert _is_a_full_redraw(view)
+    assert snapshot(view.figure) == snapshot(Panels().draw(frequency=3.0, points=80))
 
 
-def test_an_axis_drawn_on_a_step_places_its_ticks_once_and_looks_as_matplotlib_draws_it(
-    monkeypatch,
-):
+def test_a_view_replaces_no_method_of_any_artist():
+    # Public matplotlib only: a view draws each artist the way matplotlib does.
     view = Panels().view()
-    axis = view.figure.axes[0].xaxis
-    calls = []
-    place = type(axis)._update_ticks
-    monkeypatch.setattr(type(axis), "_update_ticks",
-                        lambda self: calls.append(self) or place(self))
-    view.controls["points"].value = 60  # the left x range moves: its x axis is drawn
-    assert calls.count(axis) == 1
-    assert _is_a_full_redraw(view)  # drawn the matplotlib way, titles placed again too
-    assert calls.count(axis) >= 3
-    assert "_update_ticks" not in vars(axis)  # the method is matplotlib's again
-
-
-def test_cached_pixels_are_pasted_only_over_the_pixels_they_were_drawn_over():
-    # Past 75 points the face turns grey: every cached draw outside the panels' white
-    # boxes now lies over other pixels and is drawn again; the legend, inside, is pasted.
-    view = Panels().view()
-    view.controls["points"].value = 80
-    assert view.reused == 1
-    assert _is_a_full_redraw(view)
-    view.controls["points"].value = 90  # grey under both: the right panel is pasted again
-    assert view.reused == 3
-    assert _is_a_full_redraw(view)
+    view.controls["points"].value = 60
+    view.controls["frequency"].value = 3.0
+    for ax in view.figure.axes:
+        for artist in (ax, ax.xaxis, ax.yaxis, ax.get_legend(), ax.title, *ax.lines):
+            if artist is not None:
+                assert not [name for name in vars(artist) if callable(vars(artist)[name])
+                            and name in dir(type(artist))], artist  # fmt: skip
 
 
 def test_a_step_back_to_values_already_drawn_shows_their_picture_without_drawing():
@@ -223,8 +294,8 @@ def test_a_step_back_to_values_already_drawn_shows_their_picture_without_drawing
     assert snapshot(view.figure) == snapshot(Sine().draw())  # the figure follows the values
     view.controls["frequency"].value = 2.0
     assert (view.renders, view.recalled) == (2, 2) and view.image.value == second
-    view.controls["frequency"].value = 3.0  # the canvas showed an older picture: drawn whole
-    assert (view.renders, view.blits) == (3, 1) and _is_a_full_redraw(view)
+    view.controls["frequency"].value = 3.0  # the limits of the last full draw: blitted
+    assert (view.renders, view.blits) == (3, 2) and _is_a_full_redraw(view)
 
 
 def test_a_view_keeps_its_latest_pictures_up_to_a_byte_budget(monkeypatch):
@@ -314,6 +385,30 @@ def test_a_figure_declaring_the_old_size_attributes_is_refused():
 
         class Old(Sine):
             figsize = (8.0, 3.0)
+
+
+def test_the_core_imports_no_lesson_and_finds_the_lessons_figures_without_the_notebooks(
+    monkeypatch, tmp_path
+):
+    code = (
+        "import sys, pe_helpers.figures, pe_helpers.grading, pe_helpers.live, pe_helpers.views\n"
+        "print(any(name.startswith('pe_helpers.lessons') for name in sys.modules))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        check=True,
+    )
+    assert run.stdout.split() == ["False"]
+    from pe_helpers import lessons
+
+    # An installed copy of the package: no notebooks beside it.
+    monkeypatch.setattr(lessons, "NOTEBOOKS", tmp_path / "notebooks")
+    assert {"AlibiHeads", "PEOverview"} <= {cls.__name__ for cls in lessons.live_figures()}
+    with pytest.raises(FileNotFoundError, match="a checkout of the course.*pass folder="):
+        lessons.lessons()
 
 
 def test_ipywidgets_is_loaded_with_the_first_slider_not_with_the_package():
@@ -583,34 +678,36 @@ def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_sl
 
 
 # --- every lesson figure -----------------------------------------------------------------------
-def _other_value(control):
-    """A value of ``control`` away from its default (its maximum, or minimum if that is it)."""
-    return control.minimum if control.default == control.maximum else control.maximum
+def _other_values(control) -> list:
+    """Values of ``control`` away from its default: every other option of a choice, else the
+    slider's maximum (or its minimum if the default is the maximum)."""
+    if control.kind == "choice":
+        return [option for option in control.options if option != control.default]
+    value = control.minimum if control.default == control.maximum else control.maximum
+    return [int(value) if control.kind in ("int", "even") else value]
 
 
-@pytest.mark.parametrize("figure_class", live.live_figures(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("figure_class", live_figures(), ids=lambda c: c.__name__)
 def test_every_live_view_equals_its_static_figure_at_every_step(figure_class):
     view = figure_class().view()
     assert snapshot(view.figure) == snapshot(figure_class().draw()), "first frame"
     values = dict(view.values())
     for name, control in figure_class.controls.items():
-        value = _other_value(control)
-        if control.kind in ("int", "even"):
-            value = int(value)
-        view.controls[name].value = value
-        values[name] = view.controls[name].value
-        assert snapshot(view.figure) == snapshot(figure_class().draw(**values)), name
+        for value in _other_values(control):
+            view.controls[name].value = value
+            values[name] = view.controls[name].value
+            assert snapshot(view.figure) == snapshot(figure_class().draw(**values)), (name, value)
     view.close()
 
 
-@pytest.mark.parametrize("figure_class", live.live_figures(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("figure_class", live_figures(), ids=lambda c: c.__name__)
 def test_every_live_view_pictures_each_step_as_a_full_redraw_would(figure_class):
-    # Each slider away and back: blitted, or drawn with the pixels of whatever stayed pasted;
-    # the picture must be the one a draw of every artist gives.
+    # Each control away (through every option of a choice) and back: blitted, drawn whole or
+    # recalled; the picture must be the one a draw of every artist gives.
     view = figure_class().view()
     for name, control in figure_class.controls.items():
-        for value in (_other_value(control), control.default):
-            view.controls[name].value = int(value) if control.kind in ("int", "even") else value
+        for value in (*_other_values(control), control.default):
+            view.controls[name].value = value
             assert _is_a_full_redraw(view), (name, value)
     view.close()
 

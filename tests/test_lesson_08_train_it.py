@@ -355,7 +355,7 @@ def test_the_extrapolation_figure_names_bad_arguments(tables, lengths, error, te
 
 
 def test_query_attention_shows_the_rows_and_the_accuracy_of_the_picked_model(small):
-    figure = QueryAttention(small).draw(length=12, query=9, method=3)
+    figure = QueryAttention(small).draw(length=12, query=9, method="rope_adjacent")
     row_ax, acc_ax = figure.axes
     assert row_ax.get_title() == "rope_adjacent: query 9 of 12 (answer at key 8)"
     rows = small["rope_adjacent"].attention(QueryAttention(small).tokens[:12])[:, 9]
@@ -383,13 +383,13 @@ def test_a_causal_models_predictions_on_prefixes_are_its_predictions_on_the_whol
 def test_query_attention_evaluates_a_non_causal_model_at_each_length(small):
     models = {name: model.replace(causal=False) for name, model in small.items()}
     figure = QueryAttention(models)
-    figure.draw(length=12, query=9, method=3)
+    figure.draw(length=12, query=9, method="rope_adjacent")
     expected = models["rope_adjacent"].accuracy(length=12, n_samples=128, per_position=True)
     assert np.allclose(figure._accuracy[("rope_adjacent", 12)][1:], expected[1:])
 
 
 def test_query_attention_says_when_the_learned_table_refuses(small):
-    figure = QueryAttention(small).draw(length=16, query=20, method=2)
+    figure = QueryAttention(small).draw(length=16, query=20, method="learned")
     row_ax, acc_ax = figure.axes
     assert "it refuses length 16" in row_ax.texts[0].get_text()
     assert row_ax.get_title() == "learned: query 15 of 16 (answer at key 14)"  # query clipped
@@ -399,9 +399,9 @@ def test_query_attention_says_when_the_learned_table_refuses(small):
 
 def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
     figure = QueryAttention(small)
-    view = figure.view(length=12, query=5, method=0)
+    view = figure.view(length=12, query=5, method="none")
     view.controls["query"].value = 9
-    view.controls["method"].value = 3
+    view.controls["method"].value = "rope_adjacent"
     assert view.blits == 2  # no axes limit moved
     view.controls["length"].value = 24
     assert view.blits == 2  # the x axes follow the length: a full redraw
@@ -409,6 +409,32 @@ def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
     assert snapshot(view.figure) == snapshot(QueryAttention(small).draw(**values))
     assert set(figure._accuracy) == {("none", None), ("rope_adjacent", None)}  # once per model
     view.close()
+
+
+def test_query_attention_picks_the_method_by_name(small):
+    control = QueryAttention.controls["method"]
+    methods = ("none", "sinusoidal", "learned", "rope_adjacent")
+    assert (control.kind, control.options, control.default) == ("choice", methods, "rope_adjacent")
+    backwards = dict(reversed(small.items()))  # any order of keys: the choice's order is kept
+    figure = QueryAttention(backwards)
+    assert figure.names == ["none", "sinusoidal", "learned", "rope_adjacent"]
+    view = figure.view(length=12, query=9)
+    buttons = view.controls["method"]
+    assert buttons.options == ("none", "sinusoidal", "learned", "rope_adjacent")
+    buttons.value = "sinusoidal"
+    assert view.figure.axes[0].get_title().startswith("sinusoidal: query 9 of 12")
+    view.close()
+
+
+@pytest.mark.parametrize("bad", ["rope", "RoPE", "alibi"])
+def test_query_attention_names_a_method_it_does_not_offer(small, bad):
+    names = "'none', 'sinusoidal', 'learned', 'rope_adjacent'"
+    with pytest.raises(ValueError, match=f"method must be one of {names}, got '{bad}'"):
+        QueryAttention(small).draw(method=bad)
+    with pytest.raises(ValueError, match=f"method must be one of {names}, got '{bad}'"):
+        QueryAttention(small).view(method=bad)
+    with pytest.raises(TypeError, match=f"method must be a name, one of {names}, got 3"):
+        QueryAttention(small).draw(method=3)  # the old slider's index
 
 
 def test_query_attention_default_is_the_lessons_copy_back_models():
@@ -421,11 +447,17 @@ def test_query_attention_default_is_the_lessons_copy_back_models():
 def test_query_attention_names_bad_arguments(small):
     with pytest.raises(TypeError, match="non-empty dict"):
         QueryAttention({})
-    with pytest.raises(ValueError, match="at most 4 models"):
+    keys = r"keyed \['none', 'sinusoidal', 'learned', 'rope_adjacent'\]"
+    with pytest.raises(ValueError, match=f"one model per method of the method choice, {keys}"):
         QueryAttention({str(i): small["none"] for i in range(5)})
+    with pytest.raises(ValueError, match=r"got keys \['none', 'learned'\]"):
+        QueryAttention({"none": small["none"], "learned": small["learned"]})
+    wrong = r"models\['learned'\] must be trained with method 'learned', got a 'rope_adjacent'"
+    with pytest.raises(ValueError, match=wrong):
+        QueryAttention(small | {"learned": small["rope_adjacent"]})
     other = train("token_at", "none", length=8, steps=2)
     with pytest.raises(ValueError, match="must share task"):
-        QueryAttention({"a": small["none"], "b": other})
+        QueryAttention(small | {"none": other})
     with pytest.raises(ValueError, match="n_samples must be at most 1024"):
         QueryAttention(small, n_samples=10**6)
     with pytest.raises(ValueError, match="query must lie"):

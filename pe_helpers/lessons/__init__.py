@@ -1,22 +1,30 @@
 """One module per lesson: its own helpers, figures, live views and exercise checkers.
 
 A lesson ``notebooks/NN_slug.ipynb`` imports its home ``pe_helpers.lessons.slug``
-(for example ``01_why_position`` → :mod:`pe_helpers.lessons.why_position`). The list
-of lessons is read from the notebook file names, once, here: navigation, tests and
-benchmarks all use :func:`lessons`.
+(for example ``01_why_position`` → :mod:`pe_helpers.lessons.why_position`). Two lists
+live here. The homes are the modules of this package, so :func:`lesson_modules` and
+:func:`live_figures` work wherever the package is installed. The lessons themselves are
+read from the notebook file names (:func:`lessons`: navigation, tests and benchmarks use
+it), and the notebooks are not part of the package: they are found in a checkout of the
+course, next to the package folder (:data:`NOTEBOOKS`), or in a folder passed by name.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 from pathlib import Path
 from types import ModuleType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons"]
+if TYPE_CHECKING:
+    from ..live import LiveFigure
 
-#: The course's notebook folder (the package is installed from the repository, editable).
+__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons", "live_figures"]
+
+#: Where a checkout of the course keeps its notebooks: beside the package folder. An
+#: installed copy of the package (a wheel, a hub's non-editable install) has no such folder.
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 _NAME = re.compile(r"^(\d\d)_([a-z0-9_]+)\.ipynb$")
@@ -32,21 +40,44 @@ class Lesson(NamedTuple):
     module: str | None
 
 
-def lessons(folder: Path | str = NOTEBOOKS) -> list[Lesson]:
+def lessons(folder: Path | str | None = None) -> list[Lesson]:
     """Every ``NN_slug.ipynb`` in ``folder``, in order, with its solutions and module.
 
-    ``module`` is the dotted name of the lesson's home in :mod:`pe_helpers.lessons`
-    (None for a notebook without one, such as the index); ``solutions`` the path of
-    ``solutions/NN_slug_solutions.ipynb`` (None when there is none).
+    Parameters
+    ----------
+    folder : path, optional
+        The course's notebooks folder. By default :data:`NOTEBOOKS`, which exists only in
+        a checkout of the course (the package installed from the repository, editable):
+        from anywhere else, pass the folder.
+
+    Returns
+    -------
+    list of Lesson
+        ``module`` is the dotted name of the lesson's home in :mod:`pe_helpers.lessons`
+        (None for a notebook without one, such as the index); ``solutions`` the path of
+        ``solutions/NN_slug_solutions.ipynb`` (None when there is none).
 
     Examples
     --------
     >>> [lesson.slug for lesson in lessons()][:2]
     ['index', 'why_position']
+    >>> lessons("no/such/folder")
+    Traceback (most recent call last):
+    ...
+    ValueError: folder must be the course's notebooks folder, got 'no/such/folder'
     """
+    if folder is None:
+        if not NOTEBOOKS.is_dir():
+            raise FileNotFoundError(
+                f"lessons() reads the notebooks of a checkout of the course, and this copy of "
+                f"pe_helpers has none beside it ({NOTEBOOKS}): pass folder=, the course's "
+                f"notebooks folder"
+            )
+        folder = NOTEBOOKS
     folder = Path(folder)
     if not folder.is_dir():
         raise ValueError(f"folder must be the course's notebooks folder, got {str(folder)!r}")
+    homes = _homes()
     found = []
     for path in sorted(folder.glob("*.ipynb")):
         match = _NAME.match(path.name)
@@ -54,21 +85,47 @@ def lessons(folder: Path | str = NOTEBOOKS) -> list[Lesson]:
             continue
         number, slug = int(match[1]), match[2]
         solutions = folder / "solutions" / f"{path.stem}_solutions.ipynb"
-        module = f"{__name__}.{slug}"
-        home = Path(__file__).parent
-        has_module = (home / f"{slug}.py").is_file() or (home / slug / "__init__.py").is_file()
         found.append(
             Lesson(
                 number,
                 slug,
                 path,
                 solutions if solutions.is_file() else None,
-                module if has_module else None,
+                f"{__name__}.{slug}" if slug in homes else None,
             )
         )
     return found
 
 
+def _homes() -> list[str]:
+    """The names of this package's modules: one home per lesson, slug by slug."""
+    return [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
+
+
 def lesson_modules() -> list[ModuleType]:
-    """Import and return every lesson's home module, in lesson order."""
-    return [importlib.import_module(lesson.module) for lesson in lessons() if lesson.module]
+    """Import and return every lesson's home (each module of this package), by name.
+
+    Examples
+    --------
+    >>> "pe_helpers.lessons.why_position" in [home.__name__ for home in lesson_modules()]
+    True
+    """
+    return [importlib.import_module(f"{__name__}.{name}") for name in _homes()]
+
+
+def live_figures() -> list[type[LiveFigure]]:
+    """Every live figure of the course: each lesson's home is imported, and registers its own.
+
+    Examples
+    --------
+    >>> from pe_helpers.live import LiveFigure
+    >>> figures = live_figures()
+    >>> all(issubclass(f, LiveFigure) for f in figures)
+    True
+    >>> "AlibiHeads" in [f.__name__ for f in figures]
+    True
+    """
+    from ..live import registered_figures
+
+    lesson_modules()
+    return [cls for cls in registered_figures() if cls.__module__.startswith(f"{__name__}.")]

@@ -10,6 +10,7 @@ angle caption), its figures (:class:`PairRotation` under sliders, and the static
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import ClassVar
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -20,7 +21,6 @@ from .._docs import fill_doc
 from .._validate import (
     check_array,
     check_base,
-    check_d_model,
     check_int,
     check_positions,
     check_real,
@@ -41,7 +41,6 @@ from ..grading import (
 from ..live import Layout, LiveFigure, float_control, int_control
 
 __all__ = [
-    "MAX_D_MODEL",
     "MAX_LABELLED_POSITIONS",
     "PairRotation",
     "check_rotation_angle",
@@ -52,8 +51,6 @@ __all__ = [
     "rotation_caption",
 ]
 
-#: Widest encoding the pair-rotation figure accepts (its k slider has d_model/2 steps).
-MAX_D_MODEL = 256
 #: Most positions the pair-rotation figure draws: each gets a label, and a step must stay fast.
 MAX_LABELLED_POSITIONS = 12
 #: Most positions :func:`pair_points` computes at once.
@@ -144,11 +141,11 @@ class PairRotation(LiveFigure):
     squares the same pair at ``t + Δ``, and a chord joins each dot to its square:
     every point turns clockwise by the same angle ``w_k Δ``.
 
+    The encoding is 16 wide (:attr:`d_model`): the k slider runs over its 8 pairs, 0 (the
+    fastest, ``w_0 = 1``) to 7 (the slowest), and is declared once, with the class.
+
     Parameters
     ----------
-    d_model : int, default 16
-        Width of the encoding (even, at most :data:`MAX_D_MODEL`); the k slider runs
-        from 0 to ``d_model/2 - 1``.
     base : float, default 10000.0
         Frequency base.
     positions : array_like, default (0, 2, 4)
@@ -164,18 +161,15 @@ class PairRotation(LiveFigure):
     'w_1·Δ = 0.316 rad = 18.1° (clockwise)'
     """
 
+    #: Width of the encoding whose pairs the figure shows.
+    d_model: ClassVar[int] = 16
     controls = {
         "delta": float_control("shift Δ", 1.0, 0.0, 20.0, 0.25),
-        "frequency_index": int_control("pair index k", 0, 0, 7),
+        "frequency_index": int_control("pair k (frequency w_k)", 0, 0, d_model // 2 - 1),
     }
     layout = Layout(figsize=(8.0, 5.0))  # a square circle and its legend, no empty margins
 
-    def __init__(
-        self, *, d_model: int = 16, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)
-    ) -> None:
-        self.d_model = check_d_model(d_model)
-        if self.d_model > MAX_D_MODEL:
-            raise ValueError(f"d_model must be <= {MAX_D_MODEL}, got {self.d_model}")
+    def __init__(self, *, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)) -> None:
         self.base = check_base(base)
         self.positions = check_positions(positions)
         if not 1 <= self.positions.size <= MAX_LABELLED_POSITIONS:
@@ -183,11 +177,6 @@ class PairRotation(LiveFigure):
                 f"positions must hold 1 to {MAX_LABELLED_POSITIONS} positions (each is "
                 f"labelled), got {self.positions.size:,}"
             )
-        if self.d_model != 16:
-            self.controls = {
-                **type(self).controls,
-                "frequency_index": int_control("pair index k", 0, 0, self.d_model // 2 - 1),
-            }
 
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)

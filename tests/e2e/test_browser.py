@@ -33,8 +33,7 @@ from browser_support import (
     wait_idle,
 )
 
-from pe_helpers.lessons import lessons
-from pe_helpers.live import live_figures
+from pe_helpers.lessons import lessons, live_figures
 
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 FIGURES = [(cls.__module__, cls.__qualname__, len(cls.controls)) for cls in live_figures()]

@@ -19,7 +19,7 @@ and looks inside. What only this lesson needs lives here:
 * the figures :func:`plot_extrapolation` (accuracy against test length, per method, with
   the band over seeds when given) and
   :class:`QueryAttention` (one query's attention row and the accuracy per position, under
-  sliders for the test length, the query position and the method);
+  sliders for the test length and the query position, with the method picked by name);
 * the exercise checkers :func:`check_softmax_backward`, :func:`check_prefix_prediction` and
   :func:`check_nope_prediction`.
 """

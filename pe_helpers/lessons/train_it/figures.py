@@ -16,10 +16,11 @@ from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
-from ...live import LiveFigure, int_control, side_by_side
+from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import order_blind_accuracy
 from ...training import TrainedModel
 from .maths import (
+    LESSON_METHODS,
     MAX_MODELS,
     MAX_TEST_LENGTH,
     _accuracies,
@@ -145,12 +146,13 @@ class QueryAttention(LiveFigure):
     """Where one query of each trained model looks, and how often the model is right.
 
     Left: the attention weights of the query at position *query* over the keys of one
-    test sequence of length *length*, one line per head, for the model picked by
-    *method*; the dashed line marks the key that holds the answer, the shaded band the
-    positions past the training length. Right: that model's accuracy at every position
-    of sequences of this length (the dashed grey line is the order-blind limit per
-    position), with the query marked. A learned table refuses lengths past its rows and
-    says so. Training happens before, never on a slider step; accuracies are computed
+    test sequence of length *length*, one line per head, for the model of the position
+    method picked by name (*method*, one of :data:`LESSON_METHODS`); the dashed line marks
+    the key that holds the answer, the shaded band the positions past the training length.
+    Right: that model's accuracy at every position of sequences of this length (the dashed
+    grey line is the order-blind limit per position), with the query marked. A learned
+    table refuses lengths past its rows and says so. Training happens before, never on a
+    step; accuracies are computed
     once per method (a causal model's, on the longest sequences: its prediction at a position
     is the same on every prefix) and kept. A step of the query or the method redraws only
     what moves; a step of the length also rescales the x axes.
@@ -158,15 +160,16 @@ class QueryAttention(LiveFigure):
     Parameters
     ----------
     models : dict of str to TrainedModel, optional
-        1 to 4 models trained on one task, at one training length (at most
-        :data:`MAX_TEST_LENGTH`), with one vocabulary and one number of heads (at most 4).
-        Default: the lesson's copy-back models (k = 1, L = 16), trained once per session.
+        One model per method of :data:`LESSON_METHODS`, keyed by the method's name and trained
+        with it, all on one task, at one training length (at most :data:`MAX_TEST_LENGTH`),
+        with one vocabulary and one number of heads (at most 4). Default: the lesson's
+        copy-back models (k = 1, L = 16), trained once per session.
     n_samples : int, default 128
         Test sequences per accuracy, 8 to 1024.
 
     Examples
     --------
-    >>> figure = QueryAttention().draw(length=32, query=20, method=3)
+    >>> figure = QueryAttention().draw(length=32, query=20, method="rope_adjacent")
     >>> figure.axes[0].get_title()
     'rope_adjacent: query 20 of 32 (answer at key 19)'
     """
@@ -174,7 +177,7 @@ class QueryAttention(LiveFigure):
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
-        "method": int_control("method (0–3)", 3, 0, 3),
+        "method": choice_control("method", LESSON_METHODS, "rope_adjacent"),
     }
     layout = side_by_side()
 
@@ -182,9 +185,19 @@ class QueryAttention(LiveFigure):
         self, models: Mapping[str, TrainedModel] | None = None, n_samples: int = 128
     ) -> None:
         models = _default_models() if models is None else _check_models(models)
-        if len(models) > 4:
-            raise ValueError(f"models may hold at most 4 models (the method slider), got "
-                             f"{len(models)}")
+        if sorted(models) != sorted(LESSON_METHODS):
+            raise ValueError(
+                f"models must hold one model per method of the method choice, keyed "
+                f"{list(LESSON_METHODS)}, got keys {list(models)}"
+            )
+        for name, model in models.items():
+            if model.config.method != name:
+                raise ValueError(
+                    f"models[{name!r}] must be trained with method {name!r}, got a "
+                    f"{model.config.method!r} model"
+                )
+        if list(models) != list(LESSON_METHODS):
+            models = {name: models[name] for name in LESSON_METHODS}  # in the choice's order
         first = next(iter(models.values()))
         for name, model in models.items():
             same = (model.task, model.length, model.config.vocab_size, model.config.n_heads)
@@ -246,10 +259,7 @@ class QueryAttention(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
         for ax in axes:
-            # The band stops below the legends (the top of both panels is kept for them), so
-            # a legend's pixels stay the same when the length slider moves the band.
-            ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, ymax=1.1 / 1.3,
-                       color="0.92", zorder=0)
+            ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
         heads = [
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
@@ -274,10 +284,9 @@ class QueryAttention(LiveFigure):
         return SimpleNamespace(row_ax=row_ax, acc_ax=acc_ax, heads=heads, target=target,
                                note=note, accuracy=accuracy, limit=limit, query=query)
 
-    def update(self, art: SimpleNamespace, length: int, query: int, method: int) -> None:
+    def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.
-        name = self.names[min(method, len(self.names) - 1)]
-        model = self.models[name]
+        name, model = method, self.models[method]
         query = min(query, length - 1)
         target = int(_target_keys(self.task, length)[query])
         keys = np.arange(length)
