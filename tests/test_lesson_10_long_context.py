@@ -10,6 +10,8 @@ import pytest
 
 from pe_helpers import apply_rope
 from pe_helpers.lessons.long_context import (
+    ENGINE_BLOCK,
+    ENGINE_HEAD_DIM,
     FIGURE_METHODS,
     METHODS,
     PRESETS,
@@ -18,6 +20,7 @@ from pe_helpers.lessons.long_context import (
     aligned_scores,
     check_llama3_pairs,
     check_ntk_base,
+    check_yarn_engines,
     column_key,
     dynamic_key_angles,
     fine_tuned,
@@ -30,6 +33,7 @@ from pe_helpers.lessons.long_context import (
     rotate,
     stretched,
     stretched_accuracies,
+    yarn_engines,
 )
 from pe_helpers.rope_configs import model_rope_config
 from pe_helpers.rope_scaling import (
@@ -367,9 +371,35 @@ def test_the_guide_and_the_cheatsheet_quote_the_shipped_spread():
 
 def test_presets_are_the_shipped_geometries():
     llama = model_rope_config("llama-3.1-8b")
-    assert PRESETS[2].head_dim == llama.head_dim
-    assert PRESETS[2].rope_theta == llama.rope_parameters["rope_theta"]
-    assert PRESETS[0].head_dim == 16  # lesson 08's model: d_model 32, two heads
+    assert PRESETS["llama-3.1-8b"].head_dim == llama.head_dim
+    assert PRESETS["llama-3.1-8b"].rope_theta == llama.rope_parameters["rope_theta"]
+    assert PRESETS["lesson-08"].head_dim == 16  # lesson 08's model: d_model 32, two heads
+    for name in list(PRESETS)[1:]:  # every other preset is a shipped model, by its name
+        assert PRESETS[name].head_dim == model_rope_config(name).head_dim
+
+
+def test_the_preset_is_picked_by_name_from_a_list():
+    import ipywidgets as widgets
+
+    control = PairScaling.controls["preset"]
+    names = ("lesson-08", "llama-2-7b", "llama-3.1-8b", "deepseek-v3", "gemma-3-4b-global")
+    assert (control.kind, control.options, control.default) == ("choice", names, "llama-3.1-8b")
+    view = PairScaling().view(preset="deepseek-v3")
+    menu = view.controls["preset"]
+    assert isinstance(menu, widgets.Dropdown) and menu.options == names
+    menu.value = "lesson-08"
+    assert view.figure.axes[0].get_title() == "lesson 08 model: d = 16, θ = 10,000"
+    view.close()
+
+
+@pytest.mark.parametrize("bad", ["llama-3-8b", "Llama 3.1 8B"])
+def test_a_preset_that_is_not_offered_is_named_in_the_error(bad):
+    with pytest.raises(ValueError, match=f"preset must be one of 'lesson-08', .*, got '{bad}'"):
+        PairScaling().draw(preset=bad)
+    with pytest.raises(ValueError, match=f"preset must be one of .*, got '{bad}'"):
+        PairScaling().view(preset=bad)
+    with pytest.raises(TypeError, match="preset must be a name, one of .*, got 2"):
+        PairScaling().draw(preset=2)  # the old slider's index
 
 
 def test_the_figure_shows_each_methods_ratio_per_pair_and_the_title_names_the_preset():
@@ -377,7 +407,7 @@ def test_the_figure_shows_each_methods_ratio_per_pair_and_the_title_names_the_pr
     axes = figure.subplots(1, 2)
     view = PairScaling()
     art = view.build(axes)
-    view.update(art, preset=3, factor=40, log2_length=12, beta_fast=32, beta_slow=1.0)
+    view.update(art, preset="deepseek-v3", factor=40, log2_length=12, beta_fast=32, beta_slow=1.0)
     plain = default_frequencies(1e4, 64)
     for method in FIGURE_METHODS:
         inv, _ = method_frequencies(method, 64, 40.0, 4096)
@@ -530,3 +560,58 @@ def test_llama3_pairs_passes_copies_and_its_second_case_has_every_label():
         "original_max_position_embeddings": 2048,
     }
     assert set(classify_pairs(made_up, 64)) == {"kept", "ramped", "interpolated"}
+
+
+# --- exercise 3: the attention factor in three engines ------------------------------------------
+
+_RIGHT_ENGINES = {"A": "doubled", "B": "right", "C": "missing"}
+
+
+def test_the_engines_differ_only_in_the_attention_factor():
+    _, m = rope_frequencies(ENGINE_BLOCK, ENGINE_HEAD_DIM)
+    assert np.isclose(m, 0.1 * np.log(4.0) + 1)
+    q, k = np.random.default_rng(3).normal(size=(2, ENGINE_HEAD_DIM))
+    engines = yarn_engines()
+    power = {"missing": 0, "right": 2, "doubled": 4}
+    for name, label in _RIGHT_ENGINES.items():
+        assert np.isclose(engines[name](q, k, 900, 900), m ** power[label] * (q @ k))
+        far = engines[name](q, k, 900, 100) / m ** power[label]
+        assert np.isclose(far, engines["C"](q, k, 900, 100))  # same rotation in every engine
+
+
+def test_the_engines_check_their_inputs():
+    with pytest.raises(Exception, match="shape"):
+        yarn_engines()["A"](np.ones(3), np.ones(ENGINE_HEAD_DIM), 0, 0)
+
+
+def test_engine_checker_accepts_the_right_labels_in_any_case():
+    assert check_yarn_engines(_RIGHT_ENGINES).passed
+    assert check_yarn_engines({"A": " Doubled", "B": "RIGHT", "C": "missing"}).passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        ({"A": "right", "B": "doubled", "C": "missing"}, "engine A is not 'right'"),
+        ({"A": "doubled", "B": "missing", "C": "right"}, "engine B is not 'missing'"),
+        ({"A": "missing", "B": "right", "C": "doubled"}, "engine A is not 'missing'"),
+        ({"A": "right", "B": "right", "C": "missing"}, "the same label"),
+        ({"A": "doubled", "B": "fine", "C": "missing"}, "unknown label 'fine'"),
+        ({"A": "doubled", "B": "right"}, "keys 'A', 'B' and 'C'"),
+        (["doubled", "right", "missing"], "must be a dict"),
+    ],
+)
+def test_engine_checker_names_each_slip(answer, phrase):
+    feedback = check_yarn_engines(answer)
+    assert feedback.status == "wrong" and phrase in feedback.message
+
+
+def test_engine_checker_says_todo_for_the_stub():
+    assert check_yarn_engines(None).status == "todo"
+
+
+def test_the_static_yarn_group_runs_what_the_notebook_runs():
+    metrics = SEED_EXPERIMENTS["static_yarn"](0)
+    trained = train("copy_back", "rope_adjacent", task_arg=1, length=16, seed=0)
+    model = stretched(trained, "YaRN", 2.0)
+    assert metrics == {"factor_2.L": model.accuracy(), "factor_2.2L": model.accuracy(length=32)}

@@ -11,17 +11,23 @@ from pe_helpers.conventions import LIBRARY_FLAGS
 from pe_helpers.encodings import frequencies
 from pe_helpers.lessons.conventions_and_numerics import (
     DTYPES,
+    LOADER_D_MODEL,
+    LOADER_HEAD_DIM,
     SEED_EXPERIMENTS,
     AngleErrorPerPair,
     check_cos_sin_cache,
+    check_llama2_loader,
     check_rope_complex,
     check_snippet,
+    llama2_checkpoint,
     pairing_metrics,
     plot_angle_error,
     plot_position_accuracy,
+    reference_scores,
+    repository_scores,
     swap_pairing,
 )
-from pe_helpers.rope import apply_rope
+from pe_helpers.rope import apply_rope, halves_permutation
 from pe_helpers.training import train
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -205,10 +211,11 @@ def test_angle_error_figure_names_bad_arguments(kwargs, error, match):
 @pytest.mark.parametrize(
     ("position", "dtype", "title", "caption"),
     [
-        (257, 3, "bfloat16, position 257: worst pair off by 1 rad", "stored as 256"),
-        (256, 3, "bfloat16, position 256: worst pair off by", "stored exactly"),
-        (1e6, 2, "float16, position 1,000,000: every angle is NaN", "overflows float16"),
-        (10000, 1, "float32, position 10,000: worst pair off by 0.00032 rad", "stored exactly"),
+        (257, "bfloat16", "bfloat16, position 257: worst pair off by 1 rad", "stored as 256"),
+        (256, "bfloat16", "bfloat16, position 256: worst pair off by", "stored exactly"),
+        (1e6, "float16", "float16, position 1,000,000: every angle is NaN", "overflows float16"),
+        (10000, "float32", "float32, position 10,000: worst pair off by 0.00032 rad",
+         "stored exactly"),
     ],
 )
 def test_angle_error_view_says_how_the_position_is_stored(position, dtype, title, caption):
@@ -224,8 +231,24 @@ def test_angle_error_view_validates_its_options():
         AngleErrorPerPair(d_model=2)
     with pytest.raises(ValueError, match="base must be > 0"):
         AngleErrorPerPair(base=0.0)
-    with pytest.raises(ValueError, match=r"dtype must lie in \[0, 3\]"):
-        AngleErrorPerPair().draw(dtype=4)
+    names = "'float64', 'float32', 'float16', 'bfloat16'"
+    with pytest.raises(ValueError, match=f"dtype must be one of {names}, got 'float8'"):
+        AngleErrorPerPair().draw(dtype="float8")
+    with pytest.raises(ValueError, match="dtype must be one of .*, got 'int8'"):
+        AngleErrorPerPair().view(dtype="int8")
+    with pytest.raises(TypeError, match=f"dtype must be a name, one of {names}, got 3"):
+        AngleErrorPerPair().draw(dtype=3)  # the old slider's index
+
+
+def test_angle_error_view_picks_the_dtype_by_name():
+    control = AngleErrorPerPair.controls["dtype"]
+    assert (control.kind, control.options, control.default) == ("choice", DTYPES, "bfloat16")
+    view = AngleErrorPerPair().view(position=257)
+    buttons = view.controls["dtype"]
+    assert buttons.options == ("float64", "float32", "float16", "bfloat16")
+    buttons.value = "float16"
+    assert view.figure.axes[0].get_title().startswith("float16, position 257")
+    view.close()
 
 
 # --- exercise 1: RoPE with complex numbers, read by the detector ------------------------------
@@ -413,3 +436,52 @@ def test_snippet_checker_accepts_a_float32_fix():
         return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
 
     assert check_snippet("C", fixed32)
+
+
+# --- exercise 4: a Llama 2 checkpoint in a split-halves repository ------------------------------
+
+_PERM = halves_permutation(LOADER_HEAD_DIM)
+_INVERSE = np.argsort(_PERM)
+
+
+def test_the_repository_agrees_with_the_reference_only_at_offset_zero():
+    w_q, w_k = llama2_checkpoint()
+    x = np.random.default_rng(5).normal(size=(10, LOADER_D_MODEL))
+    gap = np.abs(repository_scores(x, w_q, w_k) - reference_scores(x, w_q, w_k))
+    assert gap.diagonal().max() < 1e-12
+    assert all(gap.diagonal(-offset).min() > 0 for offset in range(1, 10))
+    fixed = repository_scores(x, w_q[:, _PERM], w_k[:, _PERM])
+    assert np.allclose(fixed, reference_scores(x, w_q, w_k), rtol=1e-12, atol=1e-12)
+
+
+def test_the_checkpoints_differ_by_seed_and_have_the_head_shape():
+    (a, b), (c, _) = llama2_checkpoint(), llama2_checkpoint(seed=3)
+    assert a.shape == b.shape == (LOADER_D_MODEL, LOADER_HEAD_DIM) and not np.allclose(a, c)
+
+
+def test_loader_checker_accepts_the_permutation():
+    assert check_llama2_loader(lambda w_q, w_k: (w_q[:, _PERM], w_k[:, _PERM])).passed
+
+
+@pytest.mark.parametrize(
+    ("convert", "phrase"),
+    [
+        (lambda w_q, w_k: (w_q, w_k), "unchanged"),
+        (lambda w_q, w_k: (w_q[:, _INVERSE], w_k[:, _INVERSE]), "inverse permutation"),
+        (lambda w_q, w_k: (w_q[:, _PERM], w_k), "W_K still has the adjacent layout"),
+        (lambda w_q, w_k: (w_q, w_k[:, _PERM]), "W_Q still has the adjacent layout"),
+        (lambda w_q, w_k: (w_q[_PERM], w_k[_PERM]), "reorder columns, not rows"),
+        (lambda w_q, w_k: (w_q[:, ::-1], w_k[:, ::-1]), "only on the diagonal"),
+        (lambda w_q, w_k: w_q, "your (W_Q, W_K)"),
+    ],
+)
+def test_loader_checker_names_each_slip(convert, phrase):
+    feedback = check_llama2_loader(convert)
+    assert feedback.status == "wrong" and phrase in feedback.message
+
+
+def test_loader_checker_says_todo_for_the_stub():
+    def convert(w_q, w_k):
+        raise NotImplementedError
+
+    assert check_llama2_loader(convert).status == "todo"

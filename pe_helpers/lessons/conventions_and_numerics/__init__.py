@@ -7,12 +7,25 @@ and :mod:`pe_helpers.numerics`. Here: what the notebook measures on its trained 
 each (:func:`rope_mutants`, :func:`pe_table_variants`, :func:`erratum_shift_operator`);
 :func:`swap_pairing`; the figures
 :func:`plot_position_accuracy`, :func:`plot_angle_error` and the live :class:`AngleErrorPerPair`;
-the checkers :func:`check_rope_complex`, :func:`check_snippet` and :func:`check_cos_sin_cache`.
+the checkers :func:`check_rope_complex`, :func:`check_snippet`, :func:`check_cos_sin_cache`
+and :func:`check_llama2_loader`, with exercise 4's :func:`llama2_checkpoint`,
+:func:`reference_scores` and :func:`repository_scores`.
 """
 
 from __future__ import annotations
 
-from .exercises import SNIPPETS, check_cos_sin_cache, check_rope_complex, check_snippet
+from .exercises import (
+    LOADER_D_MODEL,
+    LOADER_HEAD_DIM,
+    SNIPPETS,
+    check_cos_sin_cache,
+    check_llama2_loader,
+    check_rope_complex,
+    check_snippet,
+    llama2_checkpoint,
+    reference_scores,
+    repository_scores,
+)
 from .figures import DTYPES, AngleErrorPerPair, plot_angle_error, plot_position_accuracy
 from .figures import MAX_PLOT_POSITION as MAX_PLOT_POSITION
 from .maths import (
@@ -26,17 +39,23 @@ from .maths import (
 
 __all__ = [
     "DTYPES",
+    "LOADER_D_MODEL",
+    "LOADER_HEAD_DIM",
     "SEED_EXPERIMENTS",
     "SNIPPETS",
     "AngleErrorPerPair",
     "check_cos_sin_cache",
+    "check_llama2_loader",
     "check_rope_complex",
     "check_snippet",
     "erratum_shift_operator",
+    "llama2_checkpoint",
     "pairing_metrics",
     "pe_table_variants",
     "plot_angle_error",
     "plot_position_accuracy",
+    "reference_scores",
+    "repository_scores",
     "rope_mutants",
     "swap_pairing",
 ]

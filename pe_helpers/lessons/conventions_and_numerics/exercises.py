@@ -14,6 +14,7 @@ from ...conventions import identify_rope
 from ...encodings import frequencies
 from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grade
 from ...numerics import largest_exact_integer
+from ...rope import apply_rope, halves_permutation
 
 _PAIR_WORDS = {"adjacent": "neighbouring features (2k, 2k+1)",
                "halves": "feature k with feature k + d/2"}
@@ -160,3 +161,135 @@ def _cache_slip(cos: np.ndarray, sin: np.ndarray, dtype: np.dtype) -> str | None
     return (f"positions up to {exact:,} are right, but past them the angles are off by up to "
             f"{error.max():.2g} rad: {dtype.name} holds every integer only up to {exact:,}, so "
             "the positions were rounded. Make them float32 or float64; cast only cos and sin.")
+
+
+# --- exercise 4: a Llama 2 checkpoint in a split-halves repository ------------------------------
+
+#: Exercise 4's head: features per head and the width of the residual stream.
+LOADER_HEAD_DIM, LOADER_D_MODEL = 8, 16
+
+
+def llama2_checkpoint(seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """``(W_Q, W_K)`` of one head, ``(d_model, d_head)`` each, laid out for adjacent pairs.
+
+    Stands for Meta's Llama 2 checkpoint, whose reference code turns neighbouring features
+    ``(2k, 2k + 1)`` as one complex number; ``q = x @ W_Q``, so the features are the columns.
+
+    Examples
+    --------
+    >>> w_q, w_k = llama2_checkpoint()
+    >>> w_q.shape, w_k.shape
+    ((16, 8), (16, 8))
+    """
+    rng = np.random.default_rng(seed)
+    return tuple(rng.normal(size=(2, LOADER_D_MODEL, LOADER_HEAD_DIM)) / np.sqrt(LOADER_D_MODEL))
+
+
+def _scores(x, w_q, w_k, pairing: str) -> np.ndarray:
+    x = as_array(x, "x")
+    w_q = as_array(w_q, "W_Q", shape=(x.shape[-1], LOADER_HEAD_DIM))
+    w_k = as_array(w_k, "W_K", shape=(x.shape[-1], LOADER_HEAD_DIM))
+    positions = np.arange(x.shape[0], dtype=np.float64)
+    q = apply_rope(x @ w_q, positions, pairing=pairing)
+    k = apply_rope(x @ w_k, positions, pairing=pairing)
+    return q @ k.T  # (queries, keys): entry (n, m) is the logit of query n against key m
+
+
+def reference_scores(x, w_q, w_k) -> np.ndarray:
+    """Logits of one head as Meta's reference code computes them: RoPE on adjacent pairs.
+
+    ``x`` is ``(tokens, d_model)``, one token per position ``0, 1, ...``; returns
+    ``(tokens, tokens)``.
+
+    Examples
+    --------
+    >>> w_q, w_k = llama2_checkpoint()
+    >>> reference_scores(np.eye(16)[:3], w_q, w_k).shape
+    (3, 3)
+    """
+    return _scores(x, w_q, w_k, "adjacent")
+
+
+def repository_scores(x, w_q, w_k) -> np.ndarray:
+    """The same logits as a teaching repository computes them: RoPE with ``rotate_half``.
+
+    Arguments as in :func:`reference_scores`; the rotation pairs feature ``k`` with feature
+    ``k + d/2`` (the split-halves layout of GPT-NeoX and transformers).
+
+    Examples
+    --------
+    >>> w_q, w_k = llama2_checkpoint()
+    >>> x = np.eye(16)[:3]
+    >>> bool(np.allclose(np.diag(repository_scores(x, w_q, w_k)),
+    ...                  np.diag(reference_scores(x, w_q, w_k))))
+    True
+    """
+    return _scores(x, w_q, w_k, "halves")
+
+
+def check_llama2_loader(convert: Callable) -> Feedback:
+    """Lesson 11, exercise 4: ``convert(w_q, w_k)`` makes the repository reproduce the reference.
+
+    ``repository_scores(x, *convert(w_q, w_k))`` must equal ``reference_scores(x, w_q, w_k)``
+    for the checkpoint of :func:`llama2_checkpoint` and for a second one.
+
+    Examples
+    --------
+    >>> from pe_helpers.rope import halves_permutation
+    >>> perm = halves_permutation(LOADER_HEAD_DIM)
+    >>> check_llama2_loader(lambda w_q, w_k: (w_q[:, perm], w_k[:, perm])).status
+    'correct'
+    """
+    x = np.random.default_rng(14).normal(size=(12, LOADER_D_MODEL))
+    checkpoints = (llama2_checkpoint(), llama2_checkpoint(seed=3))
+
+    def reproduces(attempt: Callable) -> str | None:
+        for w_q, w_k in checkpoints:
+            loaded = as_pair(attempt(w_q.copy(), w_k.copy()), "your (W_Q, W_K)")
+            new_q, new_k = (as_array(w, f"your {name}") for w, name in zip(
+                loaded, ("W_Q", "W_K"), strict=True))
+            if new_q.shape != w_q.shape or new_k.shape != w_k.shape:
+                return (f"your weights have shapes {new_q.shape} and {new_k.shape}; they must keep "
+                        f"the checkpoint's {w_q.shape}. With q = x @ W_Q the head's features are "
+                        "the columns of W_Q: reorder columns, not rows.")
+            want = reference_scores(x, w_q, w_k)
+            got = repository_scores(x, new_q, new_k)
+            if np.allclose(got, want, rtol=1e-9, atol=1e-9):
+                continue
+            return _loader_slip(w_q, w_k, new_q, new_k, got, want)
+        return None
+
+    return grade(
+        "a Llama 2 checkpoint in a split-halves repository",
+        convert,
+        [reproduces],
+        "compare repository_scores with reference_scores offset by offset: where do they agree? "
+        "Section 1's permutation (halves_permutation) moves adjacent pairs to where rotate_half "
+        "expects them; apply it to the features (columns) of both W_Q and W_K.",
+        call=(checkpoints[0][0].copy(), checkpoints[0][1].copy()),
+    )
+
+
+def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray) -> str:
+    perm = halves_permutation(LOADER_HEAD_DIM)
+    inverse = np.argsort(perm)
+
+    def same(a, b) -> bool:
+        return np.allclose(a, b, rtol=1e-12, atol=1e-12)
+
+    if same(new_q, w_q) and same(new_k, w_k):
+        return ("those are the checkpoint's weights unchanged: the repository's logits then agree "
+                "with the reference only on the diagonal (a query against the key at its own "
+                "position), the other pairing's signature.")
+    if same(new_q, w_q[:, inverse]) and same(new_k, w_k[:, inverse]):
+        return ("that is the inverse permutation (from the split-halves layout back to adjacent "
+                "pairs): the checkpoint is adjacent, so use halves_permutation itself, "
+                "W[:, perm].")
+    if same(new_q, w_q[:, perm]) != same(new_k, w_k[:, perm]):
+        which = "W_K" if same(new_q, w_q[:, perm]) else "W_Q"
+        return (f"you permuted only one of the two: {which} still has the adjacent layout, so "
+                "the logits are wrong even at offset 0. Permute both alike.")
+    diagonal = np.allclose(np.diag(got), np.diag(want))
+    where = "only on the diagonal" if diagonal else "not even on the diagonal"
+    return (f"the repository's logits with your weights match the reference {where}: permute the "
+            "columns of W_Q and W_K with halves_permutation(d_head), nothing else.")

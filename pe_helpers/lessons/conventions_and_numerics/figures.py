@@ -16,10 +16,10 @@ from numpy.typing import ArrayLike
 from ..._docs import doc_filler
 from ..._validate import check_array, check_base, check_d_model, check_real
 from ...figures import course_style, draw_seed_band, new_axes
-from ...live import LiveFigure, int_control, log_control
+from ...live import LiveFigure, choice_control, log_control
 from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 
-#: The precisions the slider steps through, in order (its value indexes this tuple).
+#: The precisions the figures compare, in order: the names the dtype choice offers.
 DTYPES: tuple[str, ...] = FLOAT_DTYPES
 _STYLES = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "d"))
 
@@ -233,8 +233,8 @@ def _exact_note(name: str) -> str:
 class AngleErrorPerPair(LiveFigure):
     """The angle error of every RoPE pair at one position, with the angles computed in a dtype.
 
-    Sliders: the position (logarithmic, rounded to a whole number) and the dtype, an index into
-    :data:`DTYPES` named in the title. Red: the angles computed in that dtype, as a careless
+    Controls: the position (a logarithmic slider, rounded to a whole number) and the dtype, one
+    of :data:`DTYPES` picked by name. Red: the angles computed in that dtype, as a careless
     implementation does; green, dashed: the fix (angles in float64, cast after cos and sin).
     Errors below 1e-12 are drawn at 1e-12; the caption says how the dtype stores the position.
 
@@ -245,7 +245,7 @@ class AngleErrorPerPair(LiveFigure):
 
     Examples
     --------
-    >>> fig = AngleErrorPerPair(d_model=8).draw(position=257, dtype=3)
+    >>> fig = AngleErrorPerPair(d_model=8).draw(position=257, dtype="bfloat16")
     >>> fig.axes[0].get_title()
     'bfloat16, position 257: worst pair off by 1 rad'
     >>> fig.axes[0].texts[0].get_text()  # the caption says why
@@ -254,7 +254,7 @@ class AngleErrorPerPair(LiveFigure):
 
     controls = {
         "position": log_control("position", 1000.0, 1.0, 1e6, 0.05),
-        "dtype": int_control("dtype (0 float64, 1 float32, 2 float16, 3 bfloat16)", 3, 0, 3),
+        "dtype": choice_control("dtype", DTYPES, "bfloat16"),
     }
 
     def __init__(self, d_model: int = 128, base: float = 10000.0) -> None:
@@ -289,8 +289,8 @@ class AngleErrorPerPair(LiveFigure):
         axes.legend(loc="upper right", fontsize="small")
         return SimpleNamespace(axes=axes, computed=computed, fixed=fixed, caption=caption)
 
-    def update(self, art: SimpleNamespace, position: float, dtype: int) -> None:
-        t, name = int(round(position)), DTYPES[dtype]
+    def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:
+        t, name = int(round(position)), dtype
         error = rope_angle_error([t], self.d_model, self.base, name)[0]
         fixed = rope_angle_error([t], self.d_model, self.base, name, fix=True)[0]
         art.computed.set_ydata(np.maximum(error, _FLOOR))

@@ -16,12 +16,20 @@ only this lesson needs lives here:
   :data:`SEED_EXPERIMENTS` runs section 3 over seeds, and :func:`format_seed_table`
   prints this run beside the spread (:func:`outside_spread`: where it leaves it);
 * :class:`PairScaling` — the per-pair picture and the score curve under sliders;
-* the exercise checkers :func:`check_ntk_base` and :func:`check_llama3_pairs`.
+* the exercise checkers :func:`check_ntk_base`, :func:`check_llama3_pairs` and
+  :func:`check_yarn_engines`, with exercise 3's engines (:func:`yarn_engines`).
 """
 
 from __future__ import annotations
 
-from .exercises import check_llama3_pairs, check_ntk_base
+from .exercises import (
+    ENGINE_BLOCK,
+    ENGINE_HEAD_DIM,
+    check_llama3_pairs,
+    check_ntk_base,
+    check_yarn_engines,
+    yarn_engines,
+)
 from .figures import FIGURE_METHODS, PRESETS, PairScaling, Preset
 from .maths import (
     MAX_DISTANCES,
@@ -44,6 +52,8 @@ from .maths import (
 )
 
 __all__ = [
+    "ENGINE_BLOCK",
+    "ENGINE_HEAD_DIM",
     "FIGURE_METHODS",
     "MAX_DISTANCES",
     "MAX_ELEMENTS",
@@ -55,6 +65,7 @@ __all__ = [
     "aligned_scores",
     "check_llama3_pairs",
     "check_ntk_base",
+    "check_yarn_engines",
     "column_key",
     "dynamic_key_angles",
     "fine_tuned",
@@ -67,4 +78,5 @@ __all__ = [
     "rotate",
     "stretched",
     "stretched_accuracies",
+    "yarn_engines",
 ]

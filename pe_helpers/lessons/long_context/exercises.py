@@ -9,9 +9,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...grading import AnswerProblem, Feedback, as_number, close, grade
+from ...grading import AnswerProblem, Feedback, as_array, as_number, close, grade
 from ...rope_configs import model_rope_config
-from ...rope_scaling import classify_pairs, default_frequencies, ntk_aware_base
+from ...rope_scaling import (
+    classify_pairs,
+    default_frequencies,
+    ntk_aware_base,
+    rope_frequencies,
+)
+from .maths import rotate
 
 # --- exercise checkers ---------------------------------------------------------------------------
 
@@ -177,3 +183,111 @@ def _llama3_slip(got: np.ndarray, config: dict) -> str:
     return (f"{wrong} of {d // 2} labels differ for head_dim = {d}, rope_theta = "
             f"{block['rope_theta']:g}, L₀ = {original}: check the frequencies and the two "
             f"wavelength edges L₀/{high:g} and L₀/{low:g}.")
+
+
+# --- exercise 3: three engines serve one YaRN block ---------------------------------------------
+
+#: The block the engines of exercise 3 serve: the three keys of Qwen3's opt-in YaRN block
+#: (factor 4 from 32,768 tokens), on a head of :data:`ENGINE_HEAD_DIM` with base 10,000.
+ENGINE_BLOCK = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                "original_max_position_embeddings": 32768}
+ENGINE_HEAD_DIM = 64
+#: Which engine has which bug (the checker's key): ``(factor on cos and sin, factor on logits)``
+#: in units of the block's m.
+_ENGINE_POWERS = {"A": (1, 2), "B": (1, 0), "C": (0, 0)}
+_ENGINE_TRUTH = {"A": "doubled", "B": "right", "C": "missing"}
+_ENGINE_LABELS = ("right", "missing", "doubled")
+
+
+def _engine(cos_sin_power: int, logit_power: int) -> Callable:
+    inv_freq, m = rope_frequencies(ENGINE_BLOCK, ENGINE_HEAD_DIM)
+
+    def score(q, k, query_position, key_position):
+        """The logit of query ``q`` at ``query_position`` against key ``k`` at ``key_position``."""
+        q = as_array(q, "q", shape=(ENGINE_HEAD_DIM,))
+        k = as_array(k, "k", shape=(ENGINE_HEAD_DIM,))
+        t_q = as_number(query_position, "query_position")
+        t_k = as_number(key_position, "key_position")
+        # RoPE with cos and sin multiplied by m ** cos_sin_power, then the logit by m ** logit_power
+        q_rot = rotate(q, t_q * inv_freq, m**cos_sin_power)
+        k_rot = rotate(k, t_k * inv_freq, m**cos_sin_power)
+        return float(m**logit_power * (q_rot @ k_rot))
+
+    return score
+
+
+def yarn_engines() -> dict[str, Callable]:
+    """Exercise 3's three engines, ``engine(q, k, query_position, key_position) -> logit``.
+
+    Each builds RoPE for :data:`ENGINE_BLOCK` on a head of :data:`ENGINE_HEAD_DIM` features
+    with the block's YaRN frequencies; they differ only in where YaRN's attention factor ``m``
+    goes. One applies it as transformers does (on cos and sin), one leaves it out, one applies
+    it twice. Which is which is for the learner to find from the logits.
+
+    Examples
+    --------
+    >>> engines = yarn_engines()
+    >>> sorted(engines)
+    ['A', 'B', 'C']
+    >>> q = np.ones(ENGINE_HEAD_DIM)
+    >>> round(engines["C"](q, q, 7, 7), 6)
+    64.0
+    """
+    return {name: _engine(*powers) for name, powers in _ENGINE_POWERS.items()}
+
+
+def _as_diagnosis(answer: object) -> dict[str, str]:
+    if not isinstance(answer, dict):
+        raise AnswerProblem(f"your answer must be a dict such as {{'A': 'right', ...}}, got "
+                            f"{type(answer).__name__}.")
+    if sorted(map(str, answer)) != sorted(_ENGINE_TRUTH):
+        raise AnswerProblem(f"your dict must have the keys 'A', 'B' and 'C', one per engine, "
+                            f"got {sorted(map(str, answer))}.")
+    labels = {}
+    for name, label in answer.items():
+        word = label.strip().lower() if isinstance(label, str) else label
+        if word not in _ENGINE_LABELS:
+            raise AnswerProblem(f"engine {name}: unknown label {label!r}; use 'right', "
+                                f"'missing' or 'doubled'.")
+        labels[str(name)] = word
+    return labels
+
+
+def check_yarn_engines(diagnosis: object) -> Feedback:
+    """Lesson 10, exercise 3: which engine applies YaRN's attention factor right, none, twice.
+
+    ``diagnosis`` maps each engine of :func:`yarn_engines` to "right", "missing" or
+    "doubled".
+
+    Examples
+    --------
+    >>> check_yarn_engines({"A": "doubled", "B": "right", "C": "missing"}).status
+    'correct'
+    >>> check_yarn_engines({"A": "right", "B": "right", "C": "missing"}).status
+    'wrong'
+    """
+    _, m = rope_frequencies(ENGINE_BLOCK, ENGINE_HEAD_DIM)
+    ratio = {"right": m**2, "missing": 1.0, "doubled": m**4}
+
+    def matches(answer: object) -> str | None:
+        got = _as_diagnosis(answer)
+        if len(set(got.values())) < len(got):
+            return ("you gave two engines the same label: each of the three is a different "
+                    "case, one right, one with the factor missing, one with it applied twice.")
+        for name, want in _ENGINE_TRUTH.items():
+            if got[name] == want:
+                continue
+            return (f"engine {name} is not '{got[name]}': its logit for a query and a key at the "
+                    f"same position is {ratio[want]:.3f} × q·k, where '{got[name]}' would give "
+                    f"{ratio[got[name]]:.3f} × q·k (m² = {m**2:.3f} is what the block asks for).")
+        return None
+
+    return grade(
+        "YaRN's attention factor in three engines",
+        diagnosis,
+        [matches],
+        "put a query and a key at the same position: RoPE's rotations cancel there, so "
+        "engine(q, k, t, t) / (q @ k) is the factor the engine puts on every logit. The block "
+        "asks for m² (m from rope_frequencies(ENGINE_BLOCK, ENGINE_HEAD_DIM)); no factor gives "
+        "1, a factor applied twice m⁴.",
+    )

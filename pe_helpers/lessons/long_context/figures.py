@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from ...figures import plain_log_ticks
-from ...live import LiveFigure, float_control, int_control, side_by_side
+from ...live import LiveFigure, choice_control, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
 from ...rope_scaling import default_frequencies, yarn_correction_dim
 from .maths import aligned_scores, method_frequencies
@@ -41,15 +41,21 @@ def _preset(name: str, label: str) -> Preset:
     return Preset(label, config.head_dim, float(block["rope_theta"]), recipe)
 
 
-#: The geometries the slider view steps through (published values from
-#: :mod:`pe_helpers.rope_configs`, with their sources there).
-PRESETS: tuple[Preset, ...] = (
-    Preset("lesson 08 model", 16, 10000.0, "trained at L = 16, no scaling"),
-    _preset("llama-2-7b", "Llama 2 7B"),
-    _preset("llama-3.1-8b", "Llama 3.1 8B"),
-    _preset("deepseek-v3", "DeepSeek-V3 (rope part)"),
-    _preset("gemma-3-4b-global", "Gemma 3 4B (global layers)"),
-)
+#: The geometries the figure's ``preset`` picks by name: lesson 08's model, then shipped models
+#: under their :func:`~pe_helpers.rope_configs.model_rope_config` names (published values, with
+#: their sources there).
+PRESETS: dict[str, Preset] = {
+    "lesson-08": Preset("lesson 08 model", 16, 10000.0, "trained at L = 16, no scaling"),
+    **{
+        name: _preset(name, label)
+        for name, label in (
+            ("llama-2-7b", "Llama 2 7B"),
+            ("llama-3.1-8b", "Llama 3.1 8B"),
+            ("deepseek-v3", "DeepSeek-V3 (rope part)"),
+            ("gemma-3-4b-global", "Gemma 3 4B (global layers)"),
+        )
+    },
+}
 
 
 # --- the figure -----------------------------------------------------------------------------------
@@ -70,12 +76,13 @@ class PairScaling(LiveFigure):
     ramped — with the pair where ``λ = L0`` and YaRN's bounds (pairs turning ``beta_fast`` and
     ``beta_slow`` times in ``L0``, before transformers rounds them) marked. Right: the aligned
     score (:func:`aligned_scores`) from 1 to ``s · L0`` tokens (the axis runs to 64 ``L0``, the
-    largest ``s``), plain RoPE solid inside ``L0`` and dotted past it. Sliders: the head
-    geometry (a preset), ``s``, ``log2 L0`` and YaRN's ``beta_fast`` and ``beta_slow``.
+    largest ``s``), plain RoPE solid inside ``L0`` and dotted past it. Controls: the head
+    geometry (a model of :data:`PRESETS`, picked by name), and sliders for ``s``, ``log2 L0``
+    and YaRN's ``beta_fast`` and ``beta_slow``.
 
     Examples
     --------
-    >>> fig = PairScaling().draw(preset=0, factor=4, log2_length=4)
+    >>> fig = PairScaling().draw(preset="lesson-08", factor=4, log2_length=4)
     >>> fig.axes[0].get_title()
     'lesson 08 model: d = 16, θ = 10,000'
     >>> {line.get_label(): line.get_ydata()[[0, -1]].round(2).tolist()  # fastest, slowest pair
@@ -84,7 +91,7 @@ class PairScaling(LiveFigure):
     """
 
     controls = {
-        "preset": int_control("preset", 2, 0, len(PRESETS) - 1),
+        "preset": choice_control("model", tuple(PRESETS), "llama-3.1-8b"),
         "factor": int_control("factor s", 8, 1, 64),
         "log2_length": int_control("log₂ L₀", 13, 4, 17),
         "beta_fast": int_control("beta_fast", 32, 1, 64),
@@ -129,7 +136,7 @@ class PairScaling(LiveFigure):
         return SimpleNamespace(left=left, right=right, pairs=pairs, inside=inside,
                                beyond=beyond, curves=curves, marks=marks, labels=labels, end=end)
 
-    def update(self, art: SimpleNamespace, preset: int, factor: int, log2_length: int,
+    def update(self, art: SimpleNamespace, preset: str, factor: int, log2_length: int,
                beta_fast: int, beta_slow: float) -> None:
         geometry = PRESETS[preset]
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length

@@ -649,13 +649,24 @@ def _tuned_over_seeds(seed: int) -> dict[str, float]:
     return metrics
 
 
+def _static_yarn_over_seeds(seed: int) -> dict[str, float]:
+    """YaRN sized for 2L (factor 2) at L and 2L: a smaller static factor, as Qwen advises."""
+    model = stretched(_section_model(seed), "YaRN", _SECTION_FACTOR / 2)
+    return {
+        f"factor_2.{column_key(n, _SECTION_LENGTH)}": model.accuracy(length=n)
+        for n in (_SECTION_LENGTH, 2 * _SECTION_LENGTH)
+    }
+
+
 #: Section 3 over seeds, one group per notebook cell that trains (``make experiments`` writes
 #: ``pe_helpers/data/seeds/long_context.json``): "trained" (the model, at L), "stretched"
-#: (every method, no fine-tuning, at L, 2L, 4L) and "tuned" (10 steps at 4L, tested at L and
-#: 4L; PI also after 100). Seed ``s`` trains the model with ``seed=s`` and fine-tunes with
-#: ``seed=s + 1``, as the notebook does with its ``SEED``.
+#: (every method, no fine-tuning, at L, 2L, 4L), "tuned" (10 steps at 4L, tested at L and 4L;
+#: PI also after 100) and "static_yarn" (YaRN with factor 2 instead of 4, at L and 2L: what a
+#: static block costs short inputs). Seed ``s`` trains the model with ``seed=s`` and
+#: fine-tunes with ``seed=s + 1``, as the notebook does with its ``SEED``.
 SEED_EXPERIMENTS: dict[str, Callable[[int], dict[str, float]]] = {
     "trained": _trained_over_seeds,
     "stretched": _stretched_over_seeds,
     "tuned": _tuned_over_seeds,
+    "static_yarn": _static_yarn_over_seeds,
 }
