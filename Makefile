@@ -68,6 +68,7 @@ test: lint unit nbval
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The unit step includes the browser checks of the website (tests/e2e/test_site.py), so it
 # builds the site first (nothing to do when the site is newer than its sources).

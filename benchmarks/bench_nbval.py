@@ -40,8 +40,17 @@ def timed_nbval(paths: list[Path], report: Path | None = None) -> float:
     junit = [f"--junitxml={report}"] if report else []
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *NBVAL, *junit,
-         *map(str, paths)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *NBVAL,
+            *junit,
+            *map(str, paths),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -111,16 +120,31 @@ def lesson_time_by_kind() -> dict[str, float]:
     kinds: dict[str, float] = defaultdict(float)
     busy = [False]
     train = _timed(kinds, "training (train)", training.train, busy)
-    patches = [(training, "train", train),
-               (training.TrainedModel, "accuracy",
-                _timed(kinds, "accuracy tests (TrainedModel.accuracy)",
-                       training.TrainedModel.accuracy, busy)),
-               (views.InteractiveView, "__init__",
-                _timed(kinds, "live views' first pictures", views.InteractiveView.__init__,
-                       busy))]
-    patches += [(module, "train", train) for name, module in list(sys.modules.items())
-                if name.startswith("pe_helpers.") and getattr(module, "train", None)
-                is training.train and module is not training]
+    patches = [
+        (training, "train", train),
+        (
+            training.TrainedModel,
+            "accuracy",
+            _timed(
+                kinds,
+                "accuracy tests (TrainedModel.accuracy)",
+                training.TrainedModel.accuracy,
+                busy,
+            ),
+        ),
+        (
+            views.InteractiveView,
+            "__init__",
+            _timed(kinds, "live views' first pictures", views.InteractiveView.__init__, busy),
+        ),
+    ]
+    patches += [
+        (module, "train", train)
+        for name, module in list(sys.modules.items())
+        if name.startswith("pe_helpers.")
+        and getattr(module, "train", None) is training.train
+        and module is not training
+    ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
     here = Path.cwd()
     try:
@@ -168,9 +192,11 @@ def main() -> None:
         print(f"  {notebook} {cell}: {seconds:.2f} s")
     kinds = lesson_time_by_kind()
     total = kinds.pop("lesson cells")
-    print(f"lesson cells (set-up cells left out) run in this process: {total:.1f} s "
-          f"({total / floor:.2f}x floor); the kernels, their messages and first uses add "
-          f"{course - floor - total:.1f} s ({(course - floor - total) / floor:.2f}x)")
+    print(
+        f"lesson cells (set-up cells left out) run in this process: {total:.1f} s "
+        f"({total / floor:.2f}x floor); the kernels, their messages and first uses add "
+        f"{course - floor - total:.1f} s ({(course - floor - total) / floor:.2f}x)"
+    )
     for kind, seconds in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"  {kind}: {seconds:.1f} s ({seconds / floor:.2f}x floor)")
     rest = total - sum(kinds.values())

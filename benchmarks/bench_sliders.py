@@ -105,10 +105,14 @@ def main() -> None:
         for control in view.controls:
             step, drawn = median_step(view, control)
             worst, worst_drawn = max(worst, step / floor), max(worst_drawn, drawn / floor)
-            print(f"{view_name} step '{control}': {step * 1e3:.1f} ms ({step / floor:.2f}x floor);"
-                  f" drawn steps {drawn * 1e3:.1f} ms ({drawn / floor:.2f}x)")
-    print(f"worst slider step: {worst:.2f}x floor, of the drawn steps {worst_drawn:.2f}x"
-          " (target: worst step <= 0.60x)")
+            print(
+                f"{view_name} step '{control}': {step * 1e3:.1f} ms ({step / floor:.2f}x floor);"
+                f" drawn steps {drawn * 1e3:.1f} ms ({drawn / floor:.2f}x)"
+            )
+    print(
+        f"worst slider step: {worst:.2f}x floor, of the drawn steps {worst_drawn:.2f}x"
+        " (target: worst step <= 0.60x)"
+    )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,7 @@ def check_int(
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ValueError(
-            f"{name} must be at most {maximum} (keeps it fast and small), got {value}"
-        )
+        raise ValueError(f"{name} must be at most {maximum} (keeps it fast and small), got {value}")
     return value
 
 

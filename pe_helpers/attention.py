@@ -100,8 +100,9 @@ def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
     a = check_array("weights", weights).astype(np.float64)
     g = check_array("grad_weights", grad_weights).astype(np.float64)
     if a.shape != g.shape:
-        raise ValueError(f"weights and grad_weights must have the same shape, got {a.shape} "
-                         f"and {g.shape}")
+        raise ValueError(
+            f"weights and grad_weights must have the same shape, got {a.shape} and {g.shape}"
+        )
     return _softmax_backward(a, g)
 
 

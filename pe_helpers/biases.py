@@ -16,7 +16,6 @@ from ._validate import check_array, check_bool, check_int
 __all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket", "t5_bias"]
 
 
-
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """The ALiBi head slopes of Press, Smith and Lewis (2022), arXiv 2108.12409.
 
@@ -160,7 +159,8 @@ def t5_relative_bucket(
     # float32 throughout, as torch does for a float tensor divided by Python scalars.
     ratio = np.maximum(distance, 1).astype(np.float32) / np.float32(max_exact)
     scaled = (
-        np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+        np.log(ratio)
+        / np.float32(math.log(max_distance / max_exact))
         * np.float32(num_buckets - max_exact)
     )
     large = np.minimum(max_exact + scaled.astype(np.int64), num_buckets - 1)
@@ -207,6 +207,7 @@ def t5_bias(
     if n > MAX_BIAS_POSITIONS:
         raise ValueError(f"n_positions must be at most {MAX_BIAS_POSITIONS}, got {n}")
     offsets = np.subtract.outer(np.arange(n), np.arange(n)).T  # [i, j] = j - i
-    buckets = t5_relative_bucket(offsets, bidirectional=bidirectional,
-                                 num_buckets=values.shape[0], max_distance=max_distance)
+    buckets = t5_relative_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=values.shape[0], max_distance=max_distance
+    )
     return np.moveaxis(values[buckets], -1, 0)

@@ -46,36 +46,59 @@ class LibraryFlag(NamedTuple):
 
 
 _GH = "github.com/"
-_FLASH = (_GH + "Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn"
-          "/layers/rotary.py, apply_rotary_emb: 'interleaved: if True, rotate pairs of even and "
-          "odd dimensions (GPT-J style) instead of 1st half and 2nd half (GPT-NeoX style)'")
+_FLASH = (
+    _GH + "Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn"
+    "/layers/rotary.py, apply_rotary_emb: 'interleaved: if True, rotate pairs of even and "
+    "odd dimensions (GPT-J style) instead of 1st half and 2nd half (GPT-NeoX style)'"
+)
 _MLX = _GH + "ml-explore/mlx/blob/846d176227a0ac13d2667e58d2bb68b322109ab0/"
-_MLX_ROPE = (_MLX + "python/mlx/nn/layers/positional_encoding.py, RoPE: 'The traditional "
-             "implementation rotates consecutive pairs of elements in the feature dimension while "
-             "the default implementation rotates pairs with stride half the feature dimensions'; "
-             "python/src/fast.cpp, rope: 'traditional implementation which rotates consecutive "
-             "dimensions'")
+_MLX_ROPE = (
+    _MLX + "python/mlx/nn/layers/positional_encoding.py, RoPE: 'The traditional "
+    "implementation rotates consecutive pairs of elements in the feature dimension while "
+    "the default implementation rotates pairs with stride half the feature dimensions'; "
+    "python/src/fast.cpp, rope: 'traditional implementation which rotates consecutive "
+    "dimensions'"
+)
 _HF = _GH + "huggingface/transformers/blob/"
-_LLAMA_CPP = (_GH + "ggml-org/llama.cpp/blob/00342301d01add50835550e8a916f12097d94517/src/"
-              "llama-model.cpp, llama_model_rope_type: ")
+_LLAMA_CPP = (
+    _GH + "ggml-org/llama.cpp/blob/00342301d01add50835550e8a916f12097d94517/src/"
+    "llama-model.cpp, llama_model_rope_type: "
+)
 LIBRARY_FLAGS: tuple[LibraryFlag, ...] = (
     LibraryFlag("flash-attn", "apply_rotary_emb(interleaved=True)", "adjacent", _FLASH),
     LibraryFlag("flash-attn", "apply_rotary_emb(interleaved=False), the default", "halves", _FLASH),
     LibraryFlag("MLX", "nn.RoPE / mx.fast.rope(traditional=True)", "adjacent", _MLX_ROPE),
-    LibraryFlag("MLX", "nn.RoPE / mx.fast.rope(traditional=False), the default", "halves",
-                _MLX_ROPE),
-    LibraryFlag("transformers", "rotate_half (Llama, GPT-NeoX, ...)", "halves",
-                _HF + "002272831fba584eb30dca9729c1be456836960a/src/transformers/models/llama/"
-                "modeling_llama.py (and models/gpt_neox/modeling_gpt_neox.py): rotate_half "
-                "returns cat((-x2, x1)) of the halves x1 = x[..., :d/2], x2 = x[..., d/2:]"),
-    LibraryFlag("transformers", "GPT-J rotate_every_two", "adjacent",
-                _HF + "cb6cd7e984c1482cfcf62aeb3b2921bfeca71e95/src/transformers/models/gptj/"
-                "modeling_gptj.py: rotate_every_two stacks (-x[..., 1::2], x[..., ::2]) pairwise"),
-    LibraryFlag("llama.cpp", "LLAMA_ROPE_TYPE_NORM (LLaMA, DeepSeek, ...)", "adjacent",
-                _LLAMA_CPP + "'use what we call a normal RoPE, operating on pairs of consecutive "
-                "head values'"),
-    LibraryFlag("llama.cpp", "LLAMA_ROPE_TYPE_NEOX (GPT-NeoX, Qwen2, Falcon, Phi-3, ...)",
-                "halves", _LLAMA_CPP + "'the pairs of head values are offset by n_rot/2'"),
+    LibraryFlag(
+        "MLX", "nn.RoPE / mx.fast.rope(traditional=False), the default", "halves", _MLX_ROPE
+    ),
+    LibraryFlag(
+        "transformers",
+        "rotate_half (Llama, GPT-NeoX, ...)",
+        "halves",
+        _HF + "002272831fba584eb30dca9729c1be456836960a/src/transformers/models/llama/"
+        "modeling_llama.py (and models/gpt_neox/modeling_gpt_neox.py): rotate_half "
+        "returns cat((-x2, x1)) of the halves x1 = x[..., :d/2], x2 = x[..., d/2:]",
+    ),
+    LibraryFlag(
+        "transformers",
+        "GPT-J rotate_every_two",
+        "adjacent",
+        _HF + "cb6cd7e984c1482cfcf62aeb3b2921bfeca71e95/src/transformers/models/gptj/"
+        "modeling_gptj.py: rotate_every_two stacks (-x[..., 1::2], x[..., ::2]) pairwise",
+    ),
+    LibraryFlag(
+        "llama.cpp",
+        "LLAMA_ROPE_TYPE_NORM (LLaMA, DeepSeek, ...)",
+        "adjacent",
+        _LLAMA_CPP + "'use what we call a normal RoPE, operating on pairs of consecutive "
+        "head values'",
+    ),
+    LibraryFlag(
+        "llama.cpp",
+        "LLAMA_ROPE_TYPE_NEOX (GPT-NeoX, Qwen2, Falcon, Phi-3, ...)",
+        "halves",
+        _LLAMA_CPP + "'the pairs of head values are offset by n_rot/2'",
+    ),
 )
 # What each issue code means and how to fix it.
 _MESSAGES = {
@@ -233,8 +256,10 @@ def _call(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.nda
     except Exception as exc:  # a learner's function may raise anything: report it, never crash
         raise _ProbeError(f"{what}: the function raised {type(exc).__name__}: {exc}") from None
     if np.iscomplexobj(out):
-        raise _ProbeError(f"{what}: the function returned complex numbers; return real features "
-                          "(a complex z_k goes back as z.real and z.imag in its two columns)")
+        raise _ProbeError(
+            f"{what}: the function returned complex numbers; return real features "
+            "(a complex z_k goes back as z.real and z.imag in its two columns)"
+        )
     try:
         arr = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
@@ -308,8 +333,10 @@ def _check_common(fn: object, d_model: object, expected_base: object, atol: obje
         raise TypeError(f"the function to probe must be callable, got {fn!r}")
     d = check_d_model(d_model)
     if not 4 <= d <= MAX_PROBE_WIDTH:
-        raise ValueError(f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
-                         f"layouts apart; the probe builds d × d maps), got {d}")
+        raise ValueError(
+            f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
+            f"layouts apart; the probe builds d × d maps), got {d}"
+        )
     expected = None if expected_base is None else check_base(expected_base)
     return d, expected, check_real("atol", atol, positive=True)
 
@@ -371,8 +398,11 @@ def identify_rope(
     except _ProbeError as exc:
         issues = [_issue("error", exc)]
     mixed = any(code == "mixed_layout" for code, _ in issues)  # no single pairing to compare
-    if expected_pairing is not None and found.get("pairing") not in (None, expected_pairing) \
-            and not mixed:
+    if (
+        expected_pairing is not None
+        and found.get("pairing") not in (None, expected_pairing)
+        and not mixed
+    ):
         issues.append(_issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
     return RopeConvention._from_issues(d, issues, found)
 
@@ -423,8 +453,14 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     found["pairing"] = pairing
     a, b = np.array(layouts[pairing]).T
     c, s = maps[:, a, a], maps[:, b, a]
-    if max(np.abs(c - maps[:, b, b]).max(), np.abs(s + maps[:, a, b]).max(),
-           np.abs(c**2 + s**2 - 1).max()) > atol:
+    if (
+        max(
+            np.abs(c - maps[:, b, b]).max(),
+            np.abs(s + maps[:, a, b]).max(),
+            np.abs(c**2 + s**2 - 1).max(),
+        )
+        > atol
+    ):
         return [_not_a_turn(maps, partner, t, expected, atol, pairing)]
     angle = np.arctan2(s, c)
     issues = []

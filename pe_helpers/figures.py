@@ -524,12 +524,15 @@ def draw_seed_band(
     lows = check_array("low", low, ndim=1).astype(np.float64)
     highs = check_array("high", high, ndim=1).astype(np.float64)
     if not lows.shape == highs.shape == xs.shape:
-        raise ValueError(f"x, low and high need one value each per point, got shapes "
-                         f"{xs.shape}, {lows.shape}, {highs.shape}")
+        raise ValueError(
+            f"x, low and high need one value each per point, got shapes "
+            f"{xs.shape}, {lows.shape}, {highs.shape}"
+        )
     if np.any(lows > highs):
         raise ValueError("low must not exceed high at any point")
-    return ax.fill_between(xs, lows, highs, color=color, alpha=check_real("alpha", alpha),
-                           linewidth=0, label=label)
+    return ax.fill_between(
+        xs, lows, highs, color=color, alpha=check_real("alpha", alpha), linewidth=0, label=label
+    )
 
 
 @course_style
@@ -574,9 +577,7 @@ def plot_heatmap_row(
     ['plus', 'minus']
     """
     if not isinstance(matrices, (list, tuple)):
-        raise TypeError(
-            f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}"
-        )
+        raise TypeError(f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}")
     if not 1 <= len(matrices) <= MAX_PANELS:
         raise ValueError(f"matrices must hold 1 to {MAX_PANELS} matrices, got {len(matrices)}")
     arrays = [
@@ -598,8 +599,13 @@ def plot_heatmap_row(
     same_shape = len({a.shape for a in arrays}) == 1
     figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
     # A fixed layout: constrained layout costs a full extra pass for a row this simple.
-    figure.subplots_adjust(left=0.07, right=0.9 if shared_limit else 0.96, bottom=0.16, top=0.8,
-                           wspace=0.25 if shared_limit and same_shape else 0.5)
+    figure.subplots_adjust(
+        left=0.07,
+        right=0.9 if shared_limit else 0.96,
+        bottom=0.16,
+        top=0.8,
+        wspace=0.25 if shared_limit and same_shape else 0.5,
+    )
     limit = max(colour_limit(a) for a in arrays)
     for index, (ax, arr, title) in enumerate(zip(axes[0], arrays, titles, strict=True)):
         heatmap(

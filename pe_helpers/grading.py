@@ -275,8 +275,11 @@ def tolerance(*arrays: object) -> float:
     1e-05
     """
     eps = max(
-        (np.finfo(a.dtype).eps for a in arrays
-         if isinstance(a, (np.ndarray, np.generic)) and np.issubdtype(a.dtype, np.floating)),
+        (
+            np.finfo(a.dtype).eps
+            for a in arrays
+            if isinstance(a, (np.ndarray, np.generic)) and np.issubdtype(a.dtype, np.floating)
+        ),
         default=np.finfo(np.float64).eps,
     )
     if eps <= np.finfo(np.float64).eps:

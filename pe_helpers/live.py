@@ -265,17 +265,21 @@ def choice_control(label: str, options: Sequence[str], default: str) -> Control:
     if not isinstance(label, str) or not label.strip():
         raise TypeError(f"a choice's label must be a non-empty str, got {_show(label)}")
     if isinstance(options, str) or not isinstance(options, Sequence):
-        raise TypeError(f"control {label!r}: options must be a sequence of names, got "
-                        f"{_show(options)}")
+        raise TypeError(
+            f"control {label!r}: options must be a sequence of names, got {_show(options)}"
+        )
     options = tuple(options)
     bad = [o for o in options if not isinstance(o, str) or not o.strip()]
     if bad:
-        raise TypeError(f"control {label!r}: every option must be a non-empty str, got "
-                        f"{_show(bad[0])}")
+        raise TypeError(
+            f"control {label!r}: every option must be a non-empty str, got {_show(bad[0])}"
+        )
     options = tuple(map(str, options))
     if len(options) < 2 or len(set(options)) < len(options):
-        raise ValueError(f"control {label!r}: options must be two or more distinct names, got "
-                         f"{_show(list(options))}")
+        raise ValueError(
+            f"control {label!r}: options must be two or more distinct names, got "
+            f"{_show(list(options))}"
+        )
     control = Control(label, default, options[0], options[-1], 1, "choice", options)
     try:
         control.check("default", default)
@@ -353,8 +357,9 @@ def side_by_side(
         return Layout(figsize, (1, 2))
     if not isinstance(width_ratios, (tuple, list)) or len(width_ratios) != 2:
         raise TypeError(f"width_ratios must be two numbers, got {_show(width_ratios)}")
-    ratios = [check_real(f"width_ratios[{i}]", r, positive=True)
-              for i, r in enumerate(width_ratios)]
+    ratios = [
+        check_real(f"width_ratios[{i}]", r, positive=True) for i, r in enumerate(width_ratios)
+    ]
     return Layout(figsize, (1, 2), {"width_ratios": ratios})
 
 

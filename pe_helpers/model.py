@@ -135,8 +135,9 @@ class ModelConfig:
         put("causal", check_bool("causal", self.causal))
         put("residual", check_bool("residual", self.residual))
         put("base", check_real("base", self.base, positive=True))
-        put("attention_factor", check_real("attention_factor", self.attention_factor,
-                                           positive=True))
+        put(
+            "attention_factor", check_real("attention_factor", self.attention_factor, positive=True)
+        )
         put("num_buckets", check_int("num_buckets", self.num_buckets, minimum=2))
         put("max_distance", check_int("max_distance", self.max_distance, minimum=1))
         method = self.method
@@ -162,8 +163,12 @@ class ModelConfig:
                 f"slopes must have one entry per head ({self.n_heads}), got {len(self.slopes)}"
             )
         if method == "t5_bias":  # let the bucket function check num_buckets / max_distance
-            t5_relative_bucket(0, bidirectional=not self.causal,
-                               num_buckets=self.num_buckets, max_distance=self.max_distance)
+            t5_relative_bucket(
+                0,
+                bidirectional=not self.causal,
+                num_buckets=self.num_buckets,
+                max_distance=self.max_distance,
+            )
 
     def param_shapes(self) -> dict[str, tuple[int, ...]]:
         """Name and shape of every trainable array of this configuration."""
@@ -223,8 +228,11 @@ class _Tables:
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
             self.buckets = t5_relative_bucket(
-                offsets, bidirectional=not config.causal, num_buckets=config.num_buckets,
-                max_distance=config.max_distance)
+                offsets,
+                bidirectional=not config.causal,
+                num_buckets=config.num_buckets,
+                max_distance=config.max_distance,
+            )
         # What every forward pass adds to the scores: the fixed bias, and -inf where the
         # causal mask hides a key (added in place, instead of a bias sum and a masked copy).
         self.added = self.bias
@@ -253,8 +261,11 @@ def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tab
     batch, n, d = x.shape
     n_heads, e = config.n_heads, config.d_head
     # One matrix product for all queries, keys and values: (3, B, H, n, e).
-    q, k, v = (x.reshape(batch * n, d) @ _qkv_matrix(params)).reshape(
-        batch, n, 3, n_heads, e).transpose(2, 0, 3, 1, 4)
+    q, k, v = (
+        (x.reshape(batch * n, d) @ _qkv_matrix(params))
+        .reshape(batch, n, 3, n_heads, e)
+        .transpose(2, 0, 3, 1, 4)
+    )
     if tables.cos is not None:
         q = _rotate(q, tables.cos, tables.sin, config.method)
         k = _rotate(k, tables.cos, tables.sin, config.method)
@@ -288,9 +299,15 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray, scored: np.ndarray):
     return loss, (grad / rows.size).reshape(logits.shape)
 
 
-def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables,
-              cache: dict, grad_logits: np.ndarray,
-              softmax_grad=_softmax_backward) -> dict[str, np.ndarray]:
+def _backward(
+    params: dict,
+    config: ModelConfig,
+    tokens: np.ndarray,
+    tables: _Tables,
+    cache: dict,
+    grad_logits: np.ndarray,
+    softmax_grad=_softmax_backward,
+) -> dict[str, np.ndarray]:
     x, q, k, v, weights = (cache[key] for key in ("x", "q", "k", "v", "weights"))
     batch, n_heads, n, e = v.shape
     d = x.shape[-1]
@@ -299,15 +316,20 @@ def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Ta
     grads = {"b_o": flat_g.sum(axis=0)}
     grads["w_o"] = (cache["concat"].T @ flat_g).reshape(params["w_o"].shape)
     grad_heads = np.swapaxes(
-        (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2)
+        (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2
+    )
     grad_weights = grad_heads @ np.swapaxes(v, -1, -2)
     grad_v = np.swapaxes(weights, -1, -2) @ grad_heads
     grad_scores = softmax_grad(weights, grad_weights)
     if tables.buckets is not None:
         per_head = grad_scores.sum(axis=0).reshape(n_heads, -1)
         grads["t5_bias"] = np.stack(
-            [np.bincount(tables.buckets.ravel(), weights=row, minlength=config.num_buckets)
-             for row in per_head], axis=-1)
+            [
+                np.bincount(tables.buckets.ravel(), weights=row, minlength=config.num_buckets)
+                for row in per_head
+            ],
+            axis=-1,
+        )
     grad_scores /= np.sqrt(e)
     grad_q = grad_scores @ k
     grad_k = np.swapaxes(grad_scores, -1, -2) @ q
@@ -321,7 +343,8 @@ def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Ta
     grad_proj = grad_proj.reshape(batch * n, 3 * n_heads * e)
     grad_w = (flat_x.T @ grad_proj).reshape(d, 3 * n_heads, e).swapaxes(0, 1)
     grads["w_q"], grads["w_k"], grads["w_v"] = (
-        grad_w[i * n_heads : (i + 1) * n_heads] for i in range(3))
+        grad_w[i * n_heads : (i + 1) * n_heads] for i in range(3)
+    )
     grad_x = grad_proj @ _qkv_matrix(params).T
     if config.residual:
         grads["w_skip"] = flat_x.T @ flat_g
@@ -333,7 +356,6 @@ def _backward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Ta
         grads["pos"] = np.zeros_like(params["pos"])
         grads["pos"][:n] = grad_x.reshape(batch, n, d).sum(axis=0)
     return grads
-
 
 
 # --- Public entry points: checked arguments, then the private passes above ---
@@ -478,13 +500,15 @@ def _check_batch(batch: object, config: ModelConfig):
     if not scored.any():
         raise ValueError("batch.scored must mark at least one position, got none")
     if np.any(targets[scored] < 0) or np.any(targets[scored] >= config.vocab_size):
-        raise ValueError(f"batch.targets at scored positions must lie in 0 .. "
-                         f"{config.vocab_size - 1}")
+        raise ValueError(
+            f"batch.targets at scored positions must lie in 0 .. {config.vocab_size - 1}"
+        )
     return tokens, targets.astype(np.int64), scored
 
 
-def _loss_and_grads(params, config, tokens, targets, scored, tables,
-                    softmax_grad=_softmax_backward):
+def _loss_and_grads(
+    params, config, tokens, targets, scored, tables, softmax_grad=_softmax_backward
+):
     logits, cache = _forward(params, config, tokens, tables)
     loss, grad_logits = _cross_entropy(logits, targets, scored)
     return loss, _backward(params, config, tokens, tables, cache, grad_logits, softmax_grad)
@@ -538,10 +562,10 @@ def gradient_check(
     params = init_params(config, seed)
     rng = np.random.default_rng(seed + 1)
     for name in params:
-        params[name] = 2.0 * params[name] + (rng.normal(size=params[name].shape)
-                                             if name in ("b_o", "t5_bias") else 0.0)
-    batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size,
-                       seed=seed)
+        params[name] = 2.0 * params[name] + (
+            rng.normal(size=params[name].shape) if name in ("b_o", "t5_bias") else 0.0
+        )
+    batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size, seed=seed)
     tokens, targets, scored = _check_batch(batch, config)
     tables = _Tables(config, length)
     softmax_grad = _softmax_backward
@@ -563,6 +587,5 @@ def gradient_check(
             value[index] = original
             numeric[index] = (losses[0] - losses[1]) / (2.0 * step)
         scale = max(np.linalg.norm(grads[name]), np.linalg.norm(numeric))
-        errors[name] = 0.0 if scale == 0.0 else float(
-            np.linalg.norm(grads[name] - numeric) / scale)
+        errors[name] = 0.0 if scale == 0.0 else float(np.linalg.norm(grads[name] - numeric) / scale)
     return errors

@@ -137,8 +137,9 @@ def rope_angle_error(
 
 def _check_size(name: str, entries: int) -> None:
     if entries > MAX_ENTRIES:
-        raise ValueError(f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once, "
-                         f"got {entries:,}")
+        raise ValueError(
+            f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once, got {entries:,}"
+        )
 
 
 def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:

@@ -69,9 +69,7 @@ def _rotate(x: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.nda
     return _turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
-def _rotated_copies(
-    vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str
-) -> np.ndarray:
+def _rotated_copies(vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
     """``vector`` rotated to each position in ``t``: shape ``(t.size, d)``, built in blocks."""
     out = np.empty((t.size, vector.size))
     rows = _block_rows(vector.size)

@@ -54,14 +54,16 @@ MAX_SCORES = 10_000_000
 
 _AXES = ("t", "h", "w")
 
-fill_doc = doc_filler({
-    "x": """\
+fill_doc = doc_filler(
+    {
+        "x": """\
 x : array_like
     Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.""",
-    "positions": """\
+        "positions": """\
 positions : array_like
     1-D, one position per row.""",
-})
+    }
+)
 
 
 def _width(name: str, value: object) -> int:
@@ -230,8 +232,13 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
 
 
 @fill_doc
-def apply_p_rope(x: ArrayLike, positions: ArrayLike, keep_fraction: float,
-                 base: float = 10000.0, pairing: str = "adjacent") -> np.ndarray:
+def apply_p_rope(
+    x: ArrayLike,
+    positions: ArrayLike,
+    keep_fraction: float,
+    base: float = 10000.0,
+    pairing: str = "adjacent",
+) -> np.ndarray:
     """p-RoPE: rotate each row by its position with :func:`p_rope_frequencies`.
 
     With ``keep_fraction = 1`` this is :func:`pe_helpers.rope.apply_rope`; with 0 it

@@ -58,19 +58,29 @@ class TableSource(NamedTuple):
     source: str
 
 
-_MLX_PE = (_MLX + "python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding: "
-           "'cos_first: If True embed using [cos(x); sin(x)] instead of the reverse'")
+_MLX_PE = (
+    _MLX + "python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding: "
+    "'cos_first: If True embed using [cos(x); sin(x)] instead of the reverse'"
+)
 PE_TABLE_SOURCES: tuple[TableSource, ...] = (
-    TableSource("Vaswani et al. 2017, the source article (pe_helpers.sinusoidal_pe)",
-                "interleaved", "sin, cos",
-                "arXiv:1706.03762, section 3.5: PE(pos, 2i) = sin, PE(pos, 2i+1) = cos"),
-    TableSource("tensor2tensor add_timing_signal_1d", "split", "sin, cos",
-                _GH + "tensorflow/tensor2tensor/blob/017f83a91da0a4f481834fa0eac44d446774acfe/"
-                "tensor2tensor/layers/common_attention.py: "
-                "signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1)"),
+    TableSource(
+        "Vaswani et al. 2017, the source article (pe_helpers.sinusoidal_pe)",
+        "interleaved",
+        "sin, cos",
+        "arXiv:1706.03762, section 3.5: PE(pos, 2i) = sin, PE(pos, 2i+1) = cos",
+    ),
+    TableSource(
+        "tensor2tensor add_timing_signal_1d",
+        "split",
+        "sin, cos",
+        _GH + "tensorflow/tensor2tensor/blob/017f83a91da0a4f481834fa0eac44d446774acfe/"
+        "tensor2tensor/layers/common_attention.py: "
+        "signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1)",
+    ),
     TableSource("MLX nn.SinusoidalPositionalEncoding, the default", "split", "sin, cos", _MLX_PE),
-    TableSource("MLX nn.SinusoidalPositionalEncoding(cos_first=True)", "split", "cos, sin",
-                _MLX_PE),
+    TableSource(
+        "MLX nn.SinusoidalPositionalEncoding(cos_first=True)", "split", "cos, sin", _MLX_PE
+    ),
 )
 
 
@@ -117,8 +127,9 @@ class PeTableConvention(_Verdict):
     def _header(self) -> list[str]:
         lines = [f"sinusoidal table, d_model = {self.d_model}"]
         if self.layout is not None:
-            lines.append(f"  layout:     {self.layout}, ({self.order}) pairs, "
-                         f"amplitude {_show(self.scale)}")
+            lines.append(
+                f"  layout:     {self.layout}, ({self.order}) pairs, amplitude {_show(self.scale)}"
+            )
             known = "; ".join(s.name for s in self.same_layout_as) or "no table we know of"
             lines.append(f"  same as:    {known}")
             lines.append(f"  T_Δ turns:  {self.shift_direction}  (PE(t + Δ) = T_Δ PE(t))")
@@ -199,8 +210,12 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
     table = table / scale
     sin_cols, cos_cols = np.flatnonzero(is_sin), np.flatnonzero(is_cos)
     half = np.arange(d // 2)
-    layouts = {("interleaved", "sin, cos"): 2 * half, ("interleaved", "cos, sin"): 2 * half + 1,
-               ("split", "sin, cos"): half, ("split", "cos, sin"): half + d // 2}
+    layouts = {
+        ("interleaved", "sin, cos"): 2 * half,
+        ("interleaved", "cos, sin"): 2 * half + 1,
+        ("split", "sin, cos"): half,
+        ("split", "cos, sin"): half + d // 2,
+    }
     key = next((k for k, cols in layouts.items() if np.array_equal(cols, sin_cols)), None)
     if key is None:
         return [_issue("unknown_layout", sin_cols.tolist())]

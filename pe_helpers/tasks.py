@@ -35,8 +35,9 @@ __all__ = [
 
 TASKS = ("copy_back", "token_at")
 
-fill_doc = doc_filler({
-    "sequences": """\
+fill_doc = doc_filler(
+    {
+        "sequences": """\
 batch_size : int
     Number of sequences, >= 1.
 length : int
@@ -44,7 +45,8 @@ length : int
     some position is scored.
 vocab_size : int
     Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.""",
-})
+    }
+)
 
 
 class Batch(NamedTuple):

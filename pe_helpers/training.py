@@ -55,8 +55,9 @@ class Adam:
     [0.9, -0.9]
     """
 
-    def __init__(self, lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
-                 eps: float = 1e-8):
+    def __init__(
+        self, lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8
+    ):
         self.lr = check_real("lr", lr, positive=True)
         for name, beta in (("beta1", beta1), ("beta2", beta2)):
             if not 0.0 <= check_real(name, beta) < 1.0:
@@ -84,6 +85,7 @@ class Adam:
 
 #: Attention scores one forward pass of :meth:`TrainedModel.logits` holds at the most.
 _SCORES_PER_BLOCK = 2**18
+
 
 @dataclass
 class TrainedModel:
@@ -128,8 +130,12 @@ class TrainedModel:
         # Blocks of sequences whose attention scores fit in the CPU's cache: the same numbers,
         # about twice as fast for a long test (256 sequences of 64 tokens, 8 heads).
         block = max(1, _SCORES_PER_BLOCK // (self.config.n_heads * tokens.shape[1] ** 2))
-        return np.concatenate([_forward(self.params, self.config, tokens[i : i + block], tables)[0]
-                               for i in range(0, len(tokens), block)])
+        return np.concatenate(
+            [
+                _forward(self.params, self.config, tokens[i : i + block], tables)[0]
+                for i in range(0, len(tokens), block)
+            ]
+        )
 
     def predict(self, tokens: ArrayLike) -> np.ndarray:
         """The most likely token at every position, shape ``(batch, n)``."""
@@ -269,15 +275,20 @@ def train(
         model_options.setdefault("max_len", length)
     config = ModelConfig(method, vocab_size, **model_options)
     _check_length(length, config)
-    params = init_params(config, seed) if params is None else {
-        name: value.copy() for name, value in _check_params(params, config).items()}
+    params = (
+        init_params(config, seed)
+        if params is None
+        else {name: value.copy() for name, value in _check_params(params, config).items()}
+    )
     # Adam runs on one flat vector (a few array operations per step, not a few per
     # parameter); the dict holds views into it.
     names = list(params)
     flat = np.concatenate([params[name].ravel() for name in names])
     offsets = np.cumsum([0] + [params[name].size for name in names])
-    params = {name: flat[offsets[i] : offsets[i + 1]].reshape(params[name].shape)
-              for i, name in enumerate(names)}
+    params = {
+        name: flat[offsets[i] : offsets[i + 1]].reshape(params[name].shape)
+        for i, name in enumerate(names)
+    }
     optimiser = Adam(lr)
     data = task_batch(task, steps * batch_size, length, vocab_size, seed=seed + 1)
     tables = _Tables(config, length)
@@ -286,7 +297,8 @@ def train(
     for step in range(steps):
         rows = slice(step * batch_size, (step + 1) * batch_size)
         losses[step], grads = _loss_and_grads(
-            params, config, data.tokens[rows], data.targets[rows], data.scored[rows], tables)
+            params, config, data.tokens[rows], data.targets[rows], data.scored[rows], tables
+        )
         optimiser.step({"all": flat}, {"all": np.concatenate([grads[n].ravel() for n in names])})
     seconds = time.perf_counter() - start
     params = {name: value.copy() for name, value in params.items()}

@@ -132,8 +132,10 @@ def test_mutant_reports_carry_what_was_measured():
     assert (divided.frequency, divided.base) == ("divided", 10000.0)
     halves = identify_rope(mutants["half_split"], 16)
     assert halves.ok and halves.pairing == "halves"  # a layout, wrong only against the weights
-    assert "permute the rows of W_Q" in identify_rope(mutants["half_split"], 16,
-                                                     expected_pairing="adjacent").messages[0]
+    assert (
+        "permute the rows of W_Q"
+        in identify_rope(mutants["half_split"], 16, expected_pairing="adjacent").messages[0]
+    )
     for name in ("wrong_axis", "ignores_positions"):
         report = identify_rope(mutants[name], 16)
         assert report.pairing is None and report.base is None
@@ -407,8 +409,10 @@ def test_mixed_layouts_are_named_both_ways_round():
         turned[:, 0::2], turned[:, 1::2] = -x[:, 1::2], x[:, 0::2]
         return x * np.cos(angles) + turned * np.sin(angles)
 
-    for f, pairing in ((rope_mutants()["mixed_layout"], "halves"),
-                       (tiled_cos_with_adjacent_pairs, "adjacent")):
+    for f, pairing in (
+        (rope_mutants()["mixed_layout"], "halves"),
+        (tiled_cos_with_adjacent_pairs, "adjacent"),
+    ):
         for expected in (None, "adjacent", "halves"):
             report = identify_rope(f, 16, expected_pairing=expected)
             assert report.issues == ("mixed_layout",) and report.pairing == pairing

@@ -157,9 +157,7 @@ import pe_helpers
 """
 
 
-@pytest.mark.parametrize(
-    ("preset", "seen"), [({}, "1 1"), ({"OPENBLAS_NUM_THREADS": "3"}, "3 1")]
-)
+@pytest.mark.parametrize(("preset", "seen"), [({}, "1 1"), ({"OPENBLAS_NUM_THREADS": "3"}, "3 1")])
 def test_numpy_is_loaded_with_one_blas_thread_unless_the_user_set_one(preset, seen):
     # A kernel started without `make lab` (Binder, conda, `jupyter lab`) gets no exported
     # OPENBLAS_NUM_THREADS; importing pe_helpers must set it before numpy loads its BLAS.
@@ -170,7 +168,10 @@ def test_numpy_is_loaded_with_one_blas_thread_unless_the_user_set_one(preset, se
 
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
     result = subprocess.run(
-        [sys.executable, "-c", _SPY_ON_NUMPY], env={**env, **preset},
-        capture_output=True, text=True, check=True,
+        [sys.executable, "-c", _SPY_ON_NUMPY],
+        env={**env, **preset},
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert result.stdout.splitlines()[0] == seen

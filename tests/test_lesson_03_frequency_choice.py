@@ -238,15 +238,22 @@ CHECKERS = {
 def test_each_checker_grades_the_basics(name):
     check, right = CHECKERS[name]
     assert check(right).passed
-    assert check(lambda *a: np.float32(right(*a)) if np.ndim(right(*a)) == 0
-                 else np.asarray(right(*a), dtype=np.float32)).passed  # float32 is right too
+    assert check(
+        lambda *a: (
+            np.float32(right(*a))
+            if np.ndim(right(*a)) == 0
+            else np.asarray(right(*a), dtype=np.float32)
+        )
+    ).passed  # float32 is right too
     assert check(_stub).status == "todo"
     assert check(None).status == "todo"
     assert "expected a function" in check(3.0).message
     for bad, words in [
         (lambda *a: np.full(np.shape(right(*a)), np.nan), "NaN"),
-        (lambda *a: np.inf if np.ndim(right(*a)) == 0 else np.full(np.shape(right(*a)), np.inf),
-         "inf"),
+        (
+            lambda *a: np.inf if np.ndim(right(*a)) == 0 else np.full(np.shape(right(*a)), np.inf),
+            "inf",
+        ),
         (lambda *a: str(right(*a)), "text" if name == "longest_wavelength" else "must be"),
     ]:
         feedback = check(bad)

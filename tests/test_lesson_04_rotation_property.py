@@ -73,7 +73,8 @@ def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
     t = np.linspace(-30, 30, 121)
     for delta in [0.5, 3.0, -7.0]:
         np.testing.assert_allclose(
-            sinusoidal_pe(t, 8) @ shift_operator(delta, 8).T, sinusoidal_pe(t + delta, 8),
+            sinusoidal_pe(t, 8) @ shift_operator(delta, 8).T,
+            sinusoidal_pe(t + delta, 8),
             atol=1e-12,
         )
     c, s = np.cos(0.8), np.sin(0.8)

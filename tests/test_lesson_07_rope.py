@@ -190,9 +190,11 @@ def test_check_rotate_pair_accepts_right_answers():
     assert check_rotate_pair(lambda x0, x1, a: np.array(_rotate_pair(x0, x1, a))).passed
     assert check_rotate_pair(lambda x0, x1, a: list(_rotate_pair(x0, x1, a))).passed
     float32 = check_rotate_pair(
-        lambda x0, x1, a: tuple(np.float32(y) for y in _rotate_pair(x0, x1, a))
-        if np.ndim(x0) == 0
-        else tuple(np.asarray(y, np.float32) for y in _rotate_pair(x0, x1, a))
+        lambda x0, x1, a: (
+            tuple(np.float32(y) for y in _rotate_pair(x0, x1, a))
+            if np.ndim(x0) == 0
+            else tuple(np.asarray(y, np.float32) for y in _rotate_pair(x0, x1, a))
+        )
     )
     assert float32.passed, float32
 

@@ -124,8 +124,10 @@ def test_accuracy_table_bounds_the_number_of_models(small):
 
 def test_format_accuracy_table_prints_whole_percentages():
     text = format_accuracy_table(
-        {"rope": [1.0, 0.946, 0.6049], "learned": [0.999, np.nan, np.nan]}, [16, 32, 64],
-        train_length=16)
+        {"rope": [1.0, 0.946, 0.6049], "learned": [0.999, np.nan, np.nan]},
+        [16, 32, 64],
+        train_length=16,
+    )
     lines = text.splitlines()
     assert lines[0].split() == ["method", "L", "=", "16", "2L", "=", "32", "4L", "=", "64"]
     assert lines[1].split() == ["rope", "100%", "95%", "60%"]
@@ -136,11 +138,16 @@ def test_format_accuracy_table_prints_whole_percentages():
 
 
 def test_format_accuracy_table_puts_the_range_over_seeds_beside_this_run():
-    bands = {"rope": ([0.82, 0.5, 0.1], [0.9, 0.6, 0.2], [1.0, 0.67, 0.3]),
-             "learned": ([0.99, np.nan, np.nan], [1.0, np.nan, np.nan])}
+    bands = {
+        "rope": ([0.82, 0.5, 0.1], [0.9, 0.6, 0.2], [1.0, 0.67, 0.3]),
+        "learned": ([0.99, np.nan, np.nan], [1.0, np.nan, np.nan]),
+    }
     text = format_accuracy_table(
         {"rope": [0.95, 0.6, 0.2], "learned": [1.0, np.nan, np.nan], "limit": [0.3, 0.2, 0.1]},
-        [16, 32, 64], train_length=16, bands=bands)
+        [16, 32, 64],
+        train_length=16,
+        bands=bands,
+    )
     lines = text.splitlines()
     assert lines[1].split() == ["rope", "95%", "(82–100)", "60%", "(50–67)", "20%", "(10–30)"]
     assert lines[2].split() == ["learned", "100%", "(99–100)", "refuses", "refuses"]
@@ -297,8 +304,9 @@ def test_the_extrapolation_figure_has_one_panel_per_task_and_marks_refusals():
         "copy": {"rope": [1.0, 0.9, 0.6], "learned": [1.0, np.nan, np.nan]},
         "first": {"rope": [1.0, 0.7, 0.4], "learned": [1.0, np.nan, np.nan]},
     }
-    figure = plot_extrapolation(tables, [16, 32, 64], train_length=16,
-                                limits={"copy": [0.3, 0.2, 0.1]})
+    figure = plot_extrapolation(
+        tables, [16, 32, 64], train_length=16, limits={"copy": [0.3, 0.2, 0.1]}
+    )
     copy_ax, first_ax = figure.axes
     assert (copy_ax.get_title(), first_ax.get_title()) == ("copy", "first")
     assert np.allclose(copy_ax.lines[0].get_ydata(), [100, 90, 60])
@@ -311,8 +319,9 @@ def test_the_extrapolation_figure_has_one_panel_per_task_and_marks_refusals():
 def test_the_extrapolation_figure_shades_each_methods_band_in_its_colour():
     tables = {"copy": {"rope": [1.0, 0.9, 0.6], "learned": [1.0, np.nan, np.nan]}}
     bands = {"copy": {"rope": ([0.99, 0.8, 0.55], [1.0, 0.85, 0.6], [1.0, 0.95, 0.7])}}
-    figure = plot_extrapolation(tables, [16, 32, 64], train_length=16, bands=bands,
-                                band_label="shaded: 10 seeds")
+    figure = plot_extrapolation(
+        tables, [16, 32, 64], train_length=16, bands=bands, band_label="shaded: 10 seeds"
+    )
     ax = figure.axes[0]
     (band,) = ax.collections
     path = band.get_paths()[0].vertices
@@ -483,7 +492,8 @@ def test_check_softmax_backward_accepts_right_answers():
     assert check_softmax_backward(right_backward).passed
     assert check_softmax_backward(lambda a, g: right_backward(a, g).tolist()).passed
     as_float32 = check_softmax_backward(
-        lambda a, g: right_backward(a.astype(np.float32), g.astype(np.float32)))
+        lambda a, g: right_backward(a.astype(np.float32), g.astype(np.float32))
+    )
     assert as_float32.passed, as_float32
 
     def in_place(a, g):
@@ -588,8 +598,7 @@ def test_the_prefix_claim_holds_for_a_causal_model(small):
     assert np.allclose(model.logits(long[:, :8]), model.logits(long)[:, :8])
 
 
-@pytest.mark.parametrize(
-    "answer", [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17])
+@pytest.mark.parametrize("answer", [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17])
 def test_check_nope_prediction_accepts_the_order_blind_limit(answer):
     assert check_nope_prediction(answer).passed
 
@@ -665,8 +674,10 @@ def test_the_ranges_the_docs_quote_are_the_shipped_ones():
     cheat = _doc_section("cheatsheet.md")
     assert f"sinusoidal {row('copy.sinusoidal')}%, RoPE {row('copy.rope_adjacent')}%" in cheat
     assert f"sinusoidal {row('first.sinusoidal')}%, RoPE {row('first.rope_adjacent')}%" in cheat
-    looks = {m: ", ".join(_span(results, f"copy.{m}.looks.{t}") for t in (8, 15, 20, 40))
-             for m in ("sinusoidal", "rope_adjacent")}
+    looks = {
+        m: ", ".join(_span(results, f"copy.{m}.looks.{t}") for t in (8, 15, 20, 40))
+        for m in ("sinusoidal", "rope_adjacent")
+    }
     assert f"sinusoidal {looks['sinusoidal']}%; RoPE {looks['rope_adjacent']}%" in cheat
     guide = _doc_section("instructor_guide.md")
     quoted = {

@@ -31,8 +31,11 @@ def reference_bucket(rel, bidirectional, num_buckets, max_distance):
     else:
         distance = -np.minimum(rel, 0)
     exact = num_buckets // 2
-    large = exact + (np.log(np.maximum(distance, 1) / exact) / math.log(max_distance / exact)
-                     * (num_buckets - exact)).astype(np.int64)
+    large = exact + (
+        np.log(np.maximum(distance, 1) / exact)
+        / math.log(max_distance / exact)
+        * (num_buckets - exact)
+    ).astype(np.int64)
     return out + np.where(distance < exact, distance, np.minimum(large, num_buckets - 1))
 
 
@@ -155,8 +158,16 @@ def test_the_map_figure_shows_every_cell():
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("method", METHODS)
 def test_same_token_scores_are_the_scores_the_model_attends_with(method, causal):
-    config = ModelConfig(method, vocab_size=5, d_model=8, n_heads=2, causal=causal, max_len=7,
-                         num_buckets=6, max_distance=5)
+    config = ModelConfig(
+        method,
+        vocab_size=5,
+        d_model=8,
+        n_heads=2,
+        causal=causal,
+        max_len=7,
+        num_buckets=6,
+        max_distance=5,
+    )
     params = init_params(config, seed=3)
     if method == "t5_bias":
         params["t5_bias"] = np.random.default_rng(4).normal(size=params["t5_bias"].shape)
@@ -222,8 +233,14 @@ def test_method_properties_follow_the_model_options():
 
 
 def test_a_small_bench_has_every_entry_computed():
-    result = pm.run_bench([("learned", "learned"), pm.BenchEntry("T5", "t5_bias", {"n_heads": 1})],
-                          [("copy_back", 1)], length=6, factors=(1, 2), steps=5, n_samples=8)
+    result = pm.run_bench(
+        [("learned", "learned"), pm.BenchEntry("T5", "t5_bias", {"n_heads": 1})],
+        [("copy_back", 1)],
+        length=6,
+        factors=(1, 2),
+        steps=5,
+        n_samples=8,
+    )
     assert result.accuracy.shape == (2, 1, 2) and result.lengths == (6, 12)
     assert np.isnan(result.accuracy[0, 0, 1]) and not np.isnan(result.accuracy[1]).any()
     assert [p.extra_parameters for p in result.properties] == [6 * 32, 32]
@@ -234,7 +251,10 @@ def test_a_small_bench_has_every_entry_computed():
     assert "–" in rows[3] and rows[4].split()[-2:] == ["relative", "yes"]
     figure = pm.plot_bench(result)
     assert [t.get_text() for t in figure.legends[0].get_texts()] == [
-        "learned", "T5", "order-blind limit"]
+        "learned",
+        "T5",
+        "order-blind limit",
+    ]
     plt.close(figure)
 
 
@@ -501,8 +521,12 @@ def test_t5_bucket_map_draws_the_package_buckets():
     offsets = np.arange(-50, 51)
     for ax, bidirectional in zip(figure.axes, (True, False), strict=True):
         steps = ax.lines[0].get_ydata()
-        assert np.array_equal(steps, t5_relative_bucket(offsets, bidirectional=bidirectional,
-                                                        num_buckets=8, max_distance=40))
+        assert np.array_equal(
+            steps,
+            t5_relative_bucket(
+                offsets, bidirectional=bidirectional, num_buckets=8, max_distance=40
+            ),
+        )
     plt.close(figure)
 
 
@@ -535,14 +559,17 @@ def test_live_figure_options_are_bounded(make, error):
 
 
 def package_bucket(rel, bidirectional, num_buckets, max_distance):
-    return t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,
-                              max_distance=max_distance)
+    return t5_relative_bucket(
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
 
 
 def test_the_package_and_a_float64_transcription_agree_on_the_checked_cases():
     for bidirectional, n, m in pm._BUCKET_CASES:
-        assert np.array_equal(package_bucket(OFFSETS, bidirectional, n, m),
-                              reference_bucket(OFFSETS, bidirectional, n, m))
+        assert np.array_equal(
+            package_bucket(OFFSETS, bidirectional, n, m),
+            reference_bucket(OFFSETS, bidirectional, n, m),
+        )
 
 
 @pytest.mark.parametrize(
@@ -625,8 +652,9 @@ def test_the_mystery_panels_are_what_the_checker_says():
     matrices = pm.mystery_matrices()
     deviations = {panel: relative_deviation(m) for panel, m in matrices.items()}
     assert max(deviations["A"], deviations["C"], deviations["D"]) < 1e-12 < 0.5 < deviations["B"]
-    assert np.allclose(matrices["D"], matrices["D"].T) and not np.allclose(matrices["C"],
-                                                                           matrices["C"].T)
+    assert np.allclose(matrices["D"], matrices["D"].T) and not np.allclose(
+        matrices["C"], matrices["C"].T
+    )
     assert (matrices["D"] <= 0).all()
     figure = pm.plot_mystery_biases()
     assert [ax.get_title() for ax in figure.axes] == ["A", "B", "C", "D"]
@@ -666,7 +694,6 @@ def test_wrong_names_get_feedback(answer, words):
     assert words in feedback.message
 
 
-@pytest.mark.parametrize("answer", [None, {"A": None, "B": None, "C": None, "D": None},
-                                    [None] * 4])
+@pytest.mark.parametrize("answer", [None, {"A": None, "B": None, "C": None, "D": None}, [None] * 4])
 def test_an_untouched_template_is_not_done_yet(answer):
     assert pm.check_method_names(answer).status == "todo"

@@ -214,8 +214,12 @@ def test_angle_error_figure_names_bad_arguments(kwargs, error, match):
         (257, "bfloat16", "bfloat16, position 257: worst pair off by 1 rad", "stored as 256"),
         (256, "bfloat16", "bfloat16, position 256: worst pair off by", "stored exactly"),
         (1e6, "float16", "float16, position 1,000,000: every angle is NaN", "overflows float16"),
-        (10000, "float32", "float32, position 10,000: worst pair off by 0.00032 rad",
-         "stored exactly"),
+        (
+            10000,
+            "float32",
+            "float32, position 10,000: worst pair off by 0.00032 rad",
+            "stored exactly",
+        ),
     ],
 )
 def test_angle_error_view_says_how_the_position_is_stored(position, dtype, title, caption):

@@ -129,7 +129,7 @@ def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
     _healthy_venv(folder)
     result = make("lint")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert log.read_text().splitlines() == ["ruff check ."]
+    assert log.read_text().splitlines() == ["ruff check .", "ruff format --check ."]
 
 
 def test_editing_pyproject_reinstalls(project):

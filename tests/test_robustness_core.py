@@ -63,9 +63,7 @@ def test_rope_score_bound_peak_memory_is_a_small_multiple_of_the_result():
     [([0], 250_000), (250_000, [0, 7])],
     ids=["one query, many keys", "many queries, two keys"],
 )
-def test_rope_scores_peak_memory_is_a_small_multiple_of_the_result(
-    query_positions, key_positions
-):
+def test_rope_scores_peak_memory_is_a_small_multiple_of_the_result(query_positions, key_positions):
     rng = np.random.default_rng(0)
     q, k = rng.normal(size=32), rng.normal(size=32)
     result, peak = peak_bytes(lambda: rope_scores(q, k, query_positions, key_positions))
@@ -82,9 +80,10 @@ def test_blocked_rope_scores_equal_the_direct_product_across_block_edges(
     rng = np.random.default_rng(1)
     q, k = rng.normal(size=8), rng.normal(size=8)
     tq, tk = rng.uniform(-50, 500, n_queries), rng.uniform(-50, 500, n_keys)
-    direct = apply_rope(np.tile(q, (n_queries, 1)), tq, 100.0, pairing) @ apply_rope(
-        np.tile(k, (n_keys, 1)), tk, 100.0, pairing
-    ).T
+    direct = (
+        apply_rope(np.tile(q, (n_queries, 1)), tq, 100.0, pairing)
+        @ apply_rope(np.tile(k, (n_keys, 1)), tk, 100.0, pairing).T
+    )
     np.testing.assert_allclose(rope_scores(q, k, tq, tk, 100.0, pairing), direct, atol=1e-12)
 
 

@@ -223,7 +223,7 @@ def test_proportional_stops_the_slowest_pairs_of_the_whole_head():
 
 
 def test_partial_rotary_factor_means_two_things():
-    """"default": the first dims turn over their own width; "proportional": the fast pairs."""
+    """ "default": the first dims turn over their own width; "proportional": the fast pairs."""
     default, _ = rope_frequencies(dict(GEMMA4_FULL, rope_type="default"), 512)
     proportional, _ = rope_frequencies(GEMMA4_FULL, 512)
     np.testing.assert_array_equal(default, default_frequencies(1e6, 128))
@@ -236,8 +236,9 @@ def test_partial_rotary_factor_means_two_things():
 def test_proportional_ends_are_default_rope_and_no_rotation():
     whole, _ = rope_frequencies(dict(GEMMA4_FULL, partial_rotary_factor=1.0), 64)
     np.testing.assert_array_equal(whole, rope_frequencies({"rope_theta": 1e6}, 64)[0])
-    np.testing.assert_array_equal(whole, rope_frequencies({"rope_type": "proportional",
-                                                           "rope_theta": 1e6}, 64)[0])
+    np.testing.assert_array_equal(
+        whole, rope_frequencies({"rope_type": "proportional", "rope_theta": 1e6}, 64)[0]
+    )
     none, _ = rope_frequencies(dict(GEMMA4_FULL, partial_rotary_factor=0.0), 64)
     assert none.shape == (32,) and not none.any()
     assert rotary_dim(dict(GEMMA4_FULL, partial_rotary_factor=0.0), 64) == 0

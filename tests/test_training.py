@@ -44,8 +44,15 @@ L = 16  # training length of the trained-model tests (the package defaults: voca
 @pytest.mark.parametrize("method", METHODS)
 def test_gradient_matches_finite_differences(method, causal):
     config = ModelConfig(
-        method, vocab_size=5, d_model=8, n_heads=2, causal=causal, residual=not causal,
-        max_len=7, num_buckets=6, max_distance=5,  # short buckets: the log range is used
+        method,
+        vocab_size=5,
+        d_model=8,
+        n_heads=2,
+        causal=causal,
+        residual=not causal,
+        max_len=7,
+        num_buckets=6,
+        max_distance=5,  # short buckets: the log range is used
     )
     errors = gradient_check(config, length=6)
     assert set(errors) == set(config.param_shapes())
@@ -106,20 +113,28 @@ def test_rotation_is_apply_rope(pairing):
     tables = _Tables(config, 11)
     x = np.random.default_rng(0).normal(size=(3, 2, 11, 8))
     expected = apply_rope(x, base=100.0, pairing=pairing)
-    np.testing.assert_allclose(_rotate(x, tables.cos, tables.sin, config.method), expected,
-                               rtol=0, atol=1e-13)
+    np.testing.assert_allclose(
+        _rotate(x, tables.cos, tables.sin, config.method), expected, rtol=0, atol=1e-13
+    )
     back = _rotate(expected, tables.cos, -tables.sin, config.method)
     np.testing.assert_allclose(back, x, rtol=0, atol=1e-13)
 
 
 def test_partial_inv_freq_rotates_the_leading_dimensions_only():
-    config = ModelConfig("rope_halves", vocab_size=4, d_model=8, n_heads=1,
-                         inv_freq=frequencies(4, 50.0), attention_factor=2.0)
+    config = ModelConfig(
+        "rope_halves",
+        vocab_size=4,
+        d_model=8,
+        n_heads=1,
+        inv_freq=frequencies(4, 50.0),
+        attention_factor=2.0,
+    )
     tables = _Tables(config, 6)
     x = np.random.default_rng(1).normal(size=(6, 8))
     out = _rotate(x, tables.cos, tables.sin, config.method)
-    np.testing.assert_allclose(out[:, :4], 2.0 * apply_rope(x[:, :4], base=50.0,
-                                                            pairing="halves"), atol=1e-13)
+    np.testing.assert_allclose(
+        out[:, :4], 2.0 * apply_rope(x[:, :4], base=50.0, pairing="halves"), atol=1e-13
+    )
     np.testing.assert_array_equal(out[:, 4:], x[:, 4:])
 
 
@@ -149,8 +164,7 @@ def reference_alibi_slopes(n):
 
 @pytest.mark.parametrize("n_heads", range(1, 33))
 def test_alibi_slopes_follow_the_reference_rule(n_heads):
-    np.testing.assert_allclose(alibi_slopes(n_heads), reference_alibi_slopes(n_heads),
-                               rtol=1e-14)
+    np.testing.assert_allclose(alibi_slopes(n_heads), reference_alibi_slopes(n_heads), rtol=1e-14)
 
 
 def test_alibi_slopes_for_eight_heads_and_toeplitz_bias():
@@ -174,7 +188,8 @@ def transformers_bucket(rel, bidirectional, num_buckets, max_distance):
         return bucket + rel
     f32 = np.float32
     large = max_exact + int(
-        np.log(f32(rel) / f32(max_exact)) / f32(math.log(max_distance / max_exact))
+        np.log(f32(rel) / f32(max_exact))
+        / f32(math.log(max_distance / max_exact))
         * f32(num_buckets - max_exact)
     )
     return bucket + min(large, num_buckets - 1)
@@ -182,13 +197,14 @@ def transformers_bucket(rel, bidirectional, num_buckets, max_distance):
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (16, 50), (12, 77), (8, 20)])
-def test_t5_buckets_match_transformers_on_offsets_to_300(bidirectional, num_buckets,
-                                                         max_distance):
+def test_t5_buckets_match_transformers_on_offsets_to_300(bidirectional, num_buckets, max_distance):
     offsets = np.arange(-300, 301)
-    expected = [transformers_bucket(int(r), bidirectional, num_buckets, max_distance)
-                for r in offsets]
-    got = t5_relative_bucket(offsets, bidirectional=bidirectional, num_buckets=num_buckets,
-                             max_distance=max_distance)
+    expected = [
+        transformers_bucket(int(r), bidirectional, num_buckets, max_distance) for r in offsets
+    ]
+    got = t5_relative_bucket(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     assert got.tolist() == expected
 
 
@@ -211,8 +227,10 @@ def test_t5_default_buckets_as_documented():
 
 
 def test_same_seed_gives_bit_identical_parameters():
-    runs = [train("copy_back", "rope_halves", length=8, vocab_size=6, steps=30, seed=s)
-            for s in (4, 4, 5)]
+    runs = [
+        train("copy_back", "rope_halves", length=8, vocab_size=6, steps=30, seed=s)
+        for s in (4, 4, 5)
+    ]
     for name in runs[0].params:
         assert np.array_equal(runs[0].params[name], runs[1].params[name])
     assert np.array_equal(runs[0].losses, runs[1].losses)
@@ -236,8 +254,14 @@ def test_training_lowers_the_loss():
 @pytest.fixture(scope="module")
 def models():
     def fit(task, method, causal=True):
-        return train(task, method, task_arg={"copy_back": 2, "token_at": 0}[task], length=L,
-                     causal=causal, seed=0)
+        return train(
+            task,
+            method,
+            task_arg={"copy_back": 2, "token_at": 0}[task],
+            length=L,
+            causal=causal,
+            seed=0,
+        )
 
     trained = {}
     for task in ("copy_back", "token_at"):
@@ -253,8 +277,9 @@ def test_no_position_no_mask_is_permutation_equivariant(models, task):
     rng = np.random.default_rng(7)
     tokens = rng.integers(0, 16, size=(4, L))
     perm = rng.permutation(L)
-    np.testing.assert_allclose(model.logits(tokens[:, perm]), model.logits(tokens)[:, perm],
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        model.logits(tokens[:, perm]), model.logits(tokens)[:, perm], rtol=0, atol=1e-12
+    )
     # ... so it cannot beat the best order-blind guess (well above 1/vocab)
     ceiling = order_blind_accuracy(model.task, L, 16)
     assert 1 / 16 < ceiling < 0.35
@@ -339,8 +364,7 @@ def test_task_generators():
     assert (at.targets[:, 4:] == at.tokens[:, 4:5]).all() and not at.scored[:, :4].any()
     assert np.array_equal(copy_back(4, 9, 7, seed=2).tokens, at.tokens)  # same seed, same draw
     assert not np.array_equal(copy_back(4, 9, 7, seed=3).tokens, at.tokens)
-    assert task_batch(Task("token_at", 4), 4, 9, 7, seed=2).targets.tolist() == \
-        at.targets.tolist()
+    assert task_batch(Task("token_at", 4), 4, 9, 7, seed=2).targets.tolist() == at.targets.tolist()
 
 
 def brute_force_order_blind(task, length, vocab):
@@ -363,8 +387,9 @@ def brute_force_order_blind(task, length, vocab):
 @pytest.mark.parametrize("task", [Task("copy_back", 1), Task("token_at", 0), Task("token_at", 2)])
 def test_order_blind_accuracy_is_the_bayes_ceiling(task):
     exact = brute_force_order_blind(task, 4, 3)
-    assert order_blind_accuracy(task, 4, 3, n_samples=20000, seed=1) == pytest.approx(exact,
-                                                                                     abs=0.01)
+    assert order_blind_accuracy(task, 4, 3, n_samples=20000, seed=1) == pytest.approx(
+        exact, abs=0.01
+    )
 
 
 # --- Argument checks ---

@@ -59,7 +59,6 @@ MAX_WORK = 5e9
 # --- maths: the identity-to-random blend ---------------------------------------------------
 
 
-
 def _check_blend(name: str, value: object) -> float:
     t = check_real(name, value)
     if not 0.0 <= t <= 1.0:
@@ -391,7 +390,11 @@ class AttentionBlend(LiveFigure):
         heat_ax, curve_ax = axes
         n = self.n_positions
         image = heat_ax.imshow(
-            np.zeros((n, n)), cmap=diverging_cmap(), vmin=-1.0, vmax=1.0, aspect="auto",
+            np.zeros((n, n)),
+            cmap=diverging_cmap(),
+            vmin=-1.0,
+            vmax=1.0,
+            aspect="auto",
             interpolation="nearest",
         )
         heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
@@ -400,7 +403,12 @@ class AttentionBlend(LiveFigure):
             BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
         )
         (marker,) = curve_ax.plot(
-            [0.0], [0.0], color="C1", marker="o", markersize=10, linestyle="none",
+            [0.0],
+            [0.0],
+            color="C1",
+            marker="o",
+            markersize=10,
+            linestyle="none",
             label="current t",
         )
         curve_ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), ylabel="relative deviation")

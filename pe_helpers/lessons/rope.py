@@ -100,8 +100,7 @@ def mean_abs_scores(
         raise ValueError("distances must not be empty")
     if q.shape[0] * r.size > MAX_SCORES:
         raise ValueError(
-            f"queries rows × distances may be at most {MAX_SCORES:,}, "
-            f"got {q.shape[0]} × {r.size}"
+            f"queries rows × distances may be at most {MAX_SCORES:,}, got {q.shape[0]} × {r.size}"
         )
     w = frequencies(q.shape[1], check_base(base))
     products = (q[:, 0::2] + 1j * q[:, 1::2]) * np.conj(k[:, 0::2] + 1j * k[:, 1::2])
@@ -113,9 +112,7 @@ def mean_abs_scores(
     return np.concatenate(means)
 
 
-def unseen_angle_gaps(
-    d_model: int, base: float, train_length: int, test_length: int
-) -> np.ndarray:
+def unseen_angle_gaps(d_model: int, base: float, train_length: int, test_length: int) -> np.ndarray:
     """For each pair, how far the angles of a longer sequence are from those seen in training.
 
     Pair ``k`` turns by ``m·w_k`` at position ``m``. Training shows the angles of
@@ -239,7 +236,12 @@ class RopeOffset(LiveFigure):
         zeros = np.zeros(self.distances.size)
         (curve,) = curve_ax.plot(self.distances, zeros, color="C0", label="query at the offset")
         (reference,) = curve_ax.plot(
-            self.distances, zeros, color="C1", marker="o", markersize=4, linestyle="none",
+            self.distances,
+            zeros,
+            color="C1",
+            marker="o",
+            markersize=4,
+            linestyle="none",
             label="query at 0 (reference)",
         )
         curve_ax.set_xlim(0, self.distances[-1])
@@ -380,9 +382,11 @@ def check_rope_adjacent(rope_adjacent: Callable) -> Feedback:
     )
 
 
-def _rope_slip(got: np.ndarray, x: np.ndarray, positions: np.ndarray, base: float,
-               scale: float) -> str:
+def _rope_slip(
+    got: np.ndarray, x: np.ndarray, positions: np.ndarray, base: float, scale: float
+) -> str:
     """The message for a wrong RoPE answer: the known slip it matches, or a general one."""
+
     def same(expected: np.ndarray) -> bool:
         return close(got, expected, scale=scale)
 

@@ -184,9 +184,7 @@ class PairRotation(LiveFigure):
         chords = LineCollection([], colors="C1", linewidths=1.5, alpha=0.7, label="move t → t + Δ")
         axes.add_collection(chords, autolim=False)
         before = axes.scatter([], [], s=70, color="C0", zorder=3, label="position t")
-        after = axes.scatter(
-            [], [], s=70, marker="s", color="C1", zorder=3, label="position t + Δ"
-        )
+        after = axes.scatter([], [], s=70, marker="s", color="C1", zorder=3, label="position t + Δ")
         caption = axes.text(0.02, 0.98, "", transform=axes.transAxes, va="top", ha="left")
         labels = [
             axes.text(0.0, 0.0, f"{t:g}", ha="center", va="center", color="C0")
@@ -276,7 +274,12 @@ def plot_shift_scatter(
     ax.scatter(x, y, s=14, color="C0", label="one position t")
     if marks is not None:
         ax.scatter(
-            marks[:, 0], marks[:, 1], s=160, marker="*", color="C3", zorder=3,
+            marks[:, 0],
+            marks[:, 1],
+            s=160,
+            marker="*",
+            color="C3",
+            zorder=3,
             label="same x, different y",
         )
     if slope is not None:

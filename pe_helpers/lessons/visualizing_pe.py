@@ -418,7 +418,11 @@ class PEOverview(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         heat_ax, dot_ax = axes
         image = heat_ax.imshow(
-            np.zeros((2, 2)), cmap=diverging_cmap(), vmin=-1.0, vmax=1.0, aspect="auto",
+            np.zeros((2, 2)),
+            cmap=diverging_cmap(),
+            vmin=-1.0,
+            vmax=1.0,
+            aspect="auto",
             interpolation="nearest",
         )
         heat_ax.set_xlabel("dimension i (red +1, white 0, blue −1)")
@@ -582,6 +586,5 @@ def check_first_rise(answer: object) -> Feedback:
         "first rise",
         answer,
         [rise],
-        "compute the dot product for Δ = 0 .. 199 and look for the first Δ where "
-        "np.diff(...) > 0.",
+        "compute the dot product for Δ = 0 .. 199 and look for the first Δ where np.diff(...) > 0.",
     )

@@ -16,19 +16,27 @@ from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grad
 from ...numerics import largest_exact_integer
 from ...rope import apply_rope, halves_permutation
 
-_PAIR_WORDS = {"adjacent": "neighbouring features (2k, 2k+1)",
-               "halves": "feature k with feature k + d/2"}
+_PAIR_WORDS = {
+    "adjacent": "neighbouring features (2k, 2k+1)",
+    "halves": "feature k with feature k + d/2",
+}
 
 
 def _detector_says(answer: object, pairing: str, what: str) -> str | None:
     """Run the learner's ``f(x, positions, base)`` through identify_rope at two bases."""
     function = answer.function if isinstance(answer, Attempt) else answer
     for base in (10000.0, 500.0):
-        report = identify_rope(lambda x, t, b=base: function(x, t, b), 16,  # noqa: B023
-                               expected_base=base, expected_pairing=pairing)
+        report = identify_rope(
+            lambda x, t, b=base: function(x, t, b),
+            16,  # noqa: B023
+            expected_base=base,
+            expected_pairing=pairing,
+        )
         if report.issues == ("pairing",):
-            return (f"{what} pairs {_PAIR_WORDS[report.pairing]}; this one should pair "
-                    f"{_PAIR_WORDS[pairing]}.")
+            return (
+                f"{what} pairs {_PAIR_WORDS[report.pairing]}; this one should pair "
+                f"{_PAIR_WORDS[pairing]}."
+            )
         if not report.ok:
             return f"with base = {base:g} the detector reads: " + " ".join(report.messages)
     return None
@@ -60,12 +68,21 @@ def check_rope_complex(rope_complex: Callable) -> Feedback:
 
 #: The "spot the error" snippets of exercise 2: the pairing each is meant to have, and a hint.
 SNIPPETS: dict[str, tuple[str, str]] = {
-    "A": ("adjacent", "work out inv_freq for the first two pairs by hand: pair 0 turns by one "
-                      "radian per position, and each later pair turns more slowly."),
-    "B": ("adjacent", "which exponent does the last pair get? It should be just above -1 "
-                      "(the slowest pair turns by about 1/base per position), never below."),
-    "C": ("halves", "print the first row of cos: which features share a cosine? Which "
-                    "features does rotate_half turn together?"),
+    "A": (
+        "adjacent",
+        "work out inv_freq for the first two pairs by hand: pair 0 turns by one "
+        "radian per position, and each later pair turns more slowly.",
+    ),
+    "B": (
+        "adjacent",
+        "which exponent does the last pair get? It should be just above -1 "
+        "(the slowest pair turns by about 1/base per position), never below.",
+    ),
+    "C": (
+        "halves",
+        "print the first row of cos: which features share a cosine? Which "
+        "features does rotate_half turn together?",
+    ),
 }
 
 
@@ -119,14 +136,18 @@ def check_cos_sin_cache(cos_sin_cache: Callable) -> Feedback:
             cos, sin = as_pair(attempt(n, d, dtype), f"your cache for {dtype.name}")
             for name, values in (("cos", cos), ("sin", sin)):
                 if not isinstance(values, np.ndarray):
-                    raise AnswerProblem(f"{name} must be a numpy array, got "
-                                        f"{type(values).__name__}.")
+                    raise AnswerProblem(
+                        f"{name} must be a numpy array, got {type(values).__name__}."
+                    )
                 if values.dtype != dtype:
-                    return (f"for {dtype.name} your {name} comes back as {values.dtype}: cast cos "
-                            "and sin to the requested dtype at the very end (the model stores "
-                            "its cache in its own dtype).")
-                as_array(values.astype(np.float64), f"your {name} for {dtype.name}",
-                         shape=(n, d // 2))
+                    return (
+                        f"for {dtype.name} your {name} comes back as {values.dtype}: cast cos "
+                        "and sin to the requested dtype at the very end (the model stores "
+                        "its cache in its own dtype)."
+                    )
+                as_array(
+                    values.astype(np.float64), f"your {name} for {dtype.name}", shape=(n, d // 2)
+                )
             problem = _cache_slip(cos.astype(np.float64), sin.astype(np.float64), dtype)
             if problem:
                 return problem
@@ -155,12 +176,16 @@ def _cache_slip(cos: np.ndarray, sin: np.ndarray, dtype: np.dtype) -> str | None
     exact = largest_exact_integer(dtype)
     early = error[: exact + 1].max()
     if early > tolerance:
-        return (f"already at positions up to {exact:,}, which {dtype.name} holds exactly, the "
-                f"angles are off by up to {early:.2g} rad: the frequencies or the products "
-                f"t·θ were rounded to {dtype.name}. Compute them in float32 or float64.")
-    return (f"positions up to {exact:,} are right, but past them the angles are off by up to "
-            f"{error.max():.2g} rad: {dtype.name} holds every integer only up to {exact:,}, so "
-            "the positions were rounded. Make them float32 or float64; cast only cos and sin.")
+        return (
+            f"already at positions up to {exact:,}, which {dtype.name} holds exactly, the "
+            f"angles are off by up to {early:.2g} rad: the frequencies or the products "
+            f"t·θ were rounded to {dtype.name}. Compute them in float32 or float64."
+        )
+    return (
+        f"positions up to {exact:,} are right, but past them the angles are off by up to "
+        f"{error.max():.2g} rad: {dtype.name} holds every integer only up to {exact:,}, so "
+        "the positions were rounded. Make them float32 or float64; cast only cos and sin."
+    )
 
 
 # --- exercise 4: a Llama 2 checkpoint in a split-halves repository ------------------------------
@@ -246,12 +271,15 @@ def check_llama2_loader(convert: Callable) -> Feedback:
     def reproduces(attempt: Callable) -> str | None:
         for w_q, w_k in checkpoints:
             loaded = as_pair(attempt(w_q.copy(), w_k.copy()), "your (W_Q, W_K)")
-            new_q, new_k = (as_array(w, f"your {name}") for w, name in zip(
-                loaded, ("W_Q", "W_K"), strict=True))
+            new_q, new_k = (
+                as_array(w, f"your {name}") for w, name in zip(loaded, ("W_Q", "W_K"), strict=True)
+            )
             if new_q.shape != w_q.shape or new_k.shape != w_k.shape:
-                return (f"your weights have shapes {new_q.shape} and {new_k.shape}; they must keep "
-                        f"the checkpoint's {w_q.shape}. With q = x @ W_Q the head's features are "
-                        "the columns of W_Q: reorder columns, not rows.")
+                return (
+                    f"your weights have shapes {new_q.shape} and {new_k.shape}; they must keep "
+                    f"the checkpoint's {w_q.shape}. With q = x @ W_Q the head's features are "
+                    "the columns of W_Q: reorder columns, not rows."
+                )
             want = reference_scores(x, w_q, w_k)
             got = repository_scores(x, new_q, new_k)
             if np.allclose(got, want, rtol=1e-9, atol=1e-9):
@@ -278,18 +306,26 @@ def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray) -> s
         return np.allclose(a, b, rtol=1e-12, atol=1e-12)
 
     if same(new_q, w_q) and same(new_k, w_k):
-        return ("those are the checkpoint's weights unchanged: the repository's logits then agree "
-                "with the reference only on the diagonal (a query against the key at its own "
-                "position), the other pairing's signature.")
+        return (
+            "those are the checkpoint's weights unchanged: the repository's logits then agree "
+            "with the reference only on the diagonal (a query against the key at its own "
+            "position), the other pairing's signature."
+        )
     if same(new_q, w_q[:, inverse]) and same(new_k, w_k[:, inverse]):
-        return ("that is the inverse permutation (from the split-halves layout back to adjacent "
-                "pairs): the checkpoint is adjacent, so use halves_permutation itself, "
-                "W[:, perm].")
+        return (
+            "that is the inverse permutation (from the split-halves layout back to adjacent "
+            "pairs): the checkpoint is adjacent, so use halves_permutation itself, "
+            "W[:, perm]."
+        )
     if same(new_q, w_q[:, perm]) != same(new_k, w_k[:, perm]):
         which = "W_K" if same(new_q, w_q[:, perm]) else "W_Q"
-        return (f"you permuted only one of the two: {which} still has the adjacent layout, so "
-                "the logits are wrong even at offset 0. Permute both alike.")
+        return (
+            f"you permuted only one of the two: {which} still has the adjacent layout, so "
+            "the logits are wrong even at offset 0. Permute both alike."
+        )
     diagonal = np.allclose(np.diag(got), np.diag(want))
     where = "only on the diagonal" if diagonal else "not even on the diagonal"
-    return (f"the repository's logits with your weights match the reference {where}: permute the "
-            "columns of W_Q and W_K with halves_permutation(d_head), nothing else.")
+    return (
+        f"the repository's logits with your weights match the reference {where}: permute the "
+        "columns of W_Q and W_K with halves_permutation(d_head), nothing else."
+    )

@@ -59,8 +59,10 @@ def check_pair_frequencies(answer: object) -> Feedback:
     def count(f):
         for d, b in cases:
             if got(f, d, b).shape != (d // 2,):
-                return (f"one frequency per (sin, cos) pair: d = {d} needs shape ({d // 2},), "
-                        f"got {got(f, d, b).shape}.")
+                return (
+                    f"one frequency per (sin, cos) pair: d = {d} needs shape ({d // 2},), "
+                    f"got {got(f, d, b).shape}."
+                )
         return None
 
     def slips(f):
@@ -79,9 +81,13 @@ def check_pair_frequencies(answer: object) -> Feedback:
                 return f"for d = {d}, base = {b:g} the frequencies do not match base^(-2k/d)."
         return None
 
-    return grade("frequencies of the pairs", answer, [exponent, count, slips, values],
-                 "one frequency per pair: w_k = base^(-2k/d) for k = 0, 1, ..., d/2 - 1.",
-                 call=cases[0])
+    return grade(
+        "frequencies of the pairs",
+        answer,
+        [exponent, count, slips, values],
+        "one frequency per pair: w_k = base^(-2k/d) for k = 0, 1, ..., d/2 - 1.",
+        call=cases[0],
+    )
 
 
 def check_pe_row(answer: object) -> Feedback:
@@ -127,8 +133,10 @@ def check_pe_row(answer: object) -> Feedback:
         if _matches(got, want.reshape(-1, 2)[:, ::-1].ravel()):
             return "sin and cos are swapped: column 2k is sin(w_k t), column 2k + 1 is cos(w_k t)."
         if _matches(got, np.concatenate([want[0::2], want[1::2]])):
-            return ("you put all sines first and all cosines second; this course interleaves "
-                    "them: sin at even columns, cos at odd columns.")
+            return (
+                "you put all sines first and all cosines second; this course interleaves "
+                "them: sin at even columns, cos at odd columns."
+            )
         return None
 
     def values(f):
@@ -137,11 +145,14 @@ def check_pe_row(answer: object) -> Feedback:
                 return f"for t = {t:g}, d = {d}, base = {b:g} the row is not the encoding."
         return None
 
-    return grade("the encoding of one position", answer,
-                 [shape, bounded, exponent, layout, values],
-                 "compute the d/2 pair frequencies w_k first; then the even columns (row[0::2]) "
-                 "take sin(w_k t) and the odd columns (row[1::2]) cos(w_k t).",
-                 call=cases[0])
+    return grade(
+        "the encoding of one position",
+        answer,
+        [shape, bounded, exponent, layout, values],
+        "compute the d/2 pair frequencies w_k first; then the even columns (row[0::2]) "
+        "take sin(w_k t) and the odd columns (row[1::2]) cos(w_k t).",
+        call=cases[0],
+    )
 
 
 def check_longest_wavelength(answer: object) -> Feedback:
@@ -159,8 +170,10 @@ def check_longest_wavelength(answer: object) -> Feedback:
 
     def slips(f):
         if all(close(got(f, d, b), 2 * np.pi * b) for d, b in cases[:2]):
-            return ("2π·base is a bound, not the value: the last pair has k = d/2 - 1, so its "
-                    "exponent is 2k/d = (d - 2)/d, just under 1.")
+            return (
+                "2π·base is a bound, not the value: the last pair has k = d/2 - 1, so its "
+                "exponent is 2k/d = (d - 2)/d, just under 1."
+            )
         if all(close(got(f, d, b), b ** ((d - 2) / d)) for d, b in cases[:2]):
             return "that is 1/w of the last pair; a wavelength is 2π / w (don't forget 2π)."
         for d, b in cases[:2]:
@@ -176,5 +189,10 @@ def check_longest_wavelength(answer: object) -> Feedback:
                 return f"for d = {d}, base = {b:g} expected {want:.6g}, got {got(f, d, b):.6g}."
         return None
 
-    return grade("the longest wavelength", answer, [slips, values],
-                 "the slowest pair is k = d/2 - 1; its wavelength is 2π / w_k.", call=cases[0])
+    return grade(
+        "the longest wavelength",
+        answer,
+        [slips, values],
+        "the slowest pair is k = d/2 - 1; its wavelength is 2π / w_k.",
+        call=cases[0],
+    )

@@ -30,11 +30,13 @@ from .maths import _column_reading, binary_digits, wavelengths
 #: Largest base and widest encoding the figures of this lesson draw.
 MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
 
-fill_doc = doc_filler({
-    "d_model_base": """\
+fill_doc = doc_filler(
+    {
+        "d_model_base": """\
 d_model, base : int, float, default 128, 10000.0
     Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).""",
-})
+    }
+)
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
@@ -140,10 +142,21 @@ def plot_frequency_readings(
     d_model, base = _plot_sizes(d_model, base)
     ax = new_axes(ax)
     columns = np.arange(d_model)
-    ax.semilogy(columns, np.repeat(frequencies(d_model, base), 2), marker="o", color="C0",
-                label="i = pair index k (correct): sin and cos share w_k")
-    ax.semilogy(columns, _column_reading(d_model, base), marker="x", linestyle="--",
-                color="C3", label="i = column index (wrong): exponent runs to ≈ 2")
+    ax.semilogy(
+        columns,
+        np.repeat(frequencies(d_model, base), 2),
+        marker="o",
+        color="C0",
+        label="i = pair index k (correct): sin and cos share w_k",
+    )
+    ax.semilogy(
+        columns,
+        _column_reading(d_model, base),
+        marker="x",
+        linestyle="--",
+        color="C3",
+        label="i = column index (wrong): exponent runs to ≈ 2",
+    )
     ax.set_xlabel("column of the encoding")
     ax.set_ylabel("frequency (radians per position)")
     ax.set_title("Reading the exponent 2i/d: pair index vs column index")
@@ -226,9 +239,15 @@ def plot_min_distance(
     >>> plot_min_distance([2, 3], {"a": [1.0, 0.5]}).get_legend().get_texts()[0].get_text()
     'a'
     """
-    ax = plot_curves(lengths, curves, new_axes(ax), xlabel="number of positions n",
-                     ylabel="closest pair distance",
-                     title="How close do two different positions get?", logy=True)
+    ax = plot_curves(
+        lengths,
+        curves,
+        new_axes(ax),
+        xlabel="number of positions n",
+        ylabel="closest pair distance",
+        title="How close do two different positions get?",
+        logy=True,
+    )
     ax.legend(loc="lower left")  # a fixed place: "best" costs a fifth of the drawing
     _powers_of_ten(ax.yaxis)
     return ax
@@ -272,12 +291,24 @@ def plot_counter_analogy(
     elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
         raise TypeError(f"axes must be a pair of matplotlib Axes, got {_show(axes)}")
     left, right = axes
-    heatmap(binary_digits(n_positions, d_model // 2), left, xlabel="bit b (value 2^b)",
-            ylabel="position t", title="Binary counter (red = 1): low bits flip fast",
-            limit=1.0, colorbar=False)
-    heatmap(sinusoidal_pe(n_positions, d_model, base), right, xlabel="dimension i",
-            ylabel="position t", title=f"Sinusoidal PE (d = {d_model}): fast columns left",
-            limit=1.0, colorbar=False)
+    heatmap(
+        binary_digits(n_positions, d_model // 2),
+        left,
+        xlabel="bit b (value 2^b)",
+        ylabel="position t",
+        title="Binary counter (red = 1): low bits flip fast",
+        limit=1.0,
+        colorbar=False,
+    )
+    heatmap(
+        sinusoidal_pe(n_positions, d_model, base),
+        right,
+        xlabel="dimension i",
+        ylabel="position t",
+        title=f"Sinusoidal PE (d = {d_model}): fast columns left",
+        limit=1.0,
+        colorbar=False,
+    )
     left.set_xticks(np.arange(d_model // 2))
     right.set_xticks(np.arange(d_model))
     return left.figure
@@ -314,8 +345,14 @@ class EncodingAndWavelengths(LiveFigure):
         left.set_ylabel("PE value")
         left.legend(loc="upper center", ncols=2)
         wave = _build_wavelengths(right, with_position=True, legend="upper left")
-        return SimpleNamespace(left=left, sin_dots=sin_dots, cos_dots=cos_dots,
-                               sin_stems=sin_stems, cos_stems=cos_stems, wave=wave)
+        return SimpleNamespace(
+            left=left,
+            sin_dots=sin_dots,
+            cos_dots=cos_dots,
+            sin_stems=sin_stems,
+            cos_stems=cos_stems,
+            wave=wave,
+        )
 
     def update(self, art: SimpleNamespace, d_model: int, base: float, position: int) -> None:
         row = sinusoidal_pe([position], d_model, base)[0]
@@ -334,6 +371,14 @@ class EncodingAndWavelengths(LiveFigure):
 
     def moving(self, art: SimpleNamespace) -> list:
         wave = art.wave
-        return [art.sin_dots, art.cos_dots, art.sin_stems, art.cos_stems, art.left.title,
-                wave.ladder, wave.top, wave.position, wave.axes.title]
-
+        return [
+            art.sin_dots,
+            art.cos_dots,
+            art.sin_stems,
+            art.cos_stems,
+            art.left.title,
+            wave.ladder,
+            wave.top,
+            wave.position,
+            wave.axes.title,
+        ]

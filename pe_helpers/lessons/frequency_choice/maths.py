@@ -240,4 +240,3 @@ def _whole_numbers(values: object) -> np.ndarray:
     if int(arr.max()) >= 2**MAX_BITS or int(arr.min()) < 0:
         raise ValueError(f"values must lie in [0, 2**{MAX_BITS}), got {_show(values)}")
     return arr.astype(np.int64)
-

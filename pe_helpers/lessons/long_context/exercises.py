@@ -62,8 +62,10 @@ def _ntk_slip(got: object, base: float, d: int, s: float, answers: list[float]) 
     if same(base):
         return "that is the base unchanged: NTK-aware scaling raises it."
     if same(base * s):
-        return ("you multiplied the base by s: the slowest pair then slows by only "
-                "s^((d − 2)/d); the exponent d/(d − 2) makes it exactly s.")
+        return (
+            "you multiplied the base by s: the slowest pair then slows by only "
+            "s^((d − 2)/d); the exponent d/(d − 2) makes it exactly s."
+        )
     if same(base * s ** ((d - 2) / d)):
         return "the exponent is upside down: it is d/(d − 2), slightly above 1."
     if same(base / s ** (d / (d - 2))):
@@ -78,34 +80,47 @@ _LABELS = ("kept", "ramped", "interpolated")
 
 def _as_labels(answer: object, size: int) -> np.ndarray:
     if isinstance(answer, str) or not isinstance(answer, (list, tuple, np.ndarray)):
-        raise AnswerProblem(f"your answer must be a list or array of labels, one per pair, got "
-                            f"{type(answer).__name__}.")
+        raise AnswerProblem(
+            f"your answer must be a list or array of labels, one per pair, got "
+            f"{type(answer).__name__}."
+        )
     labels = np.asarray(answer, dtype=object).ravel()
     if len(answer) != size or labels.size != size:
-        raise AnswerProblem(f"your answer must hold one label per pair: head_dim / 2 = {size}, "
-                            f"got {len(answer)}.")
+        raise AnswerProblem(
+            f"your answer must hold one label per pair: head_dim / 2 = {size}, got {len(answer)}."
+        )
     words = []
     for label in labels:
         if not isinstance(label, (str, np.str_)):
-            raise AnswerProblem(f"each label must be the word 'kept', 'ramped' or "
-                                f"'interpolated', got {label!r}.")
+            raise AnswerProblem(
+                f"each label must be the word 'kept', 'ramped' or 'interpolated', got {label!r}."
+            )
         word = str(label).strip().lower()
         word = "kept" if word == "extrapolated" else word
         if word not in _LABELS:
-            raise AnswerProblem(f"unknown label {str(label)!r}: use 'kept', 'ramped' or "
-                                f"'interpolated'.")
+            raise AnswerProblem(
+                f"unknown label {str(label)!r}: use 'kept', 'ramped' or 'interpolated'."
+            )
         words.append(word)
     return np.array(words)
 
 
 def _llama3_cases() -> tuple[dict, ...]:
     real = model_rope_config("llama-3.1-8b")
-    made_up = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 4.0,
-               "low_freq_factor": 1.0, "high_freq_factor": 8.0,
-               "original_max_position_embeddings": 2048}
+    made_up = {
+        "rope_type": "llama3",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 8.0,
+        "original_max_position_embeddings": 2048,
+    }
     return (
-        {"head_dim": real.head_dim, "max_position_embeddings": real.max_position_embeddings,
-         "rope_parameters": real.rope_parameters},
+        {
+            "head_dim": real.head_dim,
+            "max_position_embeddings": real.max_position_embeddings,
+            "rope_parameters": real.rope_parameters,
+        },
         {"head_dim": 64, "max_position_embeddings": 16384, "rope_parameters": made_up},
     )
 
@@ -161,36 +176,58 @@ def _llama3_slip(got: np.ndarray, config: dict) -> str:
     original = block["original_max_position_embeddings"]
     want = classify_pairs(block, d)
     swap = {"kept": "interpolated", "interpolated": "kept", "ramped": "ramped"}
-    yarn = {"rope_type": "yarn", "rope_theta": block["rope_theta"], "factor": block["factor"],
-            "original_max_position_embeddings": original}
+    yarn = {
+        "rope_type": "yarn",
+        "rope_theta": block["rope_theta"],
+        "factor": block["factor"],
+        "original_max_position_embeddings": original,
+    }
     slips = (
-        (_labels_for(block, d, original_max_position_embeddings=config["max_position_embeddings"]),
-         "you measured against max_position_embeddings; L₀ is original_max_position_embeddings, "
-         "the length the model was trained on before the extension."),
-        (_labels_for(block, d, low_freq_factor=high, high_freq_factor=low),
-         "low_freq_factor and high_freq_factor are swapped: wavelengths below "
-         "L₀/high_freq_factor are kept."),
-        (np.array([swap[w] for w in want]), "kept and interpolated are the wrong way round: the "
-         "fast pairs (short wavelengths) are kept, the slow ones interpolated."),
-        (classify_pairs(yarn, d), "that is YaRN's rule (beta_fast = 32, beta_slow = 1 "
-         "rotations); llama3 draws its edges at wavelengths L₀/high_freq_factor and "
-         "L₀/low_freq_factor."),
+        (
+            _labels_for(
+                block, d, original_max_position_embeddings=config["max_position_embeddings"]
+            ),
+            "you measured against max_position_embeddings; L₀ is original_max_position_embeddings, "
+            "the length the model was trained on before the extension.",
+        ),
+        (
+            _labels_for(block, d, low_freq_factor=high, high_freq_factor=low),
+            "low_freq_factor and high_freq_factor are swapped: wavelengths below "
+            "L₀/high_freq_factor are kept.",
+        ),
+        (
+            np.array([swap[w] for w in want]),
+            "kept and interpolated are the wrong way round: the "
+            "fast pairs (short wavelengths) are kept, the slow ones interpolated.",
+        ),
+        (
+            classify_pairs(yarn, d),
+            "that is YaRN's rule (beta_fast = 32, beta_slow = 1 "
+            "rotations); llama3 draws its edges at wavelengths L₀/high_freq_factor and "
+            "L₀/low_freq_factor.",
+        ),
     )
     for labels, message in slips:
         if not np.array_equal(labels, want) and np.array_equal(got, labels):
             return message
     wrong = int(np.sum(got != want))
-    return (f"{wrong} of {d // 2} labels differ for head_dim = {d}, rope_theta = "
-            f"{block['rope_theta']:g}, L₀ = {original}: check the frequencies and the two "
-            f"wavelength edges L₀/{high:g} and L₀/{low:g}.")
+    return (
+        f"{wrong} of {d // 2} labels differ for head_dim = {d}, rope_theta = "
+        f"{block['rope_theta']:g}, L₀ = {original}: check the frequencies and the two "
+        f"wavelength edges L₀/{high:g} and L₀/{low:g}."
+    )
 
 
 # --- exercise 3: three engines serve one YaRN block ---------------------------------------------
 
 #: The block the engines of exercise 3 serve: the three keys of Qwen3's opt-in YaRN block
 #: (factor 4 from 32,768 tokens), on a head of :data:`ENGINE_HEAD_DIM` with base 10,000.
-ENGINE_BLOCK = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
-                "original_max_position_embeddings": 32768}
+ENGINE_BLOCK = {
+    "rope_type": "yarn",
+    "rope_theta": 10000.0,
+    "factor": 4.0,
+    "original_max_position_embeddings": 32768,
+}
 ENGINE_HEAD_DIM = 64
 #: Which engine has which bug (the checker's key): ``(factor on cos and sin, factor on logits)``
 #: in units of the block's m.
@@ -238,17 +275,22 @@ def yarn_engines() -> dict[str, Callable]:
 
 def _as_diagnosis(answer: object) -> dict[str, str]:
     if not isinstance(answer, dict):
-        raise AnswerProblem(f"your answer must be a dict such as {{'A': 'right', ...}}, got "
-                            f"{type(answer).__name__}.")
+        raise AnswerProblem(
+            f"your answer must be a dict such as {{'A': 'right', ...}}, got "
+            f"{type(answer).__name__}."
+        )
     if sorted(map(str, answer)) != sorted(_ENGINE_TRUTH):
-        raise AnswerProblem(f"your dict must have the keys 'A', 'B' and 'C', one per engine, "
-                            f"got {sorted(map(str, answer))}.")
+        raise AnswerProblem(
+            f"your dict must have the keys 'A', 'B' and 'C', one per engine, "
+            f"got {sorted(map(str, answer))}."
+        )
     labels = {}
     for name, label in answer.items():
         word = label.strip().lower() if isinstance(label, str) else label
         if word not in _ENGINE_LABELS:
-            raise AnswerProblem(f"engine {name}: unknown label {label!r}; use 'right', "
-                                f"'missing' or 'doubled'.")
+            raise AnswerProblem(
+                f"engine {name}: unknown label {label!r}; use 'right', 'missing' or 'doubled'."
+            )
         labels[str(name)] = word
     return labels
 
@@ -272,14 +314,18 @@ def check_yarn_engines(diagnosis: object) -> Feedback:
     def matches(answer: object) -> str | None:
         got = _as_diagnosis(answer)
         if len(set(got.values())) < len(got):
-            return ("you gave two engines the same label: each of the three is a different "
-                    "case, one right, one with the factor missing, one with it applied twice.")
+            return (
+                "you gave two engines the same label: each of the three is a different "
+                "case, one right, one with the factor missing, one with it applied twice."
+            )
         for name, want in _ENGINE_TRUTH.items():
             if got[name] == want:
                 continue
-            return (f"engine {name} is not '{got[name]}': its logit for a query and a key at the "
-                    f"same position is {ratio[want]:.3f} × q·k, where '{got[name]}' would give "
-                    f"{ratio[got[name]]:.3f} × q·k (m² = {m**2:.3f} is what the block asks for).")
+            return (
+                f"engine {name} is not '{got[name]}': its logit for a query and a key at the "
+                f"same position is {ratio[want]:.3f} × q·k, where '{got[name]}' would give "
+                f"{ratio[got[name]]:.3f} × q·k (m² = {m**2:.3f} is what the block asks for)."
+            )
         return None
 
     return grade(

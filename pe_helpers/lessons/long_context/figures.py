@@ -101,8 +101,10 @@ class PairScaling(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        pairs = {m: left.plot([], [], "o-", markersize=3, color=_COLOURS[m], label=m)[0]
-                 for m in FIGURE_METHODS}
+        pairs = {
+            m: left.plot([], [], "o-", markersize=3, color=_COLOURS[m], label=m)[0]
+            for m in FIGURE_METHODS
+        }
         (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
         (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
         curves = {m: right.plot([], [], color=_COLOURS[m], label=m)[0] for m in FIGURE_METHODS}
@@ -111,9 +113,16 @@ class PairScaling(LiveFigure):
             colour = "grey" if key == "turn" else _COLOURS["YaRN"]
             marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
         labels = {
-            key: left.text(0.0, 0.03 if key == "turn" else 0.97, "", fontsize=9, ha="center",
-                           va="bottom" if key == "turn" else "top", clip_on=True,
-                           transform=left.get_xaxis_transform())
+            key: left.text(
+                0.0,
+                0.03 if key == "turn" else 0.97,
+                "",
+                fontsize=9,
+                ha="center",
+                va="bottom" if key == "turn" else "top",
+                clip_on=True,
+                transform=left.get_xaxis_transform(),
+            )
             for key in marks
         }
         end = right.axvline(1.0, linestyle="--", color="grey", linewidth=1)
@@ -121,8 +130,9 @@ class PairScaling(LiveFigure):
         left.set_ylim(1 / 100, 2.5)
         # Few ticks (no minor ones): each tick is an artist that a draw lays out.
         left.yaxis.set_major_locator(FixedLocator([1 / 64, 1 / 16, 1 / 4, 1]))
-        left.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"1/{1 / y:.0f}"
-                                                     if y < 1 else "1"))
+        left.yaxis.set_major_formatter(
+            FuncFormatter(lambda y, _: f"1/{1 / y:.0f}" if y < 1 else "1")
+        )
         left.yaxis.set_minor_locator(NullLocator())
         left.set_xlabel("pair i (0 = fastest)")
         left.set_ylabel("θ′ᵢ / θᵢ  (1 kept, 1/s interpolated)")
@@ -133,11 +143,27 @@ class PairScaling(LiveFigure):
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
         right.legend(loc="upper right", fontsize=8, ncols=2)
-        return SimpleNamespace(left=left, right=right, pairs=pairs, inside=inside,
-                               beyond=beyond, curves=curves, marks=marks, labels=labels, end=end)
+        return SimpleNamespace(
+            left=left,
+            right=right,
+            pairs=pairs,
+            inside=inside,
+            beyond=beyond,
+            curves=curves,
+            marks=marks,
+            labels=labels,
+            end=end,
+        )
 
-    def update(self, art: SimpleNamespace, preset: str, factor: int, log2_length: int,
-               beta_fast: int, beta_slow: float) -> None:
+    def update(
+        self,
+        art: SimpleNamespace,
+        preset: str,
+        factor: int,
+        log2_length: int,
+        beta_fast: int,
+        beta_slow: float,
+    ) -> None:
         geometry = PRESETS[preset]
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
         plain = default_frequencies(theta, d)
@@ -145,8 +171,15 @@ class PairScaling(LiveFigure):
         distances = _distances(factor * original)
         yarn_factor = 1.0
         for method in FIGURE_METHODS:
-            inv, att = method_frequencies(method, d, float(factor), original, rope_theta=theta,
-                                          beta_fast=beta_fast, beta_slow=beta_slow)
+            inv, att = method_frequencies(
+                method,
+                d,
+                float(factor),
+                original,
+                rope_theta=theta,
+                beta_fast=beta_fast,
+                beta_slow=beta_slow,
+            )
             art.pairs[method].set_data(index, inv / plain)
             art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
             if method == "YaRN":
@@ -155,8 +188,11 @@ class PairScaling(LiveFigure):
         inside = distances <= original
         art.inside.set_data(distances[inside], rope[inside])
         art.beyond.set_data(distances[distances >= original], rope[distances >= original])
-        for key, turns, text in (("turn", 1.0, "λ = L₀"), ("beta_fast", beta_fast, "β_fast"),
-                                 ("beta_slow", beta_slow, "β_slow")):
+        for key, turns, text in (
+            ("turn", 1.0, "λ = L₀"),
+            ("beta_fast", beta_fast, "β_fast"),
+            ("beta_slow", beta_slow, "β_slow"),
+        ):
             where = yarn_correction_dim(turns, d, theta, original)
             art.marks[key].set_xdata([where, where])
             art.labels[key].set_x(where)
@@ -167,9 +203,18 @@ class PairScaling(LiveFigure):
         art.right.set_xlim(1, self.controls["factor"].maximum * original)
         art.left.title.set_text(f"{geometry.label}: d = {d}, θ = {theta:,.0f}")
         art.right.title.set_text(
-            f"L₀ = {original:,}, s = {factor}: YaRN logits × {yarn_factor**2:.2f}")
+            f"L₀ = {original:,}, s = {factor}: YaRN logits × {yarn_factor**2:.2f}"
+        )
 
     def moving(self, art: SimpleNamespace) -> list:
-        return [*art.pairs.values(), *art.curves.values(), art.inside, art.beyond,
-                *art.marks.values(), *art.labels.values(), art.end,
-                art.left.title, art.right.title]
+        return [
+            *art.pairs.values(),
+            *art.curves.values(),
+            art.inside,
+            art.beyond,
+            *art.marks.values(),
+            *art.labels.values(),
+            art.end,
+            art.left.title,
+            art.right.title,
+        ]

@@ -35,19 +35,30 @@ def check_t5_bucket(bucket: Callable) -> Feedback:
 
     def matches(attempt: Callable) -> str | None:
         for bidirectional, num_buckets, max_distance in _BUCKET_CASES:
-            case = (f"bidirectional={bidirectional}, num_buckets={num_buckets}, "
-                    f"max_distance={max_distance}")
-            got = as_array(attempt(_OFFSETS.copy(), bidirectional, num_buckets, max_distance),
-                           f"your buckets for {case}", shape=_OFFSETS.shape)
-            want = t5_relative_bucket(_OFFSETS, bidirectional=bidirectional,
-                                      num_buckets=num_buckets, max_distance=max_distance)
+            case = (
+                f"bidirectional={bidirectional}, num_buckets={num_buckets}, "
+                f"max_distance={max_distance}"
+            )
+            got = as_array(
+                attempt(_OFFSETS.copy(), bidirectional, num_buckets, max_distance),
+                f"your buckets for {case}",
+                shape=_OFFSETS.shape,
+            )
+            want = t5_relative_bucket(
+                _OFFSETS,
+                bidirectional=bidirectional,
+                num_buckets=num_buckets,
+                max_distance=max_distance,
+            )
             if np.array_equal(got, want):
                 continue
             wrong = _OFFSETS[got != want]
             slip = _bucket_slip(got, bidirectional, num_buckets, max_distance)
-            return (f"for {case} your buckets differ at {wrong.size} offsets (first: "
-                    f"{wrong[0]}, bucket {got[_OFFSETS == wrong[0]][0]:g} instead of "
-                    f"{want[_OFFSETS == wrong[0]][0]}). {slip}")
+            return (
+                f"for {case} your buckets differ at {wrong.size} offsets (first: "
+                f"{wrong[0]}, bucket {got[_OFFSETS == wrong[0]][0]:g} instead of "
+                f"{want[_OFFSETS == wrong[0]][0]}). {slip}"
+            )
         return None
 
     return grade(
@@ -61,9 +72,18 @@ def check_t5_bucket(bucket: Callable) -> Feedback:
     )
 
 
-def _reference(rel: np.ndarray, bidirectional: bool, n: int, max_distance: int, *,
-               upper=lambda r: r > 0, halve: bool = True, clamp: bool = True,
-               causal_distance=lambda r: -np.minimum(r, 0), rounding=np.floor) -> np.ndarray:
+def _reference(
+    rel: np.ndarray,
+    bidirectional: bool,
+    n: int,
+    max_distance: int,
+    *,
+    upper=lambda r: r > 0,
+    halve: bool = True,
+    clamp: bool = True,
+    causal_distance=lambda r: -np.minimum(r, 0),
+    rounding=np.floor,
+) -> np.ndarray:
     """The bucket rule with one step changeable, to recognise a learner's slip."""
     base = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
@@ -74,8 +94,9 @@ def _reference(rel: np.ndarray, bidirectional: bool, n: int, max_distance: int, 
         distance = causal_distance(rel)
     exact = n // 2
     with np.errstate(divide="ignore"):
-        scaled = (np.log(np.maximum(distance, 1) / exact) / np.log(max_distance / exact)
-                  * (n - exact))
+        scaled = (
+            np.log(np.maximum(distance, 1) / exact) / np.log(max_distance / exact) * (n - exact)
+        )
     large = exact + rounding(scaled).astype(np.int64)
     if clamp:
         large = np.minimum(large, n - 1)
@@ -84,30 +105,52 @@ def _reference(rel: np.ndarray, bidirectional: bool, n: int, max_distance: int, 
 
 def _bucket_slip(got: np.ndarray, bidirectional: bool, n: int, max_distance: int) -> str:
     slips = (
-        (dict(upper=lambda r: r >= 0), "Offset 0 belongs to the lower half: only keys after "
-         "the query (j - i > 0) go to the upper buckets."),
-        (dict(halve=False), "When bidirectional, each sign gets num_buckets // 2 buckets: "
-         "halve num_buckets before splitting exact and log-spaced ones."),
-        (dict(clamp=False), "Distances past max_distance must all share the last bucket: "
-         "clamp with np.minimum(..., n - 1)."),
-        (dict(causal_distance=np.abs), "In causal mode a key after the query (j - i > 0) is "
-         "never seen: those offsets all go to bucket 0; the distance is -min(j - i, 0)."),
-        (dict(rounding=np.round), "The log-spaced part is truncated (floor, or int()), not "
-         "rounded."),
+        (
+            dict(upper=lambda r: r >= 0),
+            "Offset 0 belongs to the lower half: only keys after "
+            "the query (j - i > 0) go to the upper buckets.",
+        ),
+        (
+            dict(halve=False),
+            "When bidirectional, each sign gets num_buckets // 2 buckets: "
+            "halve num_buckets before splitting exact and log-spaced ones.",
+        ),
+        (
+            dict(clamp=False),
+            "Distances past max_distance must all share the last bucket: "
+            "clamp with np.minimum(..., n - 1).",
+        ),
+        (
+            dict(causal_distance=np.abs),
+            "In causal mode a key after the query (j - i > 0) is "
+            "never seen: those offsets all go to bucket 0; the distance is -min(j - i, 0).",
+        ),
+        (
+            dict(rounding=np.round),
+            "The log-spaced part is truncated (floor, or int()), not rounded.",
+        ),
     )
     for change, message in slips:
         if np.array_equal(got, _reference(_OFFSETS, bidirectional, n, max_distance, **change)):
             return message
     if np.array_equal(got, _reference(-_OFFSETS, bidirectional, n, max_distance)):
-        return ("Your buckets are mirrored: relative_position is key minus query (j - i), "
-                "so a key before the query has a negative offset.")
+        return (
+            "Your buckets are mirrored: relative_position is key minus query (j - i), "
+            "so a key before the query has a negative offset."
+        )
     return "Compare your function with the rule in the hint, one offset at a time."
 
 
 _NAMES = {
     "t5_bias": ("t5", "t5bias", "t5relativebias", "t5buckets", "buckets", "t5relative"),
-    "learned": ("learned", "learnedabsolute", "absolute", "learnedposition",
-                "learnedpositionembedding", "absolutelearned"),
+    "learned": (
+        "learned",
+        "learnedabsolute",
+        "absolute",
+        "learnedposition",
+        "learnedpositionembedding",
+        "absolutelearned",
+    ),
     "rope": ("rope", "rotary", "ropeadjacent", "ropehalves", "rotarypositionembedding"),
     "alibi": ("alibi", "linearbias", "linearbiases", "attentionwithlinearbiases"),
 }
@@ -129,8 +172,10 @@ def _method_of(name: object, panel: str) -> str:
     for method, names in _NAMES.items():
         if key in names:
             return method
-    raise AnswerProblem(f"panel {panel}: {name!r} is not one of the four methods; answer with "
-                        "'ALiBi', 'T5 bias', 'RoPE' or 'learned absolute'.")
+    raise AnswerProblem(
+        f"panel {panel}: {name!r} is not one of the four methods; answer with "
+        "'ALiBi', 'T5 bias', 'RoPE' or 'learned absolute'."
+    )
 
 
 def check_method_names(answer: object) -> Feedback:
@@ -155,15 +200,19 @@ formula, and far from the diagonal several neighbouring diagonals share one colo
         elif isinstance(ans, (list, tuple)) and len(ans) == len(_PANELS):
             given = dict(zip(_PANELS, ans, strict=True))
         else:
-            return (f"answer with a dict {{'A': ..., 'D': ...}} or a list of four names, "
-                    f"got {_show(ans)}.")
+            return (
+                f"answer with a dict {{'A': ..., 'D': ...}} or a list of four names, "
+                f"got {_show(ans)}."
+            )
         methods = {panel: _method_of(given[panel], panel) for panel in _PANELS}
         wrong = [panel for panel in _PANELS if methods[panel] != _PANELS[panel]]
         if not wrong:
             return None
         first = wrong[0]
-        return (f"{len(wrong)} of {len(_PANELS)} panels are wrong. Panel {first}: "
-                f"{_HINTS[_PANELS[first]]}")
+        return (
+            f"{len(wrong)} of {len(_PANELS)} panels are wrong. Panel {first}: "
+            f"{_HINTS[_PANELS[first]]}"
+        )
 
     values = answer.values() if isinstance(answer, Mapping) else answer
     if isinstance(values, (list, tuple, type({}.values()))) and all(v is None for v in values):

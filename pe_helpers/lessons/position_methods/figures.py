@@ -55,19 +55,29 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
     ax = new_axes(ax, (11.0, 6.0))
     roles = list(ROLES)
     codes = np.array([[roles.index(r) for r in entry.roles] for entry in POSITION_MAP])
-    ax.imshow(codes, cmap=ListedColormap(list(ROLES.values())), vmin=-0.5,
-              vmax=len(roles) - 0.5, aspect="auto", interpolation="nearest")
+    ax.imshow(
+        codes,
+        cmap=ListedColormap(list(ROLES.values())),
+        vmin=-0.5,
+        vmax=len(roles) - 0.5,
+        aspect="auto",
+        interpolation="nearest",
+    )
     for row, entry in enumerate(POSITION_MAP):
         for col, (formula, role) in enumerate(zip(entry.formulas, entry.roles, strict=True)):
             colour = "white" if role in ("relative, learned", "dropped") else "black"
             ax.text(col, row, formula, ha="center", va="center", fontsize=10, color=colour)
     ax.set_xticks(range(len(TERMS)), TERMS)
     ax.xaxis.tick_top()
-    ax.set_yticks(range(len(POSITION_MAP)),
-                  [f"{e.name} ({e.source})" for e in POSITION_MAP])
+    ax.set_yticks(range(len(POSITION_MAP)), [f"{e.name} ({e.source})" for e in POSITION_MAP])
     ax.tick_params(length=0)
-    ax.legend(handles=[Patch(facecolor=c, edgecolor="0.5", label=r) for r, c in ROLES.items()],
-              loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(ROLES), frameon=False)
+    ax.legend(
+        handles=[Patch(facecolor=c, edgecolor="0.5", label=r) for r, c in ROLES.items()],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.02),
+        ncol=len(ROLES),
+        frameon=False,
+    )
     return ax
 
 
@@ -201,13 +211,20 @@ class AlibiHeads(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         limit = (self.n - 1) / 2
-        data = axes.imshow(np.zeros(self.shape), cmap=diverging_cmap(), vmin=-limit,
-                           vmax=limit, interpolation="nearest")
+        data = axes.imshow(
+            np.zeros(self.shape),
+            cmap=diverging_cmap(),
+            vmin=-limit,
+            vmax=limit,
+            interpolation="nearest",
+        )
         # Grey future keys and blank blocks are an opaque layer on top, not NaN cells: every
         # value the figure holds stays finite, so two drawings of it compare equal.
         cover = axes.imshow(np.zeros((*self.shape, 4)), interpolation="nearest")
-        labels = [axes.text(left + self.n - 1, top, "", ha="right", va="top", fontsize=10)
-                  for top, left in self.corners]
+        labels = [
+            axes.text(left + self.n - 1, top, "", ha="right", va="top", fontsize=10)
+            for top, left in self.corners
+        ]
         axes.set_xticks([])
         axes.set_yticks([])
         axes.set_xlabel("key j, left to right in each block (one block per head)")
@@ -230,8 +247,10 @@ class AlibiHeads(LiveFigure):
             cover[top : top + n, left : left + n] = np.where(future[..., None], grey, 0.0)
         art.data.set_data(mosaic)
         art.cover.set_data(cover)
-        art.axes.title.set_text(f"ALiBi, {n_heads} head{'s' * (n_heads > 1)}: bias −m·(i − j); "
-                                f"colour from {-(n - 1) / 2:g} (blue) to 0 (white)")
+        art.axes.title.set_text(
+            f"ALiBi, {n_heads} head{'s' * (n_heads > 1)}: bias −m·(i − j); "
+            f"colour from {-(n - 1) / 2:g} (blue) to 0 (white)"
+        )
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.data, art.cover, *art.labels, art.axes.title]
@@ -272,18 +291,24 @@ class T5BucketMap(LiveFigure):
         for ax in axes:
             (line,) = ax.plot(self.offsets, np.zeros(self.offsets.size), drawstyle="steps-mid")
             steps.append(line)
-            edges.append([ax.axvline(0.0, color="0.4", linestyle="--", linewidth=1.2)
-                          for _ in range(2)])
+            edges.append(
+                [ax.axvline(0.0, color="0.4", linestyle="--", linewidth=1.2) for _ in range(2)]
+            )
             ax.set_ylabel("bucket")
             ax.set_xlim(-self.max_offset, self.max_offset)
         axes[1].set_xlabel("offset j − i (key minus query)")
         return SimpleNamespace(axes=list(axes), steps=steps, edges=edges)
 
     def update(self, art: SimpleNamespace, num_buckets: int, max_distance: int) -> None:
-        for ax, line, edges, bidirectional in zip(art.axes, art.steps, art.edges,
-                                                  (True, False), strict=True):
-            buckets = t5_relative_bucket(self.offsets, bidirectional=bidirectional,
-                                         num_buckets=num_buckets, max_distance=max_distance)
+        for ax, line, edges, bidirectional in zip(
+            art.axes, art.steps, art.edges, (True, False), strict=True
+        ):
+            buckets = t5_relative_bucket(
+                self.offsets,
+                bidirectional=bidirectional,
+                num_buckets=num_buckets,
+                max_distance=max_distance,
+            )
             line.set_ydata(buckets)
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])
@@ -294,8 +319,11 @@ class T5BucketMap(LiveFigure):
             ax.title.set_text(f"{mode}: {per}, exact for distance < {half // 2}")
 
     def moving(self, art: SimpleNamespace) -> list:
-        return [*art.steps, *(e for pair in art.edges for e in pair),
-                *(ax.title for ax in art.axes)]
+        return [
+            *art.steps,
+            *(e for pair in art.edges for e in pair),
+            *(ax.title for ax in art.axes),
+        ]
 
 
 @course_style
@@ -311,8 +339,7 @@ def plot_mystery_biases(n_positions: int = 24) -> Figure:
     figure = plt.figure(figsize=(11.0, 3.4), layout="constrained")
     for ax, (panel, values) in zip(figure.subplots(1, 4), matrices.items(), strict=True):
         limit = colour_limit(values)
-        ax.imshow(values, cmap=diverging_cmap(), vmin=-limit, vmax=limit,
-                  interpolation="nearest")
+        ax.imshow(values, cmap=diverging_cmap(), vmin=-limit, vmax=limit, interpolation="nearest")
         ax.set_title(panel)
         ax.set_xlabel("key j")
         ax.set_xticks([])

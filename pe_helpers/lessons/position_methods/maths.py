@@ -51,28 +51,76 @@ _GONE = "dropped"
 #: Every method of the lesson, on lesson 06's four terms (``e`` content, ``p`` position,
 #: ``W = W_Q W_Kᵀ``). Each row was checked against the paper named in ``source``.
 POSITION_MAP: tuple[MapEntry, ...] = (
-    MapEntry("sinusoidal", "Vaswani et al. 2017", ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"), _ABS,
-             "sinusoidal"),
-    MapEntry("learned absolute", "Devlin et al. 2019", ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"), _ABS,
-             "learned"),
-    MapEntry("Shaw relative", "Shaw et al. 2018", ("eᵢWeⱼ", "eᵢW_Q a[clip(j−i)]", "—", "—"),
-             ("content only", "relative, learned", _GONE, _GONE), None),
-    MapEntry("Transformer-XL", "Dai et al. 2019",
-             ("eᵢW_Q W_E eⱼ", "eᵢW_Q W_R r(i−j)", "u W_E eⱼ", "v W_R r(i−j)"),
-             ("content only", "relative, fixed", "content only", "relative, fixed"), None),
-    MapEntry("T5 bias", "Raffel et al. 2020", ("eᵢWeⱼ", "—", "—", "b_h[bucket(j−i)]"),
-             ("content only", _GONE, _GONE, "relative, learned"), "t5_bias"),
-    MapEntry("DeBERTa", "He et al. 2021",
-             ("eᵢW_Q W_K eⱼ", "eᵢW_Q K_r[δ(i,j)]", "Q_r[δ(j,i)] W_K eⱼ", "—"),
-             ("content only", "relative, learned", "relative, learned", _GONE), None),
-    MapEntry("TUPE-A", "Ke et al. 2021", ("eᵢW_Q W_K eⱼ", "—", "—", "pᵢU_Q U_K pⱼ"),
-             ("content only", _GONE, _GONE, "absolute"), None),
-    MapEntry("ALiBi", "Press et al. 2022", ("eᵢWeⱼ", "—", "—", "−m_h (i − j)"),
-             ("content only", _GONE, _GONE, "relative, fixed"), "alibi"),
-    MapEntry("RoPE", "Su et al. 2021", ("eᵢW_Q R(j−i) W_K eⱼ", "—", "—", "—"),
-             ("relative, fixed", _GONE, _GONE, _GONE), "rope_adjacent"),
-    MapEntry("NoPE", "Kazemnejad et al. 2023", ("eᵢWeⱼ", "—", "—", "—"),
-             ("content only", _GONE, _GONE, _GONE), "none"),
+    MapEntry(
+        "sinusoidal",
+        "Vaswani et al. 2017",
+        ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"),
+        _ABS,
+        "sinusoidal",
+    ),
+    MapEntry(
+        "learned absolute",
+        "Devlin et al. 2019",
+        ("eᵢWeⱼ", "eᵢWpⱼ", "pᵢWeⱼ", "pᵢWpⱼ"),
+        _ABS,
+        "learned",
+    ),
+    MapEntry(
+        "Shaw relative",
+        "Shaw et al. 2018",
+        ("eᵢWeⱼ", "eᵢW_Q a[clip(j−i)]", "—", "—"),
+        ("content only", "relative, learned", _GONE, _GONE),
+        None,
+    ),
+    MapEntry(
+        "Transformer-XL",
+        "Dai et al. 2019",
+        ("eᵢW_Q W_E eⱼ", "eᵢW_Q W_R r(i−j)", "u W_E eⱼ", "v W_R r(i−j)"),
+        ("content only", "relative, fixed", "content only", "relative, fixed"),
+        None,
+    ),
+    MapEntry(
+        "T5 bias",
+        "Raffel et al. 2020",
+        ("eᵢWeⱼ", "—", "—", "b_h[bucket(j−i)]"),
+        ("content only", _GONE, _GONE, "relative, learned"),
+        "t5_bias",
+    ),
+    MapEntry(
+        "DeBERTa",
+        "He et al. 2021",
+        ("eᵢW_Q W_K eⱼ", "eᵢW_Q K_r[δ(i,j)]", "Q_r[δ(j,i)] W_K eⱼ", "—"),
+        ("content only", "relative, learned", "relative, learned", _GONE),
+        None,
+    ),
+    MapEntry(
+        "TUPE-A",
+        "Ke et al. 2021",
+        ("eᵢW_Q W_K eⱼ", "—", "—", "pᵢU_Q U_K pⱼ"),
+        ("content only", _GONE, _GONE, "absolute"),
+        None,
+    ),
+    MapEntry(
+        "ALiBi",
+        "Press et al. 2022",
+        ("eᵢWeⱼ", "—", "—", "−m_h (i − j)"),
+        ("content only", _GONE, _GONE, "relative, fixed"),
+        "alibi",
+    ),
+    MapEntry(
+        "RoPE",
+        "Su et al. 2021",
+        ("eᵢW_Q R(j−i) W_K eⱼ", "—", "—", "—"),
+        ("relative, fixed", _GONE, _GONE, _GONE),
+        "rope_adjacent",
+    ),
+    MapEntry(
+        "NoPE",
+        "Kazemnejad et al. 2023",
+        ("eᵢWeⱼ", "—", "—", "—"),
+        ("content only", _GONE, _GONE, _GONE),
+        "none",
+    ),
 )
 
 
@@ -131,8 +179,9 @@ def map_kind(entry: MapEntry) -> str:
 MAX_POSITIONS = 256
 
 
-def same_token_scores(params: dict, config: ModelConfig, n_positions: int,
-                      token: int = 0) -> np.ndarray:
+def same_token_scores(
+    params: dict, config: ModelConfig, n_positions: int, token: int = 0
+) -> np.ndarray:
     """Attention scores (before the mask and the softmax) of ``token`` repeated ``n`` times.
 
     Every query and key carries the same content, so whatever differs between entries is
@@ -192,8 +241,13 @@ class MethodProperties(NamedTuple):
 
 
 #: Largest model the measurements and the bench build (each option's upper bound).
-MAX_MODEL_OPTIONS = {"d_model": 256, "n_heads": 32, "d_head": 256, "num_buckets": 256,
-                     "max_len": MAX_POSITIONS}
+MAX_MODEL_OPTIONS = {
+    "d_model": 256,
+    "n_heads": 32,
+    "d_head": 256,
+    "num_buckets": 256,
+    "max_len": MAX_POSITIONS,
+}
 
 
 def _check_model_options(options: Mapping) -> dict:
@@ -205,8 +259,9 @@ def _check_model_options(options: Mapping) -> dict:
     return dict(options)
 
 
-def method_properties(method: str, n_positions: int = 16, seed: int = 0,
-                      **model_options) -> MethodProperties:
+def method_properties(
+    method: str, n_positions: int = 16, seed: int = 0, **model_options
+) -> MethodProperties:
     """Measure a position method on a freshly initialised model without a mask.
 
     The model sees one token repeated ``n_positions`` times (:func:`same_token_scores`).
@@ -250,8 +305,9 @@ def method_properties(method: str, n_positions: int = 16, seed: int = 0,
     def count(c: ModelConfig) -> int:
         return sum(int(np.prod(shape)) for shape in c.param_shapes().values())
 
-    return MethodProperties(config.method, kind, deviation, asymmetry > 1e-9 * scale,
-                            count(config) - count(baseline))
+    return MethodProperties(
+        config.method, kind, deviation, asymmetry > 1e-9 * scale, count(config) - count(baseline)
+    )
 
 
 # --- the bench -------------------------------------------------------------------------------
@@ -313,9 +369,16 @@ def _train_entry(
     return train(task, entry.method, length=length, steps=steps, seed=seed, **dict(entry.options))
 
 
-def run_bench(entries: Sequence = BENCH, tasks: Sequence = BENCH_TASKS, *, length: int = 16,
-              factors: Sequence[int] = (1, 2, 4), steps: int = 200, seed: int = 0,
-              n_samples: int = 256) -> BenchResult:
+def run_bench(
+    entries: Sequence = BENCH,
+    tasks: Sequence = BENCH_TASKS,
+    *,
+    length: int = 16,
+    factors: Sequence[int] = (1, 2, 4),
+    steps: int = 200,
+    seed: int = 0,
+    n_samples: int = 256,
+) -> BenchResult:
     """Train every entry on every task (length ``L``) and test at ``factor * L``.
 
     Parameters
@@ -346,8 +409,9 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = BENCH_TASKS, *, lengt
     rows = tuple(e if isinstance(e, BenchEntry) else BenchEntry(*e) for e in entries)
     columns = tuple(t if isinstance(t, Task) else make_task(*t) for t in tasks)
     if not rows or not columns or len(rows) * len(columns) > MAX_MODELS:
-        raise ValueError(f"entries x tasks must be 1 .. {MAX_MODELS} models, got "
-                         f"{len(rows)} x {len(columns)}")
+        raise ValueError(
+            f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)} x {len(columns)}"
+        )
     length = check_int("length", length, minimum=2)
     if length > 32:
         raise ValueError(f"length must be at most 32, got {length}")
@@ -373,10 +437,10 @@ def run_bench(entries: Sequence = BENCH, tasks: Sequence = BENCH_TASKS, *, lengt
                     accuracy[r, c, k] = model.accuracy(length=n, n_samples=n_samples)
         models.append(tuple(trained))
     properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
-    baseline = np.array([[order_blind_accuracy(t, n, 16, causal=True) for n in lengths]
-                         for t in columns])
-    return BenchResult(rows, columns, lengths, accuracy, properties, baseline, tuple(models),
-                       seed)
+    baseline = np.array(
+        [[order_blind_accuracy(t, n, 16, causal=True) for n in lengths] for t in columns]
+    )
+    return BenchResult(rows, columns, lengths, accuracy, properties, baseline, tuple(models), seed)
 
 
 def _task_label(task: Task) -> str:

@@ -67,8 +67,11 @@ def plot_turning_pairs(
     floor = float(full.min()) / 10
     for values, label, style in (
         (full, "RoPE", {"color": "C0", "linewidth": 7, "alpha": 0.3}),
-        (partial, f'partial rotation ("default", {fraction:g})',
-         {"color": "C1", "linestyle": "--"}),
+        (
+            partial,
+            f'partial rotation ("default", {fraction:g})',
+            {"color": "C1", "linestyle": "--"},
+        ),
         (p_rope, f'p-RoPE ("proportional", {fraction:g})', {"color": "C2", "linestyle": ":"}),
     ):
         ax.plot(pairs, np.where(values > 0, values, np.nan), label=label, **style)

@@ -78,16 +78,28 @@ def check_softmax_backward(softmax_backward: Callable) -> Feedback:
 def _softmax_slip(got: np.ndarray, a: np.ndarray, g: np.ndarray) -> str:
     """The message for a wrong softmax gradient: the slip it matches, or a general one."""
     slips = [
-        (a * g, "you returned a * g: the softmax couples a row, so also subtract the weighted "
-                "row sum, a * (g - Σ_j g_j a_j)."),
-        (a * (1 - a) * g, "you kept only the diagonal of the Jacobian, a_k (1 - a_k); each "
-                          "s_k also lowers every other weight of its row."),
-        (a * (g - (g * a).sum(axis=-2, keepdims=True)),
-         "you summed over the queries (axis -2); the row sum runs over the keys: axis=-1."),
-        (a * (g - (g * a).sum()), "you summed over the whole array; sum each row "
-                                  "(axis=-1, keepdims=True)."),
-        (a * (g - g.sum(axis=-1, keepdims=True)), "the row sum must weight g by a: "
-                                                  "Σ_j g_j a_j, not Σ_j g_j."),
+        (
+            a * g,
+            "you returned a * g: the softmax couples a row, so also subtract the weighted "
+            "row sum, a * (g - Σ_j g_j a_j).",
+        ),
+        (
+            a * (1 - a) * g,
+            "you kept only the diagonal of the Jacobian, a_k (1 - a_k); each "
+            "s_k also lowers every other weight of its row.",
+        ),
+        (
+            a * (g - (g * a).sum(axis=-2, keepdims=True)),
+            "you summed over the queries (axis -2); the row sum runs over the keys: axis=-1.",
+        ),
+        (
+            a * (g - (g * a).sum()),
+            "you summed over the whole array; sum each row (axis=-1, keepdims=True).",
+        ),
+        (
+            a * (g - g.sum(axis=-1, keepdims=True)),
+            "the row sum must weight g by a: Σ_j g_j a_j, not Σ_j g_j.",
+        ),
         (-_softmax_backward(a, g), "the sign is flipped: dL/ds = a * (g - Σ_j g_j a_j)."),
         (g, "you returned g unchanged: multiply by the softmax's Jacobian."),
     ]
@@ -97,8 +109,14 @@ def _softmax_slip(got: np.ndarray, a: np.ndarray, g: np.ndarray) -> str:
     return "your gradient differs from a * (g - Σ_j g_j a_j) on a batch of attention rows."
 
 
-_PREFIX_CHOICES = {"same": "same", "a": "same", "lower": "lower", "b": "lower",
-                   "higher": "higher", "c": "higher"}
+_PREFIX_CHOICES = {
+    "same": "same",
+    "a": "same",
+    "lower": "lower",
+    "b": "lower",
+    "higher": "higher",
+    "c": "higher",
+}
 
 
 def check_prefix_prediction(prediction: object) -> Feedback:
@@ -123,8 +141,7 @@ def check_prefix_prediction(prediction: object) -> Feedback:
         choice = _PREFIX_CHOICES.get(value.strip().lower().strip("().'\""))
         if choice is None:
             raise AnswerProblem(
-                f"your prediction must be 'same', 'lower' or 'higher' (or a, b, c), got "
-                f"{value!r}."
+                f"your prediction must be 'same', 'lower' or 'higher' (or a, b, c), got {value!r}."
             )
         if choice != "same":
             return (

@@ -120,8 +120,15 @@ def plot_extrapolation(
             marker = _MARKERS[index % len(_MARKERS)]
             ax.plot(xs, 100 * ys, color=f"C{index}", marker=marker, markersize=7, label=label)
             if refused.any():
-                ax.plot(xs[refused], np.zeros(refused.sum()), color=f"C{index}", marker="x",
-                        markersize=10, markeredgewidth=2.5, linestyle="none")
+                ax.plot(
+                    xs[refused],
+                    np.zeros(refused.sum()),
+                    color=f"C{index}",
+                    marker="x",
+                    markersize=10,
+                    markeredgewidth=2.5,
+                    linestyle="none",
+                )
         if title in limits:
             ys = check_array(f"limits[{title!r}]", limits[title], ndim=1).astype(np.float64)
             ax.plot(xs, 100 * ys, color="0.4", linestyle="--", label="order-blind limit")
@@ -137,8 +144,7 @@ def plot_extrapolation(
     if any(bands.values()):
         handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
         labels.append(band_label)
-    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels),
-                  fontsize="small")
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small")
     return figure
 
 
@@ -232,7 +238,8 @@ class QueryAttention(LiveFigure):
             key = (name, length)
             if key not in self._accuracy:
                 self._accuracy[key] = model.accuracy(
-                    length=length, n_samples=self.n_samples, per_position=True)
+                    length=length, n_samples=self.n_samples, per_position=True
+                )
             return self._accuracy[key]
         # With the mask, the prediction at position i sees positions 0 .. i only: on the
         # prefixes of long sequences it is the prediction on the long ones. One evaluation at
@@ -243,7 +250,8 @@ class QueryAttention(LiveFigure):
             if model.config.method == "learned":
                 longest = min(longest, model.config.max_len)
             self._accuracy[key] = model.accuracy(
-                length=longest, n_samples=self.n_samples, per_position=True)
+                length=longest, n_samples=self.n_samples, per_position=True
+            )
         return self._accuracy[key][:length]
 
     def _limit(self, length: int) -> np.ndarray:
@@ -252,8 +260,13 @@ class QueryAttention(LiveFigure):
             return np.full(length, np.nan)
         if self._limits is None:
             self._limits = order_blind_accuracy(
-                self.task, MAX_TEST_LENGTH, self.vocab_size, causal=True, n_samples=512,
-                per_position=True)
+                self.task,
+                MAX_TEST_LENGTH,
+                self.vocab_size,
+                causal=True,
+                n_samples=512,
+                per_position=True,
+            )
         return self._limits[:length]
 
     def build(self, axes) -> SimpleNamespace:
@@ -264,16 +277,16 @@ class QueryAttention(LiveFigure):
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
         ]
-        target = row_ax.axvline(0, color="0.3", linestyle="--", linewidth=1.5,
-                                label="key with the answer")
+        target = row_ax.axvline(
+            0, color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
+        )
         row_ax.set_ylim(0, 1.3)
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
         row_ax.legend(loc="upper center", ncols=self.n_heads + 1, fontsize="small")
         note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
-        (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3,
-                                  label="this model")
+        (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
         (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
         query = acc_ax.axvline(0, color="C3", linewidth=1.5, label="the query")
         acc_ax.set_ylim(0, 130)
@@ -281,8 +294,16 @@ class QueryAttention(LiveFigure):
         acc_ax.set_xlabel("query position")
         acc_ax.set_ylabel("accuracy (%)")
         acc_ax.legend(loc="upper center", ncols=3, fontsize="small")
-        return SimpleNamespace(row_ax=row_ax, acc_ax=acc_ax, heads=heads, target=target,
-                               note=note, accuracy=accuracy, limit=limit, query=query)
+        return SimpleNamespace(
+            row_ax=row_ax,
+            acc_ax=acc_ax,
+            heads=heads,
+            target=target,
+            note=note,
+            accuracy=accuracy,
+            limit=limit,
+            query=query,
+        )
 
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.
@@ -294,13 +315,13 @@ class QueryAttention(LiveFigure):
         if refused:
             rows = np.empty((self.n_heads, 0))
             keys = keys[:0]
-            art.note.set_text(f"{name}: the table has {model.config.max_len} rows;\n"
-                              f"it refuses length {length}")
+            art.note.set_text(
+                f"{name}: the table has {model.config.max_len} rows;\nit refuses length {length}"
+            )
         else:
             rows = model.attention(self.tokens[:length])[:, query]
             art.note.set_text("")
-        for line, row in zip(art.heads, rows if rows.size else [[]] * self.n_heads,
-                             strict=True):
+        for line, row in zip(art.heads, rows if rows.size else [[]] * self.n_heads, strict=True):
             line.set_data(keys, row)
         art.target.set_xdata([max(target, 0)] * 2)
         art.target.set_visible(target >= 0)
@@ -322,5 +343,13 @@ class QueryAttention(LiveFigure):
         art.acc_ax.title.set_text(f"{name} at length {length}: {summary}")
 
     def moving(self, art: SimpleNamespace) -> list:
-        return [*art.heads, art.target, art.note, art.row_ax.title, art.accuracy, art.limit,
-                art.query, art.acc_ax.title]
+        return [
+            *art.heads,
+            art.target,
+            art.note,
+            art.row_ax.title,
+            art.accuracy,
+            art.limit,
+            art.query,
+            art.acc_ax.title,
+        ]

@@ -40,8 +40,7 @@ def _check_models(models: object) -> dict[str, TrainedModel]:
     for name, model in models.items():
         if not isinstance(model, TrainedModel):
             raise TypeError(
-                f"models[{name!r}] must be a TrainedModel (from train), got "
-                f"{type(model).__name__}"
+                f"models[{name!r}] must be a TrainedModel (from train), got {type(model).__name__}"
             )
     return {str(name): model for name, model in models.items()}
 
@@ -146,8 +145,9 @@ def accuracy_table(
     return {
         name: np.array(
             [
-                math.nan if _refuses(model, n) else model.accuracy(
-                    length=n, n_samples=n_samples, seed=seed)
+                math.nan
+                if _refuses(model, n)
+                else model.accuracy(length=n, n_samples=n_samples, seed=seed)
                 for n in lengths
             ]
         )
@@ -200,8 +200,10 @@ def format_accuracy_table(
         cells = ["refuses" if math.isnan(v) else f"{round(100 * v)}%" for v in arr.tolist()]
         if label in ranges:
             low, high = ranges[label]
-            cells = [c if math.isnan(lo) else f"{c} ({round(100 * lo)}–{round(100 * hi)})"
-                     for c, lo, hi in zip(cells, low.tolist(), high.tolist(), strict=True)]
+            cells = [
+                c if math.isnan(lo) else f"{c} ({round(100 * lo)}–{round(100 * hi)})"
+                for c, lo, hi in zip(cells, low.tolist(), high.tolist(), strict=True)
+            ]
         table.append((label, cells))
     heads = [header(n) for n in lengths]
     widths = [max([len(h), 7] + [len(cells[i]) for _, cells in table]) for i, h in enumerate(heads)]
@@ -224,10 +226,14 @@ def _check_bands(
         where = f"{name}[{label!r}]"
         if label not in rows:
             raise ValueError(f"{where} names none of {', '.join(map(str, rows))}")
-        if isinstance(band, (str, bytes)) or not isinstance(band, Sequence) or len(band) not in (
-                2, 3):
-            raise TypeError(f"{where} must be (low, high) or (low, median, high), got "
-                            f"{_show(band)}")
+        if (
+            isinstance(band, (str, bytes))
+            or not isinstance(band, Sequence)
+            or len(band) not in (2, 3)
+        ):
+            raise TypeError(
+                f"{where} must be (low, high) or (low, median, high), got {_show(band)}"
+            )
         low, high = _accuracies(f"{where} low", band[0]), _accuracies(f"{where} high", band[-1])
         if low.shape != (size,) or high.shape != (size,):
             raise ValueError(f"{where} must hold one value per length ({size})")
@@ -385,8 +391,9 @@ def accuracy_by_range(
     length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
-        raise TypeError(f"ranges must be a non-empty list of (start, stop) pairs, got "
-                        f"{_show(ranges)}")
+        raise TypeError(
+            f"ranges must be a non-empty list of (start, stop) pairs, got {_show(ranges)}"
+        )
     first = model.task.arg
     pairs = []
     for pair in ranges:
@@ -395,8 +402,7 @@ def accuracy_by_range(
         start = check_int("ranges start", pair[0], minimum=first)
         stop = check_int("ranges stop", pair[1], minimum=start + 1, maximum=length)
         pairs.append((start, stop))
-    per_position = model.accuracy(length=length, n_samples=n_samples, seed=seed,
-                                  per_position=True)
+    per_position = model.accuracy(length=length, n_samples=n_samples, seed=seed, per_position=True)
     return np.array([per_position[start:stop].mean() for start, stop in pairs])
 
 
@@ -455,8 +461,11 @@ _LOOK_QUERIES = (8, 15, 20, 40)
 def _length_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
     """The accuracy at L, 2L and 4L (at L only for a learned table, which refuses the rest)."""
     row = accuracy_table({prefix: model}, list(_SCALES.values()))[prefix]
-    return {f"{prefix}.{scale}": float(value)
-            for scale, value in zip(_SCALES, row, strict=True) if not math.isnan(value)}
+    return {
+        f"{prefix}.{scale}": float(value)
+        for scale, value in zip(_SCALES, row, strict=True)
+        if not math.isnan(value)
+    }
 
 
 def _inside_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
@@ -541,8 +550,9 @@ def _first_experiment(seed: int) -> dict[str, float]:
     for method, model in models.items():
         found |= _length_metrics(model, method)
     on_key_0 = target_attention(models["rope_adjacent"], _L, [4, 8, 15])
-    return found | {f"rope_adjacent.key0.{t}": float(v)
-                    for t, v in zip((4, 8, 15), on_key_0, strict=True)}
+    return found | {
+        f"rope_adjacent.key0.{t}": float(v) for t, v in zip((4, 8, 15), on_key_0, strict=True)
+    }
 
 
 def _third_experiment(seed: int) -> dict[str, float]:

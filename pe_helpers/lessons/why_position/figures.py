@@ -209,4 +209,3 @@ def plot_serial_steps(
     ax.set_ylim(0, max(float(np.max(chains)), 1.0) * 1.08)
     ax.legend(loc="upper left")
     return ax
-

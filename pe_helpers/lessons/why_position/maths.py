@@ -20,7 +20,6 @@ MAX_WIDTH = 1024
 _MAX_CELLS = 2**22
 
 
-
 class LayerRun(NamedTuple):
     """One layer run on a sequence, with the matrix products it executed.
 
@@ -223,4 +222,3 @@ def _steps(value: object) -> int:
     if n_steps > MAX_TOKENS:
         raise ValueError(f"n_steps must be <= {MAX_TOKENS}, got {n_steps}")
     return n_steps
-
