@@ -15,8 +15,13 @@ Presentation: :mod:`~pe_helpers.figures` (style, projector mode, heatmaps),
 checkers live in :mod:`pe_helpers.lessons` (``pe_helpers.lessons.<slug>``).
 
 The most used maths is re-exported here. Importing the package first keeps numpy's BLAS on
-one thread (see :mod:`~pe_helpers._threads`).
+one thread (see :mod:`~pe_helpers._threads`). In a Jupyter kernel, importing it also sets
+the inline backend up so that each figure is drawn once, as laid out
+(:func:`pe_helpers.figures.draw_inline_once`): a notebook's one set-up line is
+``import pe_helpers``.
 """
+
+import sys
 
 from . import _threads  # noqa: F401  (before anything imports numpy)
 from .attention import (
@@ -74,3 +79,14 @@ __all__ = [
     "softmax",
     "t5_relative_bucket",
 ]
+
+
+def _set_up_a_notebook() -> None:
+    """In a Jupyter kernel, draw each inline figure once (no redraw, no trimming pass)."""
+    if "ipykernel" in sys.modules:
+        from .figures import draw_inline_once
+
+        draw_inline_once()
+
+
+_set_up_a_notebook()

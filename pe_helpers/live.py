@@ -19,6 +19,7 @@ a notebook that only grades exercises or draws static figures never loads it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
 import weakref
@@ -370,7 +371,12 @@ _OPEN_VIEWS: dict[tuple, weakref.ref] = {}
 
 
 def _cell_id() -> str | None:
-    """The id of the JupyterLab cell being run, or None outside a front end that sends it."""
+    """The cell being run: JupyterLab's cell id, else its code; None outside a kernel.
+
+    JupyterLab sends each cell's id with its code; a plain client (nbclient, which runs
+    ``make regen`` and nbval) does not, and there the code names the cell: running the
+    same code again closes the view it made, as re-running a cell does in JupyterLab.
+    """
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipywidgets
@@ -380,10 +386,14 @@ def _cell_id() -> str | None:
     if kernel is None:
         return None
     try:
-        parent = kernel.get_parent("shell")
+        parent = kernel.get_parent("shell") or {}
     except Exception:  # noqa: BLE001 - an old or unusual kernel: no cell to track
         return None
-    return (parent or {}).get("metadata", {}).get("cellId")
+    cell = parent.get("metadata", {}).get("cellId")
+    if cell is None:
+        code = parent.get("content", {}).get("code")
+        cell = None if code is None else "code:" + hashlib.sha1(code.encode()).hexdigest()
+    return cell
 
 
 class LiveFigure:
@@ -472,6 +482,25 @@ class LiveFigure:
             for name, control in self.controls.items()
         }
 
+    def summary(self, values: Mapping[str, object]) -> str:
+        """One line: the figure's name and each control's label and value.
+
+        Examples
+        --------
+        >>> class Wave(LiveFigure):
+        ...     controls = {"k": int_control("pair k", 0, 0, 7), "base": log_control(
+        ...         "base", 10000.0, 10.0, 1e6)}
+        >>> Wave().summary(Wave().values())
+        'Wave with controls: pair k = 0, base = 10000'
+        """
+        shown = ", ".join(
+            f"{control.label} = {values[name]:g}"
+            if not isinstance(values[name], str)
+            else f"{control.label} = {values[name]}"
+            for name, control in self.controls.items()
+        )
+        return f"{type(self).__qualname__} with controls: {shown}"
+
     def _render(self, figure: Figure, values: dict, settings: Mapping) -> SimpleNamespace:
         with style_context(settings):
             axes = self.layout.subplots(figure)
@@ -514,7 +543,11 @@ class LiveFigure:
                 pin_cycle_colours(figure)
 
         sliders = {name: c.widget(name, values[name]) for name, c in self.controls.items()}
-        view = InteractiveView(figure, sliders, update, moving=self.moving(art))
+        name = type(self).__qualname__
+        about = {"figure": f"{type(self).__module__}.{name}", "values": values}
+        view = InteractiveView(
+            figure, sliders, update, self.moving(art), self.summary(values), about
+        )
         self._replace_open_view(view)
         return view
 

@@ -16,6 +16,7 @@ while this one is drawn.
 from __future__ import annotations
 
 import asyncio
+import base64
 import struct
 import threading
 import zlib
@@ -78,6 +79,19 @@ class InteractiveView(widgets.VBox):
         a step whose limits are those of the last full draw redraws only these artists
         over a copy of that draw (blitting); any other step draws everything. Without it
         every step draws everything.
+    summary : str, optional
+        One line naming the figure and its starting values: the view's ``text/plain``.
+    about : mapping, optional
+        What the view shows, for tools that read a notebook without a kernel (the website's
+        build): stored as ``{"pe_helpers": about}`` in the output's metadata.
+
+    Notes
+    -----
+    Displayed, the view's output holds three forms of the same figure: the widget (sliders
+    and picture, shown wherever a kernel runs it), the picture at the starting values as
+    ``image/png`` (shown wherever no kernel does: an untrusted or never-run notebook in
+    JupyterLab, nbconvert's HTML, GitHub, the website) and ``summary`` as ``text/plain``,
+    which strict nbval compares.
 
     Attributes
     ----------
@@ -99,8 +113,12 @@ class InteractiveView(widgets.VBox):
         controls: Mapping[str, widgets.ValueWidget],
         update: Callable[..., None],
         moving: Sequence[Artist] = (),
+        summary: str = "",
+        about: Mapping[str, object] | None = None,
     ) -> None:
         self.figure = figure
+        self.summary = summary or f"{type(self).__name__} of a {type(figure).__name__}"
+        self._about = dict(about or {})
         self.controls = dict(controls)
         self._update = update
         self._moving = list(moving)
@@ -128,6 +146,14 @@ class InteractiveView(widgets.VBox):
         # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
+        self.first_picture = self.image.value  # the picture at the starting values
+
+    def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict]:
+        """The widget, its first picture and its summary: one output, right wherever shown."""
+        data = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = self.summary
+        data["image/png"] = base64.b64encode(self.first_picture).decode("ascii")
+        return data, {"pe_helpers": self._about} if self._about else {}
 
     def values(self) -> dict[str, object]:
         """Current value of every control, by name."""
@@ -201,7 +227,11 @@ class InteractiveView(widgets.VBox):
             self._refresh()
 
     def close(self) -> None:
-        """Close the sliders and the picture and release the figure and its callbacks."""
+        """Close the sliders, the picture and their layouts and styles; release the figure."""
+        for widget in [*self.controls.values(), self.image, self]:
+            for part in (getattr(widget, "layout", None), getattr(widget, "style", None)):
+                if isinstance(part, widgets.Widget):
+                    part.close()
         for control in self.controls.values():
             control.close()
         self.image.close()

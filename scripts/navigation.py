@@ -7,9 +7,10 @@ Lessons are the files ``notebooks/NN_slug.ipynb`` in name order
 markdown heading. Solution notebooks (``notebooks/solutions/NN_slug_solutions.ipynb``)
 link back to their lesson. The links live in markdown cells tagged ``nav``; this
 script owns those cells and rewrites them. It also owns the first lines of each
-notebook's first code cell, :data:`GUARD`: a kernel started without the course
-installed then says what to run instead of a bare ``ModuleNotFoundError``, and each
-inline figure is drawn once, as laid out (:func:`pe_helpers.figures.draw_inline_once`).
+notebook's first code cell, :data:`GUARD`: ``import pe_helpers``, whose comment says
+what to run when a kernel without the course shows it in a ``ModuleNotFoundError``
+(importing the package in a kernel draws each inline figure once, as laid out:
+:func:`pe_helpers.figures.draw_inline_once`).
 ``--check`` changes nothing and exits 1 if anything is stale.
 """
 
@@ -25,7 +26,9 @@ from pe_helpers.lessons import NOTEBOOKS, lessons
 
 ROOT = NOTEBOOKS.parent
 TAG = "nav"
-GUARD = """\
+GUARD = "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n"
+#: The set-up lines notebooks began with before :data:`GUARD`: replaced by it when found.
+OLD_GUARD = """\
 import importlib.util  # set-up check, written by scripts/navigation.py
 
 if importlib.util.find_spec("pe_helpers") is None:
@@ -97,12 +100,29 @@ def with_nav(nb: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
 
 
 def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return ``nb`` whose first code cell starts with exactly one copy of :data:`GUARD`."""
+    """Return ``nb`` whose first code cell holds :data:`GUARD` once, as isort places it.
+
+    That is just before the cell's first line importing from ``pe_helpers`` (``import x``
+    comes before ``from x import`` within a section); the old set-up lines are dropped.
+    """
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
-        source = code[0].source
-        body = source.removeprefix(GUARD).lstrip("\n")
-        code[0].source = GUARD + "\n" + body
+        lines = code[0].source.removeprefix(OLD_GUARD).lstrip("\n").split("\n")
+        # A bare ``import pe_helpers`` (with or without the comment) becomes the guard.
+        lines = [line for line in lines if line.split("#")[0].strip() != "import pe_helpers"]
+        guard = GUARD.rstrip("\n")
+        first = next(
+            (i for i, line in enumerate(lines) if line.startswith("from pe_helpers")), None
+        )
+        if first is not None:
+            lines.insert(first, guard)
+        else:  # nothing else from the package: its own block after the other imports
+            starts = ("import ", "from ")
+            last = max((i for i, line in enumerate(lines) if line.startswith(starts)), default=-1)
+            lines[last + 1 : last + 1] = ["", guard] if last >= 0 else [guard]
+        # One blank line at most between blocks (a guard removed above may leave two).
+        lines = [line for i, line in enumerate(lines) if line or i == 0 or lines[i - 1]]
+        code[0].source = "\n".join(lines)
     return nb
 
 

@@ -5,10 +5,10 @@ Usage: python scripts/regen.py NOTEBOOK [NOTEBOOK ...]
 Each notebook runs in its own folder with the current environment's ``python3``
 kernel; afterwards ``nbstripout --keep-output --keep-count`` drops volatile
 metadata (timings, widget state) but keeps outputs and execution counts, which
-strict nbval compares. Widget views are not stored: without their state, a
-reopened notebook could only show "model not found" where a slider was (the
-static figure above each view carries the picture; running the cell brings the
-sliders back).
+strict nbval compares. A live figure's output is kept whole: the widget view, the
+picture at its starting values (``image/png``, which JupyterLab shows for a notebook
+not run yet, as nbconvert, GitHub and the website do) and its one-line summary
+(``text/plain``, compared by strict nbval).
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def regenerate(path: Path) -> None:
@@ -33,9 +31,6 @@ def regenerate(path: Path) -> None:
         record_timing=False,
     )
     client.execute()
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
     nbformat.write(nb, path)
     subprocess.run(
         [sys.executable, "-m", "nbstripout", "--keep-output", "--keep-count", str(path)],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import io
 import os
@@ -562,6 +563,62 @@ def test_closing_a_view_releases_its_figure():
     gc.collect()
     assert figure() is None
     view.refresh()  # a closed view ignores late events
+
+
+def test_rebuilding_a_view_twenty_times_leaves_no_widget_and_no_memory_behind():
+    import tracemalloc
+
+    from ipywidgets.widgets import widget
+
+    def rebuild() -> None:
+        view = Sine().view(frequency=2.0)
+        view.controls["frequency"].value = 3.0
+        view.close()
+
+    rebuild()  # first use: imports, caches and fonts
+    gc.collect()
+    registered = set(widget._instances)
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(20):
+        rebuild()
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    assert set(widget._instances) == registered  # every slider, style and layout closed
+    grown = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert grown < 2**20, f"20 rebuilds kept {grown / 2**20:.2f} MB"
+
+
+def test_a_view_carries_its_picture_and_a_summary_for_places_without_a_kernel():
+    view = Sine().view(frequency=2.0)
+    data, metadata = view._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == view.model_id
+    assert base64.b64decode(data["image/png"]) == view.first_picture == view.image.value
+    assert data["text/plain"] == "Sine with controls: frequency w = 2, points = 50"
+    assert metadata == {
+        "pe_helpers": {"figure": f"{Sine.__module__}.Sine", "values": Sine().values(frequency=2.0)}
+    }
+    view.controls["frequency"].value = 3.0  # the stored picture stays the starting one
+    assert base64.b64decode(view._repr_mimebundle_()[0]["image/png"]) == view.first_picture
+    view.close()
+
+
+def test_without_a_cell_id_the_same_code_run_again_closes_its_view(monkeypatch):
+    class Kernel:
+        code = "Sine().view()"
+
+        def get_parent(self, channel):
+            return {"metadata": {}, "content": {"code": self.code}}
+
+    shell = SimpleNamespace(kernel=Kernel())
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    first = Sine().view()
+    second = Sine().view()
+    assert first.figure is None and second.figure is not None
+    Kernel.code = "Sine().view(frequency=2.0)"  # another cell
+    third = Sine().view()
+    assert second.figure is not None and third.figure is not None
 
 
 def test_re_running_a_cell_closes_the_view_it_made_before(monkeypatch):

@@ -700,3 +700,11 @@ def test_the_ranges_the_docs_quote_are_the_shipped_ones():
     on_key_0 = _span(results, *(f"first.rope_adjacent.key0.{t}" for t in (4, 8, 15)))
     assert f"{on_key_0}% of its attention on key 0" in guide
     assert f"({_span(results, 'copy.learned.L', 'first.learned.L')}% over the 10 seeds)" in guide
+
+
+def test_the_query_slider_past_a_short_sequence_says_it_is_clamped(small):
+    title = QueryAttention(small).draw(length=8, query=20, method="sinusoidal").axes[0].get_title()
+    assert title.startswith("sinusoidal: query 7 of 8") and "clamped" in title
+    inside = QueryAttention(small).draw(length=32, query=20, method="sinusoidal")
+    inside = inside.axes[0].get_title()
+    assert "clamped" not in inside

@@ -443,3 +443,10 @@ def _counting_t(before, rows, cols, after):
 def test_mrope_checker_names_each_slip(answer, phrase):
     feedback = check_mrope_ids(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
+
+
+def test_the_query_patch_past_a_small_grid_says_it_is_clamped():
+    inside = MropeScoreMap(head_dim=8).draw(grid_h=4, grid_w=4, row=3, col=3).axes[0].get_title()
+    outside = MropeScoreMap(head_dim=8).draw(grid_h=4, grid_w=4, row=9, col=3).axes[0].get_title()
+    assert "clamped" not in inside
+    assert outside.startswith("query patch (3, 3) (clamped to the grid)")

@@ -152,14 +152,63 @@ def test_every_control_of_every_live_figure_redraws_it(browser, lab):
         page.close()
 
 
+#: The cell of LESSON that shows its live figure, and that figure's sliders.
+LIVE_CELL, LIVE_SLIDERS = "RecurrenceWeights().view(", 2
+
+
+def _live_cell_state(page) -> dict:
+    """What the live figure's cell of LESSON shows: pictures, sliders, widget errors."""
+    cell = page.locator(".jp-CodeCell", has_text=LIVE_CELL)
+    assert cell.count() == 1, f"{LESSON}: {cell.count()} cells call {LIVE_CELL}"
+    output = cell.locator(".jp-OutputArea")
+    return {
+        "pictures": output.locator("img").count(),  # stored picture or the widget's own
+        "stored": output.locator(".jp-RenderedImage img").count(),
+        "sliders": output.locator(".widget-slider").count(),
+        "error": "Error displaying widget" in output.inner_text(),
+    }
+
+
 def test_a_lesson_runs_top_to_bottom_with_its_slider(browser, lab):
+    # Opened before it runs (as a learner's fresh copy is: not trusted yet), the live figure's
+    # one cell shows its stored picture; after Run All the same cell holds the sliders and
+    # the live picture instead, once: never two pictures of the figure, never a widget error.
     page = open_notebook(browser, lab, LESSON)
     try:
+        before = _live_cell_state(page)
+        assert before == {"pictures": 1, "stored": 1, "sliders": 0, "error": False}, before
         run_all(page)
         errors = page.locator(ERROR_OUTPUTS)
         assert errors.count() == 0, f"{LESSON}: error output: {errors.first.inner_text()[:500]}"
         assert page.locator(".jp-OutputArea .jp-RenderedImage img").count() > 0
-        assert page.locator(".jp-OutputArea .widget-slider").count() > 0
+        page.locator(".jp-CodeCell", has_text=LIVE_CELL).locator(".widget-slider").first.wait_for()
+        after = _live_cell_state(page)
+        assert after == {"pictures": 1, "stored": 0, "sliders": LIVE_SLIDERS, "error": False}, after
         page.screenshot(path=str(ARTIFACTS / "01_why_position.png"))
+    finally:
+        page.close()
+
+
+def test_nbconvert_html_shows_each_live_figure_as_its_picture(browser, tmp_path):
+    # No kernel and no widget state: nbconvert's HTML shows the stored picture of the cell.
+    import subprocess
+    import sys
+
+    source = ROOT / "notebooks" / LESSON
+    subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(source),
+         "--output-dir", str(tmp_path)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    page = browser.new_page()
+    try:
+        page.route("http*://**", lambda route: route.abort())  # offline: nothing but the file
+        page.goto((tmp_path / LESSON.replace(".ipynb", ".html")).as_uri())
+        cell = page.locator(".jp-CodeCell", has_text=LIVE_CELL)
+        assert cell.count() == 1
+        pictures = cell.locator(".jp-OutputArea img")
+        assert pictures.count() == 1
+        assert pictures.first.evaluate("img => img.naturalWidth") > 300
+        assert "Error displaying widget" not in cell.inner_text()
     finally:
         page.close()

@@ -162,7 +162,7 @@ class MropeScoreMap(LiveFigure):
     --------
     >>> fig = MropeScoreMap(head_dim=8).draw(grid_h=2, grid_w=3, t_pairs=0, row=9, col=0)
     >>> fig.axes[0].get_title()
-    'query patch (1, 0); sections (t, h, w) = (0, 2, 2)'
+    'query patch (1, 0) (clamped to the grid); sections (t, h, w) = (0, 2, 2)'
     """
 
     controls = {
@@ -199,6 +199,7 @@ class MropeScoreMap(LiveFigure):
     def update(
         self, art: SimpleNamespace, grid_h: int, grid_w: int, t_pairs: int, row: int, col: int
     ) -> None:
+        clamped = row > grid_h - 1 or col > grid_w - 1  # the sliders reach past a small grid
         row, col = min(row, grid_h - 1), min(col, grid_w - 1)
         sections = self.sections(t_pairs)
         ones = np.ones(self.head_dim)
@@ -211,7 +212,10 @@ class MropeScoreMap(LiveFigure):
         art.axes.set_xlim(-0.5, grid_w - 0.5)
         art.axes.set_ylim(grid_h - 0.5, -0.5)
         art.marker.set_data([col], [row])
-        art.axes.title.set_text(f"query patch ({row}, {col}); sections (t, h, w) = {sections}")
+        clamp = " (clamped to the grid)" if clamped else ""
+        art.axes.title.set_text(
+            f"query patch ({row}, {col}){clamp}; sections (t, h, w) = {sections}"
+        )
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.marker, art.axes.title]

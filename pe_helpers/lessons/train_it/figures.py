@@ -308,6 +308,7 @@ class QueryAttention(LiveFigure):
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.
         name, model = method, self.models[method]
+        clamped = query > length - 1  # the query slider reaches past a short sequence's end
         query = min(query, length - 1)
         target = int(_target_keys(self.task, length)[query])
         keys = np.arange(length)
@@ -326,7 +327,8 @@ class QueryAttention(LiveFigure):
         art.target.set_xdata([max(target, 0)] * 2)
         art.target.set_visible(target >= 0)
         answer = f"answer at key {target}" if target >= 0 else "no answer yet"
-        art.row_ax.title.set_text(f"{name}: query {query} of {length} ({answer})")
+        clamp = " — query slider clamped to the last position" if clamped else ""
+        art.row_ax.title.set_text(f"{name}: query {query} of {length} ({answer}){clamp}")
         per_position = self._per_position(name, length)
         scored = ~np.isnan(per_position)
         art.accuracy.set_data(np.arange(length)[scored], 100 * per_position[scored])
