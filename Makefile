@@ -25,6 +25,14 @@ PARALLEL := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 # The tools the targets below run. A missing one (a half-deleted .venv) makes the stamp
 # out of date, so the next `make` reinstalls instead of dying with "Error 127".
 TOOLS  := $(BIN)/python $(BIN)/ruff $(BIN)/jupyter $(BIN)/pytest
+# Each tool but python, and the package that installs it: a tool deleted from bin/ while pip
+# still lists its package is not put back by `pip install` ("already satisfied"), so the stamp's
+# recipe uninstalls that package first.
+TOOL_PACKAGES := ruff:ruff jupyter:jupyter-core pytest:pytest
+# A .venv whose python runs but cannot import pip (pip uninstalled, an upgrade cut short) is out
+# of date whatever its stamp says: the stamp then depends on FORCE, and its recipe heals it.
+PIP_MISSING := $(shell [ -x $(BIN)/python ] && ! $(BIN)/python -c "import pip" >/dev/null 2>&1 \
+                 && echo yes)
 # `make test-oldest`: the declared minimum of every runtime dependency, in its own venv.
 OLDEST       := .venv-oldest
 OLDEST_BIN   := $(OLDEST)/bin
@@ -36,20 +44,29 @@ SITE_INDEX  := $(SITE)/index.html
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py
 
 .PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
-        site bench-site experiments
+        site bench-site experiments FORCE
 
 setup: $(STAMP)
 
-# A .venv whose python cannot run pip (a `python3 -m venv` that failed half-way, or a
-# python that was removed) is rebuilt from scratch; a healthy one is reused.
-$(STAMP): pyproject.toml $(TOOLS)
+# A .venv whose python cannot run pip gets it back from ensurepip (the packages stay); if that
+# fails too (a `python3 -m venv` that failed half-way, or a python that was removed) the .venv
+# is rebuilt from scratch. A healthy one is reused.
+$(STAMP): pyproject.toml $(TOOLS) $(if $(PIP_MISSING),FORCE)
 	@$(BIN)/python -m pip --version >/dev/null 2>&1 || { \
+	  [ -x $(BIN)/python ] && echo "$(VENV) has no working pip: restoring it (ensurepip)" && \
+	  $(BIN)/python -m ensurepip --upgrade >/dev/null 2>&1 && \
+	  $(BIN)/python -m pip --version >/dev/null 2>&1; } || { \
 	  echo "$(VENV) is missing or has no working pip: rebuilding it"; \
 	  rm -rf $(VENV); \
 	  $(PYTHON) -m venv $(VENV) || { \
 	    echo "'$(PYTHON) -m venv' failed: install venv support (Debian: python3-venv)"; \
 	    exit 1; }; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@for pair in $(TOOL_PACKAGES); do \
+	  test -x $(BIN)/$${pair%%:*} || { \
+	    echo "$(BIN)/$${pair%%:*} is missing: reinstalling $${pair#*:}"; \
+	    $(BIN)/python -m pip uninstall --quiet --yes $${pair#*:} >/dev/null 2>&1 || true; }; \
+	done
 	$(BIN)/python -m pip install --quiet -e '.[test,hub]'
 	@# Build matplotlib's font cache now, so no notebook prints the notice on stderr.
 	MPLBACKEND=Agg $(BIN)/python -c "import matplotlib.pyplot"
@@ -60,6 +77,8 @@ $(STAMP): pyproject.toml $(TOOLS)
 
 # A missing tool has no recipe: make then treats it as changed and remakes the stamp.
 $(TOOLS):
+
+FORCE:
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
@@ -157,3 +176,4 @@ bench: $(STAMP) $(SITE_STAMP)
 	$(BIN)/python benchmarks/bench_training.py
 	$(BIN)/python benchmarks/bench_site.py
 	$(BIN)/python benchmarks/bench_browser.py
+	$(BIN)/python benchmarks/bench_memory.py

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import BUDGET, _show
+
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
 #: Every key :func:`~pe_helpers.rope_scaling.rope_frequencies` reads; ``type`` is the pre-v4.45
@@ -54,13 +56,17 @@ _REQUIRED = {
     "proportional": (),
 }
 _NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
+#: Widest head the formulas accept (published heads are 64 to 512 wide): keeps every call small.
+MAX_HEAD_DIM = 2**16
 
 
 def _number(
     name: str, value: Any, *, positive: bool = False, minimum: float | None = None
 ) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, got {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a finite number, got {_show(value)}")
+    if not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite number, got {_show(value)}")
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
     if minimum is not None and value < minimum:
@@ -69,8 +75,8 @@ def _number(
 
 
 def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {_show(value)}")
     if value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
     return int(value)
@@ -80,11 +86,26 @@ def _optional_positive_int(name: str, value: Any) -> int | None:
     return None if value is None else _positive_int(name, value)
 
 
-def _check_head_dim(head_dim: Any) -> int:
-    head_dim = _positive_int("head_dim", head_dim)
+def _check_head_dim(head_dim: Any, name: str = "head_dim") -> int:
+    head_dim = _positive_int(name, head_dim)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even (RoPE rotates pairs), got {head_dim}")
+        raise ValueError(f"{name} must be even (RoPE rotates pairs), got {head_dim}")
+    if head_dim > MAX_HEAD_DIM:
+        raise ValueError(
+            f"{name} must be at most {MAX_HEAD_DIM} (a size limit: it keeps a call within "
+            f"{BUDGET}), got {head_dim}"
+        )
     return head_dim
+
+
+def _optional_number(name: str, value: Any, default: float, *, positive: bool = True) -> float:
+    """transformers' ``get(name) or default``: None and 0 mean the default, as there; any
+    other value must be a finite number (> 0 with ``positive``)."""
+    if value is None:
+        return default
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and value == 0:
+        return default
+    return _number(name, value, positive=positive)
 
 
 def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:

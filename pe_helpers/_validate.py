@@ -1,8 +1,15 @@
-"""Argument checks shared by the public helpers.
+"""Argument checks shared by the public helpers, and the budget of one call.
 
 Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError``
 for a value of the right kind but out of range, and names the parameter and the
 value it received.
+
+The budget, stated once here: one call of a public helper may use about 1 GiB of memory
+(:data:`MEMORY_BUDGET`) and 5 s on one core (:data:`TIME_BUDGET`); one call that trains or
+evaluates several models, 60 s (:data:`TRAINING_BUDGET`). Sizes past it are refused before any
+work, by :func:`check_memory`, :func:`check_seconds` or a ``maximum`` of :func:`check_int`,
+with a message that names the argument and says the budget. Times are estimates from the
+sizes, pessimistic for a shared laptop core.
 """
 
 from __future__ import annotations
@@ -10,6 +17,19 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+#: The memory budget of one call of a public helper: 1 GiB. A size whose arrays would need
+#: more is refused before anything is allocated, with a message naming the argument.
+MEMORY_BUDGET = 2**30
+#: The time budget of one call of a public helper that computes, in seconds on one core of a
+#: laptop; a size whose work would take longer is refused the same way.
+TIME_BUDGET = 5.0
+#: The time budget of one call that trains or evaluates several models (``train``,
+#: ``fine_tuned``, ``run_bench``, ``accuracy_table`` ...), in seconds on one core, estimated
+#: from the model's size, the batch and the steps.
+TRAINING_BUDGET = 60.0
+#: The budgets as the messages state them.
+BUDGET = f"about 1 GiB of memory and {TIME_BUDGET:g} s per call"
 
 
 def _show(value: object) -> str:
@@ -35,7 +55,8 @@ def check_int(
 ) -> int:
     """Return ``value`` as an ``int``; reject bools, floats and values outside the bounds.
 
-    ``maximum`` is a size limit that keeps a call fast and small; the message says so.
+    ``maximum`` is a size limit that keeps a call within the budget (:data:`BUDGET`); the
+    message says so.
     """
     if not _is_plain(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {_show(value)}")
@@ -43,8 +64,45 @@ def check_int(
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum} (keeps it fast and small), got {value}")
+        raise ValueError(
+            f"{name} must be at most {maximum} (a size limit: it keeps a call within "
+            f"{BUDGET}), got {value}"
+        )
     return value
+
+
+def _bytes(n_bytes: float) -> str:
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.3g} {unit}"
+    return f"{n_bytes / 2**20:.3g} MiB"
+
+
+def check_memory(what: str, n_bytes: float) -> None:
+    """Refuse work whose arrays would need more than :data:`MEMORY_BUDGET`.
+
+    ``what`` names the arguments that set the size, with their values ("length = 1000 and
+    n_samples = 256"); it starts the message.
+    """
+    if not n_bytes <= MEMORY_BUDGET:
+        raise ValueError(
+            f"{what} would need about {_bytes(n_bytes)} of memory; the budget is 1 GiB per call "
+            "(pe_helpers._validate.MEMORY_BUDGET): use smaller sizes"
+        )
+
+
+def check_seconds(what: str, seconds: float, budget: float = TIME_BUDGET) -> None:
+    """Refuse work estimated to take longer than ``budget`` seconds (default :data:`TIME_BUDGET`).
+
+    ``what`` names the arguments that set the work, with their values; it starts the message.
+    """
+    if not seconds <= budget:
+        shown = f"{seconds:.3g} s" if seconds < 1e6 else f"{seconds / 3.15e7:.3g} years"
+        constant = "TRAINING_BUDGET" if budget == TRAINING_BUDGET else "TIME_BUDGET"
+        raise ValueError(
+            f"{what} would take about {shown} on one core; the budget is {budget:g} s per call "
+            f"(pe_helpers._validate.{constant}): use smaller sizes"
+        )
 
 
 def check_bool(name: str, value: object) -> bool:

@@ -11,9 +11,15 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_bool, check_int
+from ._validate import check_array, check_bool, check_int, check_memory
 
-__all__ = ["alibi_slopes", "alibi_bias", "t5_relative_bucket", "t5_bias"]
+__all__ = [
+    "MAX_SLOPE",
+    "alibi_slopes",
+    "alibi_bias",
+    "t5_relative_bucket",
+    "t5_bias",
+]
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
@@ -29,12 +35,19 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Parameters
     ----------
     n_heads : int
-        Number of heads, >= 1.
+        Number of heads, >= 1 (within the memory budget of one call, 1 GiB).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(n_heads,)``, float64, in ``(0, 1)``.
+
+    Raises
+    ------
+    TypeError
+        ``n_heads`` not an integer.
+    ValueError
+        ``n_heads`` below 1, or so large that the slopes would pass the memory budget.
 
     Examples
     --------
@@ -44,6 +57,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     [4.0, 16.0, 64.0, 256.0, 2.0, 8.0]
     """
     n_heads = check_int("n_heads", n_heads, minimum=1)
+    check_memory(f"n_heads = {n_heads}", 8 * 6 * n_heads)  # the slopes of P and 2P heads
     power = 2 ** int(math.floor(math.log2(n_heads)))
     own = 2.0 ** (-8.0 * np.arange(1, power + 1) / power)
     if power == n_heads:
@@ -67,12 +81,22 @@ def alibi_bias(
     n_heads : int, optional
         Number of heads, >= 1: slopes from :func:`alibi_slopes`.
     slopes : array_like, optional
-        Or the slopes themselves, one per head (then ``n_heads``, if given, must match).
+        Or the slopes themselves, one per head (then ``n_heads``, if given, must match): real
+        numbers with ``|m| <= MAX_SLOPE``.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_heads, n_positions, n_positions)``, each slice Toeplitz.
+        Shape ``(n_heads, n_positions, n_positions)``, each slice Toeplitz; within the memory
+        budget of one call (1 GiB).
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind.
+    ValueError
+        Neither ``n_heads`` nor ``slopes``, a count that does not match, a slope past
+        ``MAX_SLOPE``, or sizes whose bias would pass the memory budget.
 
     Examples
     --------
@@ -85,13 +109,30 @@ def alibi_bias(
     if slopes is None:
         if n_heads is None:
             raise ValueError("give n_heads or slopes, got neither")
-        m = alibi_slopes(n_heads)
+        heads = check_int("n_heads", n_heads, minimum=1)
     else:
-        m = check_array("slopes", slopes, ndim=1).astype(np.float64)
+        m = _check_slopes(slopes)
+        heads = m.size
         if n_heads is not None and check_int("n_heads", n_heads, minimum=1) != m.size:
             raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {m.size}")
+    check_memory(f"n_positions = {n} with n_heads = {heads}", 8 * (heads + 2) * n * n)
+    if slopes is None:
+        m = alibi_slopes(heads)
     distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
     return -m[:, None, None] * distance
+
+
+#: Largest ALiBi slope (in absolute value) :func:`alibi_bias` and the model take: the bias
+#: ``-m |i - j|`` of any length stays far from overflowing a float.
+MAX_SLOPE = 1e6
+
+
+def _check_slopes(slopes: ArrayLike, name: str = "slopes") -> np.ndarray:
+    """ALiBi slopes as a 1-D float64 array: real, finite, each ``|m| <= MAX_SLOPE``."""
+    m = check_array(name, slopes, ndim=1).astype(np.float64)
+    if np.abs(m).max() > MAX_SLOPE:
+        raise ValueError(f"{name} must lie in [-{MAX_SLOPE:g}, {MAX_SLOPE:g}], got {m!r:.60}")
+    return m
 
 
 def t5_relative_bucket(
@@ -139,11 +180,15 @@ def t5_relative_bucket(
     if not np.issubdtype(rel.dtype, np.integer):
         if not np.array_equal(rel, np.round(rel)):
             raise TypeError(f"relative_position must hold integers, got dtype {rel.dtype}")
+        largest = float(np.abs(rel.astype(np.float64)).max())
+        if largest >= 2**62:
+            raise ValueError(f"relative_position must lie in (-2**62, 2**62), got {largest:g}")
         rel = rel.astype(np.int64)
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     max_distance = check_int("max_distance", max_distance, minimum=1)
     buckets = np.zeros(rel.shape, dtype=np.int64)
+    total = num_buckets
     if bidirectional:
         num_buckets //= 2
         buckets += (rel > 0) * num_buckets
@@ -152,8 +197,10 @@ def t5_relative_bucket(
         distance = -np.minimum(rel, 0)
     max_exact = num_buckets // 2
     if max_distance <= max_exact:
+        per = " of a side" if bidirectional else ""
         raise ValueError(
-            f"max_distance must exceed the {max_exact} exact buckets, got {max_distance}"
+            f"max_distance must exceed the {max_exact} exact buckets{per} (num_buckets = "
+            f"{total}), got max_distance = {max_distance}"
         )
     is_small = distance < max_exact
     # float32 throughout, as torch does for a float tensor divided by Python scalars.

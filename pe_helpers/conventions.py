@@ -21,13 +21,27 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_base, check_choice, check_d_model, check_int, check_real
+from ._validate import _show as _shown
+from ._validate import check_choice, check_d_model, check_int, check_memory, check_real
 from .encodings import frequencies
 
-__all__ = ["LIBRARY_FLAGS", "MAX_PROBE_WIDTH", "LibraryFlag", "RopeConvention", "identify_rope"]
+__all__ = [
+    "LIBRARY_FLAGS",
+    "MAX_BASE",
+    "MAX_PROBE_POSITION",
+    "MAX_PROBE_WIDTH",
+    "LibraryFlag",
+    "RopeConvention",
+    "identify_rope",
+]
 
 #: Widest function the detectors probe (a RoPE map per position is d × d).
 MAX_PROBE_WIDTH = 1024
+#: Largest base the detectors compare with (published bases are 1e4 to 1e7; the column-index
+#: slip squares it, which must stay a finite float).
+MAX_BASE = 1e15
+#: Largest position :func:`identify_rope` probes (21 powers of two).
+MAX_PROBE_POSITION = 2**20
 
 
 class LibraryFlag(NamedTuple):
@@ -328,16 +342,25 @@ def _base_issues(model: tuple[float, float, str], expected: float | None) -> _Is
     return issues
 
 
-def _check_common(fn: object, d_model: object, expected_base: object, atol: object) -> tuple:
+def _check_common(
+    fn: object, d_model: object, expected_base: object, atol: object, name: str = "f"
+) -> tuple:
     if not callable(fn):
-        raise TypeError(f"the function to probe must be callable, got {fn!r}")
+        raise TypeError(f"{name} must be callable (the function to probe), got {_shown(fn)}")
     d = check_d_model(d_model)
     if not 4 <= d <= MAX_PROBE_WIDTH:
         raise ValueError(
             f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
             f"layouts apart; the probe builds d × d maps), got {d}"
         )
-    expected = None if expected_base is None else check_base(expected_base)
+    expected = None
+    if expected_base is not None:
+        expected = check_real("expected_base", expected_base, positive=True)
+        if not 1 < expected <= MAX_BASE:
+            raise ValueError(
+                f"expected_base must lie in (1, {MAX_BASE:g}] (a RoPE base: frequencies "
+                f"base ** (-2k / d) fall from 1), got {expected!r}"
+            )
     return d, expected, check_real("atol", atol, positive=True)
 
 
@@ -366,18 +389,28 @@ def identify_rope(
     d_model : int
         Width; even and >= 4.
     expected_base : float or None, default 10000.0
-        Base ``f`` should use, to name a wrong base or the column-index slip (base squared);
-        None to only measure it.
+        Base ``f`` should use, in ``(1, MAX_BASE]``, to name a wrong base or the column-index
+        slip (base squared); None to only measure it.
     expected_pairing : {"adjacent", "halves"} or None
         Pairing the weights were trained with; another one is reported as ``"pairing"``.
     max_position : int, default 256
-        Largest position probed (a power of two at most this); lower if ``f`` has a short cache.
+        Largest position probed (a power of two at most this), 4 to :data:`MAX_PROBE_POSITION`;
+        lower if ``f`` has a short cache.
     atol : float, default 1e-4
         Tolerance on entries and angles; raise it for float16 or bfloat16 functions.
 
     Returns
     -------
     RopeConvention
+
+    Raises
+    ------
+    TypeError
+        ``f`` not callable, or an argument of the wrong kind. (What ``f`` itself raises or
+        returns is reported in the ``RopeConvention``, never raised.)
+    ValueError
+        ``d_model``, ``expected_base``, ``max_position`` or ``atol`` out of range, or probes
+        past the memory budget.
 
     Examples
     --------
@@ -391,7 +424,9 @@ def identify_rope(
     d, expected, atol = _check_common(f, d_model, expected_base, atol)
     if expected_pairing is not None:
         check_choice("expected_pairing", expected_pairing, tuple(_PAIRS))
-    max_position = check_int("max_position", max_position, minimum=4)
+    max_position = check_int("max_position", max_position, minimum=4, maximum=MAX_PROBE_POSITION)
+    probes = int(np.log2(max_position)) + 2  # positions 0, 1, 2, 4, ..., max_position
+    check_memory(f"max_position = {max_position} with d_model = {d}", 8 * 6 * probes * d * d)
     found: dict = {}
     try:
         issues = _read_rope(f, d, expected, max_position, atol, found)

@@ -39,6 +39,7 @@ __all__ = [
     "as_pair",
     "close",
     "grade",
+    "shown",
     "tolerance",
     "value_of",
 ]
@@ -142,6 +143,10 @@ class Attempt:
         self.function = function
         self._results: dict = {}
 
+    def __repr__(self) -> str:
+        # What a message shows for the wrapped answer: never the wrapper's own repr.
+        return f"a function ({getattr(self.function, '__name__', type(self.function).__name__)})"
+
     def __call__(self, *args: object) -> object:
         key = _key(args)
         if key not in self._results:
@@ -165,26 +170,66 @@ def _unfinished(answer: object) -> bool:
 
 
 def value_of(answer: object) -> object:
-    """The answer itself, or what a zero-argument function answer returns."""
+    """The answer itself, or what a zero-argument function answer returns.
+
+    Checkers of a value (a number, a word, a list) read the answer through it, so a learner
+    may give the value or a function with no arguments that returns it.
+
+    Examples
+    --------
+    >>> value_of(3), value_of(lambda: 3)
+    (3, 3)
+    """
     return answer() if callable(answer) else answer
 
 
-def as_number(value: object, what: str = "your answer") -> float:
+def shown(value: object) -> str:
+    """How a message shows a learner's value: its repr, cut at 60 characters; an object whose
+    repr is only its address (``<... object at 0x...>``) by the name of its type.
+
+    Examples
+    --------
+    >>> shown([1, 2]), shown(object())
+    ('[1, 2]', 'an object of type object')
+    """
+    text = repr(value)
+    if " at 0x" in text:
+        return f"an object of type {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_number(
+    value: object, what: str = "your answer", *, keep_dtype: bool = False
+) -> float | np.floating:
     """A finite real number from a learner's answer, or :class:`AnswerProblem`.
 
     Accepts Python and numpy real scalars and arrays holding exactly one number;
     refuses text, booleans, complex numbers, NaN and ±inf with a message saying so.
 
+    Parameters
+    ----------
+    value : object
+        The learner's answer.
+    what : str, default "your answer"
+        How the message names it.
+    keep_dtype : bool, default False
+        Return a numpy scalar in the answer's own floating dtype (float64 for anything
+        else), so that :func:`close` and :func:`tolerance` follow its precision: a float32
+        answer is compared at float32's tolerance.
+
     Examples
     --------
     >>> as_number(np.array([0.25]))
     0.25
+    >>> as_number(np.float32(0.5), keep_dtype=True).dtype
+    dtype('float32')
     >>> as_number("0.25")
     Traceback (most recent call last):
     ...
     pe_helpers.grading.AnswerProblem: your answer is text ('0.25'); give the number itself, \
 without quotes.
     """
+    dtype = getattr(value, "dtype", None)
     if isinstance(value, str):
         return _refuse(f"{what} is text ({value!r}); give the number itself, without quotes.")
     if isinstance(value, np.ndarray):
@@ -194,10 +239,14 @@ without quotes.
     elif isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return _refuse(f"{what} must be a number, got {type(value).__name__} ({value!r}).")
+        return _refuse(f"{what} must be a number, got {type(value).__name__} ({shown(value)}).")
     number = float(value)
     if not math.isfinite(number):
         return _refuse(f"{what} is {number}; a finite number is expected.")
+    if keep_dtype:
+        if isinstance(dtype, np.dtype) and np.issubdtype(dtype, np.floating):
+            return dtype.type(number)
+        return np.float64(number)
     return number
 
 

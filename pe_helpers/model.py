@@ -1,15 +1,27 @@
-"""A one-layer attention model with its backward pass written out by hand.
+"""An attention-only model of one or more layers with its backward pass written out by hand.
 
-Pure numpy, float64: nothing here draws, and nothing imports plotting or widgets. The model is
+Pure numpy, float64: nothing here draws, and nothing imports plotting or widgets. With one
+layer (the default, lesson 08) the model is
 
     x = E[tokens] (+ position vectors for "sinusoidal" and "learned")
     q_h, k_h, v_h = x W_Q[h], x W_K[h], x W_V[h]            one set per head
     q_h, k_h rotated by RoPE ("rope_adjacent", "rope_halves")
     s_h = q_h k_hᵀ / sqrt(d_head) (+ a bias b_h[i, j] for "alibi" and "t5_bias")
+    s_h += q_h[i] · e_h[p_ij] for "cope", Σ_{l=j+1..i} log f_h[l] for "forgetting" (lesson 14)
     a_h = softmax(s_h) over the keys allowed (all, or j <= i when causal)
     logits = Σ_h (a_h v_h) W_O[h] + b_O  (+ x W_skip when residual)
 
-and its loss is the softmax cross-entropy on the scored positions. The gradient of every
+With ``n_layers = N > 1`` (lesson 13) the layers ``l = 1 .. N - 1`` come first and write into a
+residual stream, each with its own arrays named ``"layer{l}.w_q"``, ``"layer{l}.w_k"``,
+``"layer{l}.w_v"`` and ``"layer{l}.w_o"`` (``W_O`` of shape ``(heads, d_head, d_model)``):
+
+    x ← x + Σ_h softmax(q_h k_hᵀ / sqrt(d_head) + bias) v_h W_O^l[h]
+
+and the last layer is the one above, reading that stream. RoPE, ALiBi and the causal mask act
+in every layer; T5's bucket table is one table shared by all layers, as in T5; sinusoidal and
+learned vectors are added once, to the embeddings.
+
+The loss is the softmax cross-entropy on the scored positions. The gradient of every
 parameter is computed by hand (:func:`loss_and_grads`; the softmax's own step is
 :func:`~pe_helpers.attention.softmax_backward`, next to the softmax) and checked against
 central finite differences by :func:`gradient_check`. Training lives in
@@ -18,21 +30,32 @@ central finite differences by :func:`gradient_check`. Training lives in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_bool, check_choice, check_int, check_real
+from ._validate import (
+    _show,
+    check_array,
+    check_bool,
+    check_choice,
+    check_int,
+    check_memory,
+    check_real,
+    check_seconds,
+)
 from .attention import _softmax, _softmax_backward, causal_mask, softmax_backward
-from .biases import alibi_bias, t5_relative_bucket
+from .biases import _check_slopes, alibi_bias, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .rope import _turn_pairs
 from .tasks import Batch, make_task, task_batch
 
 __all__ = [
     "METHODS",
+    "MAX_LAYERS",
     "ModelConfig",
     "init_params",
     "forward",
@@ -49,8 +72,25 @@ METHODS = (
     "rope_halves",
     "alibi",
     "t5_bias",
+    "cope",
+    "forgetting",
 )
 ROPE_METHODS = ("rope_adjacent", "rope_halves")
+#: Methods whose position comes from content (lesson 14): each layer has its own arrays.
+CONTENT_METHODS = ("cope", "forgetting")
+#: The arrays each content method adds to every layer, by their short names.
+_METHOD_ARRAYS = {"cope": ("cope_pos",), "forgetting": ("w_forget", "b_forget")}
+#: Most integer positions a CoPE table may hold.
+MAX_COPE_POSITIONS = 4096
+#: Most attention layers a model may have (keeps training and the gradient check fast).
+MAX_LAYERS = 8
+#: Largest attention factor (it multiplies cos and sin, so the logits grow by its square).
+MAX_ATTENTION_FACTOR = 100.0
+#: Largest RoPE frequency in absolute value, radians per token (past pi a turn aliases anyway).
+MAX_INV_FREQ = 1e6
+#: What numpy does per second on the model's small arrays, pessimistically (one core, Python's
+#: overhead included): the time estimates of training and the gradient check divide by it.
+FLOPS_PER_SECOND = 1e9
 
 
 def _as_tuple(name: str, value: ArrayLike | None) -> tuple[float, ...] | None:
@@ -72,7 +112,11 @@ class ModelConfig:
         ``"rope_halves"`` (queries and keys rotated, pairs ``(2k, 2k+1)`` or ``(k, k + d/2)``);
         ``"alibi"`` (fixed bias ``-m_h |i - j|``); ``"t5_bias"`` (a learned scalar per
         (bucket, head), buckets from :func:`~pe_helpers.biases.t5_relative_bucket`,
-        bidirectional unless causal).
+        bidirectional unless causal); ``"cope"`` (Golovneva et al. 2024: key ``j`` sits at
+        ``p_ij = Σ_{t=j..i} σ(s_it)`` from query ``i``, and the logit gains ``q_i · e[p_ij]``,
+        ``e`` interpolated between learned vectors; causal only); ``"forgetting"`` (Lin et al.
+        2025: the logit gains ``Σ_{l=j+1..i} log f_l`` with ``f_t = σ(w · x_t + b)`` per head;
+        causal only). Each layer has its own CoPE table or forget gate.
     vocab_size : int
         Number of token ids, >= 2; also the number of output classes.
     d_model : int, default 32
@@ -91,15 +135,34 @@ class ModelConfig:
         Frequency base of "sinusoidal" and of RoPE when ``inv_freq`` is not given.
     inv_freq : array_like, optional
         RoPE angular frequencies (at most ``d_head / 2``; fewer rotate only the first
-        ``2 * len(inv_freq)`` dimensions, as transformers' partial rotary does); default
-        ``frequencies(d_head, base)``.
+        ``2 * len(inv_freq)`` dimensions, as transformers' partial rotary does), each at most
+        :data:`MAX_INV_FREQ` in absolute value; default ``frequencies(d_head, base)``.
     attention_factor : float, default 1.0
-        RoPE only: multiplies cos and sin (so the logits scale by its square), as in YaRN.
+        RoPE only: multiplies cos and sin (so the logits scale by its square), as in YaRN;
+        in ``(0, MAX_ATTENTION_FACTOR]``.
     slopes : array_like, optional
-        ALiBi slopes, one per head; default :func:`~pe_helpers.biases.alibi_slopes` of
-        ``n_heads``.
+        ALiBi slopes, one per head, each at most :data:`~pe_helpers.biases.MAX_SLOPE` in
+        absolute value; default :func:`~pe_helpers.biases.alibi_slopes` of ``n_heads``.
     num_buckets, max_distance : int, default 32 and 128
         T5 bucketing, see :func:`~pe_helpers.biases.t5_relative_bucket`.
+    n_layers : int, default 1
+        Attention layers, 1 to :data:`MAX_LAYERS`; every layer but the last adds its heads'
+        output to the residual stream (see the module docstring).
+    cope_positions : int, default 8
+        CoPE only: the integer positions ``0 .. P - 1`` with a learned vector each (``P``, at
+        most :data:`MAX_COPE_POSITIONS`); a position past ``P - 1`` is clipped to it.
+
+    Every field is checked, also those the chosen method does not read (``base``,
+    ``inv_freq``, ``attention_factor``, ``slopes``, ``num_buckets``, ``max_distance``,
+    ``max_len``), which it then ignores. The parameters must fit the memory budget of
+    :mod:`pe_helpers._validate` (1 GiB, counting Adam's copies: about 16 million numbers).
+
+    Raises
+    ------
+    TypeError
+        A field of the wrong kind (a float count, a bool number, text for a number).
+    ValueError
+        A field out of range, or sizes whose parameters pass the memory budget.
 
     Examples
     --------
@@ -121,6 +184,8 @@ class ModelConfig:
     slopes: tuple[float, ...] | None = field(default=None)
     num_buckets: int = 32
     max_distance: int = 128
+    n_layers: int = 1
+    cope_positions: int = 8
 
     def __post_init__(self) -> None:
         def put(name: str, value: object) -> None:
@@ -130,6 +195,11 @@ class ModelConfig:
         put("vocab_size", check_int("vocab_size", self.vocab_size, minimum=2))
         put("d_model", check_int("d_model", self.d_model, minimum=1))
         put("n_heads", check_int("n_heads", self.n_heads, minimum=1))
+        if self.d_head is None and self.n_heads > self.d_model:
+            raise ValueError(
+                f"n_heads must be at most d_model = {self.d_model} when d_head is not given "
+                f"(d_head = d_model // n_heads), got n_heads = {self.n_heads}"
+            )
         d_head = self.d_model // self.n_heads if self.d_head is None else self.d_head
         put("d_head", check_int("d_head", d_head, minimum=1))
         put("causal", check_bool("causal", self.causal))
@@ -138,13 +208,28 @@ class ModelConfig:
         put(
             "attention_factor", check_real("attention_factor", self.attention_factor, positive=True)
         )
+        if self.attention_factor > MAX_ATTENTION_FACTOR:
+            raise ValueError(
+                f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g} (the logits grow by "
+                f"its square), got {self.attention_factor!r}"
+            )
         put("num_buckets", check_int("num_buckets", self.num_buckets, minimum=2))
         put("max_distance", check_int("max_distance", self.max_distance, minimum=1))
+        put("n_layers", check_int("n_layers", self.n_layers, minimum=1, maximum=MAX_LAYERS))
+        put(
+            "cope_positions",
+            check_int("cope_positions", self.cope_positions, minimum=2, maximum=MAX_COPE_POSITIONS),
+        )
         method = self.method
         if method == "sinusoidal" and self.d_model % 2:
             raise ValueError(f"d_model must be even for sinusoidal, got {self.d_model}")
         if method in ROPE_METHODS and self.d_head % 2:
             raise ValueError(f"d_head must be even for {method}, got {self.d_head}")
+        if method in CONTENT_METHODS and not self.causal:
+            raise ValueError(
+                f"{method} counts or decays over the keys before the query: it needs "
+                f"causal=True, got causal={self.causal!r}"
+            )
         if method == "learned":
             if self.max_len is None:
                 raise ValueError("max_len must be given for the learned table, got None")
@@ -152,12 +237,18 @@ class ModelConfig:
         elif self.max_len is not None:
             put("max_len", check_int("max_len", self.max_len, minimum=1))
         put("inv_freq", _as_tuple("inv_freq", self.inv_freq))
+        if self.inv_freq is not None and max(map(abs, self.inv_freq)) > MAX_INV_FREQ:
+            raise ValueError(
+                f"inv_freq must lie in [-{MAX_INV_FREQ:g}, {MAX_INV_FREQ:g}] radians per token, "
+                f"got {max(map(abs, self.inv_freq))!r}"
+            )
         if self.inv_freq is not None and len(self.inv_freq) > self.d_head // 2:
             raise ValueError(
                 f"inv_freq must have at most d_head / 2 = {self.d_head // 2} entries, "
                 f"got {len(self.inv_freq)}"
             )
-        put("slopes", _as_tuple("slopes", self.slopes))
+        if self.slopes is not None:
+            put("slopes", tuple(_check_slopes(self.slopes).tolist()))
         if self.slopes is not None and len(self.slopes) != self.n_heads:
             raise ValueError(
                 f"slopes must have one entry per head ({self.n_heads}), got {len(self.slopes)}"
@@ -169,6 +260,22 @@ class ModelConfig:
                 num_buckets=self.num_buckets,
                 max_distance=self.max_distance,
             )
+        # Adam keeps the parameters, their gradient, two moments and a flat copy: 8 arrays.
+        sizes = ", ".join(
+            f"{name} = {getattr(self, name)}"
+            for name in ("vocab_size", "d_model", "n_heads", "d_head", "max_len", "num_buckets")
+        )
+        check_memory(f"a model with {sizes}", 8 * 8 * self.n_parameters())
+
+    def n_parameters(self) -> int:
+        """Number of trainable numbers of this configuration.
+
+        Examples
+        --------
+        >>> ModelConfig("none", vocab_size=4, d_model=4, n_heads=1).n_parameters()  # 16+48+16+4
+        84
+        """
+        return sum(math.prod(shape) for shape in self.param_shapes().values())
 
     def param_shapes(self) -> dict[str, tuple[int, ...]]:
         """Name and shape of every trainable array of this configuration."""
@@ -181,7 +288,27 @@ class ModelConfig:
             shapes["w_skip"] = (d, v)
         if self.method == "t5_bias":
             shapes["t5_bias"] = (self.num_buckets, h)
+        content = self._content_shapes()
+        shapes.update(content)
+        for layer in range(1, self.n_layers):  # the layers before the last, after its arrays
+            prefix = f"layer{layer}."
+            shapes.update(
+                {prefix + "w_q": (h, d, e), prefix + "w_k": (h, d, e), prefix + "w_v": (h, d, e)}
+            )
+            shapes[prefix + "w_o"] = (h, e, d)
+            shapes.update({prefix + name: shape for name, shape in content.items()})
         return shapes
+
+    def _content_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The arrays a content method adds to each layer: CoPE's position vectors, one per
+        integer position and head, ``(heads, d_head, cope_positions)``; the forget gate's
+        weights ``(heads, d_model)`` and bias ``(heads,)``."""
+        h, e = self.n_heads, self.d_head
+        if self.method == "cope":
+            return {"cope_pos": (h, e, self.cope_positions)}
+        if self.method == "forgetting":
+            return {"w_forget": (h, self.d_model), "b_forget": (h,)}
+        return {}
 
 
 def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
@@ -200,7 +327,7 @@ def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     for name, shape in config.param_shapes().items():
         if name in ("embed", "pos"):
             params[name] = rng.normal(size=shape)
-        elif name in ("b_o", "t5_bias"):
+        elif name in ("b_o", "t5_bias") or name.endswith(("cope_pos", "b_forget")):
             params[name] = np.zeros(shape)
         else:
             params[name] = rng.normal(size=shape) / np.sqrt(shape[-2])
@@ -252,17 +379,23 @@ def _qkv_matrix(params: dict) -> np.ndarray:
     return np.swapaxes(stacked, 0, 1).reshape(stacked.shape[1], -1)
 
 
-def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables):
-    x = params["embed"][tokens]
-    if config.method == "sinusoidal":
-        x = x + tables.pe
-    elif config.method == "learned":
-        x = x + params["pos"][: tables.n]
+def _layer(params: dict, layer: int, config: ModelConfig) -> dict:
+    """The query, key, value and output arrays of layer ``layer`` (1-based), by their short
+    names; the last layer's are the unprefixed ones."""
+    if layer == config.n_layers:
+        return params
+    prefix = f"layer{layer}."
+    names = ("w_q", "w_k", "w_v", "w_o") + _METHOD_ARRAYS.get(config.method, ())
+    return {name: params[prefix + name] for name in names}
+
+
+def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, tables: _Tables):
+    """One attention layer on ``x`` (B, n, d): its heads' outputs side by side, and its cache."""
     batch, n, d = x.shape
     n_heads, e = config.n_heads, config.d_head
     # One matrix product for all queries, keys and values: (3, B, H, n, e).
     q, k, v = (
-        (x.reshape(batch * n, d) @ _qkv_matrix(params))
+        (x.reshape(batch * n, d) @ _qkv_matrix(weights_of))
         .reshape(batch, n, 3, n_heads, e)
         .transpose(2, 0, 3, 1, 4)
     )
@@ -273,14 +406,123 @@ def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tab
     scores /= np.sqrt(e)
     if tables.buckets is not None:
         scores += np.moveaxis(params["t5_bias"][tables.buckets], -1, 0)
+    content = {}
+    if config.method == "cope":
+        content = _cope_forward(scores, q, weights_of["cope_pos"], tables)
+    elif config.method == "forgetting":
+        content = _forget_forward(scores, x, weights_of["w_forget"], weights_of["b_forget"])
     if tables.added is not None:
         scores += tables.added
     weights = _softmax(scores)  # in place: ``scores`` becomes the weights
     concat = np.swapaxes(weights @ v, 1, 2).reshape(batch * n, n_heads * e)  # heads side by side
+    return concat, dict(x=x, q=q, k=k, v=v, weights=weights, concat=concat, **content)
+
+
+# --- Position from content (lesson 14): CoPE and the forget gate, forward and backward ---
+
+
+def _cope_forward(scores: np.ndarray, q: np.ndarray, table: np.ndarray, tables: _Tables) -> dict:
+    """Add CoPE's position term to ``scores`` (B, H, n, n) in place; return what backward needs.
+
+    Golovneva et al. (2024): the gate of key t seen from query i is g_it = σ(s_it), the scaled
+    score; the position of key j is p_ij = Σ_{t=j..i} g_it, clipped at P - 1; the logit gains
+    q_i · e[p_ij], where e[p] interpolates the learned vectors e[⌊p⌋] and e[⌈p⌉].
+    """
+    n = scores.shape[-1]
+    top = table.shape[-1] - 1
+    visible = causal_mask(n)
+    # g_it = σ(s_it) on the visible keys, 0 on the hidden ones: (B, H, n, n)
+    gates = np.where(visible, 0.5 * (1.0 + np.tanh(0.5 * scores)), 0.0)
+    # p_ij = Σ_{t >= j} g_it: a cumulative sum from the right
+    raw = np.flip(np.cumsum(np.flip(gates, -1), axis=-1), -1)
+    positions = np.minimum(raw, top)
+    floor = np.floor(positions).astype(np.int64)
+    ceil = np.ceil(positions).astype(np.int64)
+    frac = positions - floor
+    # z_i[p] = q_i · e[p] for every integer p: (B, H, n, P)
+    z = np.einsum("bhne,hep->bhnp", q, table)
+    z_floor = np.take_along_axis(z, floor, axis=-1)
+    z_ceil = np.take_along_axis(z, ceil, axis=-1)
+    scores += (1.0 - frac) * z_floor + frac * z_ceil
+    return dict(
+        gates=gates,
+        positions=positions,
+        floor=floor,
+        ceil=ceil,
+        frac=frac,
+        slope=np.where(raw < top, z_ceil - z_floor, 0.0),
+    )
+
+
+def _cope_backward(cache: dict, table: np.ndarray, grad_scores: np.ndarray):
+    """Back through CoPE's term: add the gates' share to ``grad_scores`` in place; return the
+    gradient of the position table and CoPE's own share of the queries' gradient."""
+    gates, floor, ceil, frac = (cache[key] for key in ("gates", "floor", "ceil", "frac"))
+    batch, heads, n, _ = grad_scores.shape
+    size = table.shape[-1]
+    grad_term = grad_scores.copy()  # d loss / d (the position term), (B, H, n, n)
+    # the term is (1 - w) z[floor] + w z[ceil]: scatter onto z, (B, H, n, P)
+    rows = np.arange(batch * heads * n).reshape(batch, heads, n, 1) * size
+    grad_z = np.bincount(
+        np.concatenate([(rows + floor).ravel(), (rows + ceil).ravel()]),
+        weights=np.concatenate([(grad_term * (1.0 - frac)).ravel(), (grad_term * frac).ravel()]),
+        minlength=batch * heads * n * size,
+    ).reshape(batch, heads, n, size)
+    # d term / d p_ij = z[ceil] - z[floor] (0 where p was clipped); p_ij = Σ_{t >= j} g_it,
+    # so d loss / d g_it = Σ_{j <= t} d loss / d p_ij: a cumulative sum from the left
+    grad_gates = np.cumsum(grad_term * cache["slope"], axis=-1)
+    grad_scores += grad_gates * gates * (1.0 - gates)  # σ' = σ (1 - σ); 0 on hidden keys
+    grad_table = np.einsum("bhne,bhnp->hep", cache["q"], grad_z)
+    grad_q = np.einsum("bhnp,hep->bhne", grad_z, table)
+    return grad_table, grad_q
+
+
+def _forget_forward(scores: np.ndarray, x: np.ndarray, w_forget: np.ndarray, b_forget: np.ndarray):
+    """Add the forget gate's decay to ``scores`` (B, H, n, n) in place; return the gates.
+
+    Lin et al. (2025): f_t = σ(w · x_t + b) per head; the logit (i, j) gains
+    D_ij = Σ_{l=j+1..i} log f_l = c_i - c_j with c_t = Σ_{l<=t} log f_l.
+    """
+    # u_t = w · x_t + b per head: (B, H, n)
+    u = np.einsum("bnd,hd->bhn", x, w_forget) + b_forget[None, :, None]
+    log_f = -np.logaddexp(0.0, -u)  # log σ(u), without overflow
+    c = np.cumsum(log_f, axis=-1)
+    scores += c[..., :, None] - c[..., None, :]
+    return dict(forget=np.exp(log_f))
+
+
+def _forget_backward(cache: dict, w_forget: np.ndarray, grad_scores: np.ndarray):
+    """Back through the decay: gradients of the gate's weights and bias, and of the input."""
+    # D_ij = c_i - c_j: d loss / d c_t = Σ_j G_tj - Σ_i G_it
+    grad_c = grad_scores.sum(axis=-1) - grad_scores.sum(axis=-2)  # (B, H, n)
+    # c_t = Σ_{l <= t} log f_l: d loss / d log f_l = Σ_{t >= l} d loss / d c_t
+    grad_log_f = np.flip(np.cumsum(np.flip(grad_c, -1), axis=-1), -1)
+    grad_u = grad_log_f * (1.0 - cache["forget"])  # d log σ(u) / du = 1 - σ(u)
+    grad_w = np.einsum("bhn,bnd->hd", grad_u, cache["x"])
+    grad_x = np.einsum("bhn,hd->bnd", grad_u, w_forget)
+    return grad_w, grad_u.sum(axis=(0, 2)), grad_x
+
+
+def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables):
+    x = params["embed"][tokens]
+    if config.method == "sinusoidal":
+        x = x + tables.pe
+    elif config.method == "learned":
+        x = x + params["pos"][: tables.n]
+    batch, n, d = x.shape
+    n_heads, e = config.n_heads, config.d_head
+    inner = []
+    for layer in range(1, config.n_layers):
+        # x <- x + Σ_h (a_h v_h) W_O^l[h]: the layer writes into the residual stream
+        weights_of = _layer(params, layer, config)
+        concat, cache = _attend(x, weights_of, params, config, tables)
+        inner.append(cache)
+        x = x + (concat @ weights_of["w_o"].reshape(n_heads * e, d)).reshape(batch, n, d)
+    concat, cache = _attend(x, params, params, config, tables)
     logits = concat @ params["w_o"].reshape(n_heads * e, -1) + params["b_o"]
     if config.residual:
         logits = logits + x.reshape(batch * n, d) @ params["w_skip"]
-    cache = dict(x=x, q=q, k=k, v=v, weights=weights, concat=concat)
+    cache["inner"] = inner  # the caches of layers 1 .. N - 1; the last layer's is ``cache``
     return logits.reshape(batch, n, -1), cache
 
 
@@ -299,25 +541,21 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray, scored: np.ndarray):
     return loss, (grad / rows.size).reshape(logits.shape)
 
 
-def _backward(
-    params: dict,
+def _attend_backward(
+    weights_of: dict,
     config: ModelConfig,
-    tokens: np.ndarray,
     tables: _Tables,
     cache: dict,
-    grad_logits: np.ndarray,
-    softmax_grad=_softmax_backward,
-) -> dict[str, np.ndarray]:
+    grad_heads: np.ndarray,
+    softmax_grad,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Back through one attention layer, from the gradient of its heads' outputs (B, H, n, e):
+    the gradients of its W_Q, W_K, W_V (and of the T5 table), and of its input, flat."""
     x, q, k, v, weights = (cache[key] for key in ("x", "q", "k", "v", "weights"))
     batch, n_heads, n, e = v.shape
     d = x.shape[-1]
-    flat_g = grad_logits.reshape(batch * n, -1)
     flat_x = x.reshape(batch * n, d)
-    grads = {"b_o": flat_g.sum(axis=0)}
-    grads["w_o"] = (cache["concat"].T @ flat_g).reshape(params["w_o"].shape)
-    grad_heads = np.swapaxes(
-        (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2
-    )
+    grads = {}
     grad_weights = grad_heads @ np.swapaxes(v, -1, -2)
     grad_v = np.swapaxes(weights, -1, -2) @ grad_heads
     grad_scores = softmax_grad(weights, grad_weights)
@@ -330,9 +568,18 @@ def _backward(
             ],
             axis=-1,
         )
+    grad_input_extra = None
+    if config.method == "cope":
+        grads["cope_pos"], grad_q_extra = _cope_backward(cache, weights_of["cope_pos"], grad_scores)
+    elif config.method == "forgetting":
+        grads["w_forget"], grads["b_forget"], grad_input_extra = _forget_backward(
+            cache, weights_of["w_forget"], grad_scores
+        )
     grad_scores /= np.sqrt(e)
     grad_q = grad_scores @ k
     grad_k = np.swapaxes(grad_scores, -1, -2) @ q
+    if config.method == "cope":
+        grad_q += grad_q_extra
     if tables.cos is not None:  # the transpose of a rotation is the rotation backwards
         grad_q = _rotate(grad_q, tables.cos, -tables.sin, config.method)
         grad_k = _rotate(grad_k, tables.cos, -tables.sin, config.method)
@@ -345,10 +592,55 @@ def _backward(
     grads["w_q"], grads["w_k"], grads["w_v"] = (
         grad_w[i * n_heads : (i + 1) * n_heads] for i in range(3)
     )
-    grad_x = grad_proj @ _qkv_matrix(params).T
+    grad_input = grad_proj @ _qkv_matrix(weights_of).T
+    if grad_input_extra is not None:
+        grad_input += grad_input_extra.reshape(batch * n, d)
+    return grads, grad_input
+
+
+def _backward(
+    params: dict,
+    config: ModelConfig,
+    tokens: np.ndarray,
+    tables: _Tables,
+    cache: dict,
+    grad_logits: np.ndarray,
+    softmax_grad=_softmax_backward,
+) -> dict[str, np.ndarray]:
+    x, v = cache["x"], cache["v"]
+    batch, n_heads, n, e = v.shape
+    d = x.shape[-1]
+    flat_g = grad_logits.reshape(batch * n, -1)
+    flat_x = x.reshape(batch * n, d)
+    grads = {"b_o": flat_g.sum(axis=0)}
+    grads["w_o"] = (cache["concat"].T @ flat_g).reshape(params["w_o"].shape)
+    grad_heads = np.swapaxes(
+        (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2
+    )
+    last, grad_x = _attend_backward(params, config, tables, cache, grad_heads, softmax_grad)
+    grads.update(last)
     if config.residual:
         grads["w_skip"] = flat_x.T @ flat_g
         grad_x += flat_g @ params["w_skip"].T
+    for layer in range(config.n_layers - 1, 0, -1):  # the residual stream, backwards
+        # x_out = x_in + concat W_O: the gradient reaches x_in directly and through the heads
+        weights_of, inner = _layer(params, layer, config), cache["inner"][layer - 1]
+        prefix = f"layer{layer}."
+        grads[prefix + "w_o"] = (inner["concat"].T @ grad_x).reshape(weights_of["w_o"].shape)
+        grad_heads = np.swapaxes(
+            (grad_x @ weights_of["w_o"].reshape(n_heads * e, d).T).reshape(batch, n, n_heads, e),
+            1,
+            2,
+        )
+        found, grad_in = _attend_backward(
+            weights_of, config, tables, inner, grad_heads, softmax_grad
+        )
+        for name, grad in found.items():
+            if name == "t5_bias":  # one table for all layers: the gradients add up
+                grads[name] = grads[name] + grad
+            else:
+                grads[prefix + name] = grad
+        grad_x = grad_x + grad_in
     one_hot = np.zeros((batch * n, config.vocab_size))
     one_hot[np.arange(batch * n), tokens.ravel()] = 1.0
     grads["embed"] = one_hot.T @ grad_x
@@ -385,7 +677,31 @@ def _check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
     return checked
 
 
-def _check_tokens(tokens: object, config: ModelConfig, name: str = "tokens") -> np.ndarray:
+def _forward_flops(config: ModelConfig, batch: int, n: int) -> float:
+    """Floating-point operations of one forward pass on ``batch`` sequences of ``n`` tokens."""
+    d, h, e, v = config.d_model, config.n_heads, config.d_head, config.vocab_size
+    per_layer = 6 * d * h * e + 4 * h * n * e  # queries, keys, values; scores and a v
+    last = 2 * h * e * v + (2 * d * v if config.residual else 0)
+    return batch * n * (config.n_layers * per_layer + 2 * (config.n_layers - 1) * h * e * d + last)
+
+
+def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int | None = None):
+    """Refuse a pass whose arrays would pass the memory budget (``block``: sequences at once)."""
+    at_once = batch if block is None else min(batch, block)
+    layers = config.n_layers
+    scores = 8 * config.n_heads * n * n * at_once * (4 * layers + 2)  # scores, weights, grads
+    tables = 8 * n * n * (config.n_heads + 3)  # the mask, a bias, T5's buckets
+    width = 6 * layers * config.n_heads * config.d_head + 3 * config.vocab_size
+    activations = 8 * batch * n * width
+    check_memory(
+        f"{what} of shape ({batch}, {n}) with n_heads = {config.n_heads}",
+        scores + tables + activations,
+    )
+
+
+def _check_tokens(
+    tokens: object, config: ModelConfig, name: str = "tokens", *, block: int | None = None
+) -> np.ndarray:
     arr = check_array(name, tokens)
     if not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
@@ -397,7 +713,11 @@ def _check_tokens(tokens: object, config: ModelConfig, name: str = "tokens") -> 
             f"got values from {arr.min()} to {arr.max()}"
         )
     _check_length(arr.shape[-1], config)
-    return np.atleast_2d(arr).astype(np.int64)
+    arr = np.atleast_2d(arr)
+    n = arr.shape[1]
+    at_once = None if block is None else max(1, block // (config.n_heads * n * n))
+    _check_size(config, arr.shape[0], n, name, at_once)
+    return arr.astype(np.int64)
 
 
 def _check_length(length: int, config: ModelConfig) -> int:
@@ -430,7 +750,8 @@ def forward(
     logits : numpy.ndarray
         Shape ``(batch, n, vocab_size)`` (batch 1 for a 1-D input).
     weights : numpy.ndarray
-        Only with ``return_attention``: shape ``(batch, n_heads, n, n)``, rows sum to 1.
+        Only with ``return_attention``: shape ``(batch, n_heads, n, n)``, rows sum to 1; with
+        ``n_layers > 1``, ``(n_layers, batch, n_heads, n, n)``, layer 1 first.
 
     Examples
     --------
@@ -443,8 +764,15 @@ def forward(
     tokens = _check_tokens(tokens, config)
     logits, cache = _forward(params, config, tokens, _Tables(config, tokens.shape[1]))
     if check_bool("return_attention", return_attention):
-        return logits, cache["weights"]
+        return logits, _attention_weights(cache, config)
     return logits
+
+
+def _attention_weights(cache: dict, config: ModelConfig) -> np.ndarray:
+    """The last layer's weights (B, H, n, n) for one layer; (N, B, H, n, n) for N layers."""
+    if config.n_layers == 1:
+        return cache["weights"]
+    return np.stack([inner["weights"] for inner in cache["inner"]] + [cache["weights"]])
 
 
 def loss_and_grads(
@@ -514,6 +842,29 @@ def _loss_and_grads(
     return loss, _backward(params, config, tokens, tables, cache, grad_logits, softmax_grad)
 
 
+#: Largest finite-difference step of :func:`gradient_check`.
+MAX_STEP = 0.1
+
+
+def _checked_softmax_backward(function: Callable) -> Callable:
+    """A learner's ``softmax_backward``, its answer checked before the backward pass uses it."""
+
+    def checked(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:
+        try:
+            out = function(weights.copy(), grad_weights.copy())
+        except Exception as exc:  # a learner's function may raise anything: say whose it is
+            raise ValueError(f"softmax_backward raised {type(exc).__name__}: {exc}") from exc
+        grad = check_array("softmax_backward's result", out, min_ndim=0)
+        if grad.shape != weights.shape:
+            raise ValueError(
+                f"softmax_backward must return an array of the weights' shape {weights.shape}, "
+                f"got shape {grad.shape}"
+            )
+        return grad.astype(np.float64)
+
+    return checked
+
+
 def gradient_check(
     config: ModelConfig,
     *,
@@ -535,20 +886,32 @@ def gradient_check(
     config : ModelConfig
         Keep it small: the cost is two forward passes per parameter entry.
     batch_size, length : int, default 2 and 5
-        Size of the test batch (length <= max_len for "learned").
+        Size of the test batch (length <= max_len for "learned"). With the model's size they
+        set the cost, which must stay within the time budget of one call (``TIME_BUDGET``,
+        5 s, estimated).
     seed : int, default 0
         Seed of the parameters and the batch.
     step : float, default 1e-5
-        Finite-difference step ``h``.
+        Finite-difference step ``h``, in ``(0, MAX_STEP]``.
     softmax_backward : callable, optional
         ``f(weights, grad_weights) -> grad_scores`` to use in the hand-written pass instead of
-        the package's :func:`~pe_helpers.attention.softmax_backward` (an exercise: write it,
-        then check it here).
+        the package's :func:`~pe_helpers.attention.softmax_backward`; its answer must be a finite
+        array of the weights' shape, and an error it raises becomes a ``ValueError`` naming it
+        (an exercise: write it, then check it here).
 
     Returns
     -------
     dict of str to float
         One relative error per parameter array; float64 gives about 1e-9 for a correct pass.
+
+    Raises
+    ------
+    TypeError
+        ``config`` not a ModelConfig, a size not an integer, ``softmax_backward`` not callable.
+    ValueError
+        A size out of range or past the time budget, ``step`` out of ``(0, MAX_STEP]``, or a
+        ``softmax_backward`` that raises or returns something other than a finite array of
+        the weights' shape.
 
     Examples
     --------
@@ -557,13 +920,32 @@ def gradient_check(
     True
     """
     config = _check_config(config)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
     length = _check_length(check_int("length", length, minimum=2), config)
+    entries = config.n_parameters()
+    seconds = 2 * entries * (5e-5 + _forward_flops(config, batch_size, length) / FLOPS_PER_SECOND)
+    check_seconds(
+        f"gradient_check of {entries} parameters at batch_size = {batch_size} and "
+        f"length = {length}",
+        seconds,
+    )
     step = check_real("step", step, positive=True)
+    if step > MAX_STEP:
+        raise ValueError(
+            f"step must be at most {MAX_STEP:g} (a finite-difference step: a larger one "
+            f"measures the curvature, not the gradient), got {step!r}"
+        )
     params = init_params(config, seed)
     rng = np.random.default_rng(seed + 1)
+    # Twice the initial scale keeps one layer's attention far from uniform; with more layers
+    # the residual stream grows layer by layer, and twice would saturate the softmax (its
+    # gradient then vanishes below the finite differences' rounding).
+    scale = 2.0 if config.n_layers == 1 else 1.0
     for name in params:
-        params[name] = 2.0 * params[name] + (
-            rng.normal(size=params[name].shape) if name in ("b_o", "t5_bias") else 0.0
+        params[name] = scale * params[name] + (
+            rng.normal(size=params[name].shape)
+            if name in ("b_o", "t5_bias") or name.endswith(("cope_pos", "b_forget"))
+            else 0.0
         )
     batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size, seed=seed)
     tokens, targets, scored = _check_batch(batch, config)
@@ -571,8 +953,8 @@ def gradient_check(
     softmax_grad = _softmax_backward
     if softmax_backward is not None:
         if not callable(softmax_backward):
-            raise TypeError(f"softmax_backward must be callable, got {softmax_backward!r}")
-        softmax_grad = softmax_backward
+            raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")
+        softmax_grad = _checked_softmax_backward(softmax_backward)
     _, grads = _loss_and_grads(params, config, tokens, targets, scored, tables, softmax_grad)
     errors = {}
     for name, value in params.items():

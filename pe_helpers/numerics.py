@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._validate import check_array, check_d_model, check_positions, check_real
+from ._validate import _show, check_array, check_d_model, check_positions, check_real
 from .encodings import frequencies
 
 __all__ = [
@@ -107,7 +107,7 @@ def rope_angle_error(
     d_model : int
         Width; positive and even.
     base : float, default 10000.0
-        Frequency base.
+        Frequency base, > 1.
     dtype : {"float32", "float64", "float16", "bfloat16"} or numpy dtype
         Precision of the computation.
     fix : bool or {"float64", "float32"}, default False
@@ -130,7 +130,7 @@ def rope_angle_error(
     if pairs > MAX_ENTRIES:
         raise ValueError(f"d_model must be at most {2 * MAX_ENTRIES:,}, got {2 * pairs:,}")
     t = _checked_positions("positions", positions, pairs)
-    theta = frequencies(d_model, base)
+    theta = frequencies(d_model, _rope_base(base))
     cos, sin = _cos_sin(t, theta, _float_dtype(dtype), _check_fix(fix))
     return np.abs(_wrap(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
 
@@ -154,9 +154,21 @@ def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
 
 
 def _check_fix(fix: object) -> bool | str:
-    if not (isinstance(fix, bool) or fix in ("float64", "float32")):
-        raise ValueError(f"fix must be False, True, 'float64' or 'float32', got {fix!r}")
+    if isinstance(fix, (bool, np.bool_)):
+        return bool(fix)
+    if not (isinstance(fix, str) and fix in ("float64", "float32")):
+        raise ValueError(f"fix must be False, True, 'float64' or 'float32', got {_show(fix)}")
     return fix
+
+
+def _rope_base(base: object) -> float:
+    """A RoPE base, > 1: its frequencies fall from 1, so no angle overflows a float16."""
+    base = check_real("base", base, positive=True)
+    if base <= 1:
+        raise ValueError(
+            f"base must be > 1 (RoPE frequencies base ** (-2k / d) fall from 1), got {base}"
+        )
+    return base
 
 
 def _cos_sin(
@@ -205,7 +217,7 @@ def low_precision_rope_scores(
     dtype : {"float32", "float64", "float16", "bfloat16"} or numpy dtype
         Precision the angles are computed in.
     base : float, default 10000.0
-        Frequency base.
+        Frequency base, > 1.
     fix : bool or {"float64", "float32"}, default False
         As in :func:`rope_angle_error`.
 
@@ -232,7 +244,7 @@ def low_precision_rope_scores(
     t_keys = _checked_positions("key_positions", key_positions, q.size // 2)
     if t_keys.size == 0:
         raise ValueError("key_positions must hold at least one position")
-    theta = frequencies(q.size, base)
+    theta = frequencies(q.size, _rope_base(base))
     low, fix = _float_dtype(dtype), _check_fix(fix)
 
     def rotated(x: np.ndarray, t: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import _show
 from .rope_scaling import rope_frequencies
 
 __all__ = ["ModelRopeConfig", "model_names", "model_rope_config"]
@@ -107,7 +108,7 @@ def model_rope_config(name: str) -> ModelRopeConfig:
     Raises
     ------
     ValueError
-        For an unknown name (the message lists the known ones).
+        For an unknown name, or one that is not a string (the message lists the known ones).
 
     Examples
     --------
@@ -120,7 +121,10 @@ def model_rope_config(name: str) -> ModelRopeConfig:
     """
     models = _load()
     if not isinstance(name, str) or name not in models:
-        raise ValueError(f"unknown model {name!r}; shipped: {', '.join(models)}")
+        raise ValueError(
+            f"name must be a shipped model, one of {', '.join(models)}; got {_show(name)} "
+            "(an unknown model)"
+        )
     entry = copy.deepcopy(models[name])
     return ModelRopeConfig(
         name=name,

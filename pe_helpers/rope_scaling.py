@@ -63,12 +63,13 @@ from ._rope_parameters import (
     _factor,
     _implicit_factor,
     _number,
+    _optional_number,
     _optional_positive_int,
     _original_length,
     _positive_int,
     _theta,
 )
-from ._validate import check_bool
+from ._validate import check_array, check_bool
 
 __all__ = [
     "ROPE_TYPES",
@@ -135,6 +136,7 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     """Plain RoPE frequencies ``theta_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``.
 
     Returns a float64 array of shape ``(dim // 2,)``, from 1 down to just above ``1 / base``.
+    ``base`` must be > 1 and ``dim`` even, at most ``MAX_HEAD_DIM`` (65536).
 
     Examples
     --------
@@ -144,7 +146,7 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     base = _number("base", base)
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
-    dim = _check_head_dim(dim)
+    dim = _check_head_dim(dim, "dim")
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
@@ -153,6 +155,17 @@ def _ntk_args(base: Any, head_dim: Any, factor: Any) -> tuple[float, int, float]
     if head_dim <= 2:
         raise ValueError(f"head_dim must be > 2 for the NTK exponent d/(d-2), got {head_dim}")
     return _number("base", base, positive=True), head_dim, _number("factor", factor, positive=True)
+
+
+def _raised_base(base: float, ratio: float, exponent: float, what: str) -> float:
+    """``base * ratio ** exponent``, or a ValueError naming ``what`` if it passes 1e300."""
+    log_base = math.log(base) + exponent * math.log(ratio)
+    if log_base > math.log(1e300):
+        raise ValueError(
+            f"{what} give a base of about 10^{log_base / math.log(10):.0f}, past the largest "
+            "float: use a smaller factor or base"
+        )
+    return base * ratio**exponent
 
 
 def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
@@ -167,7 +180,8 @@ def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
     20221
     """
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
-    return base * factor ** (head_dim / (head_dim - 2))
+    what = f"base = {base:g} and factor = {factor:g}"
+    return _raised_base(base, factor, head_dim / (head_dim - 2), what)
 
 
 def dynamic_ntk_base(
@@ -176,7 +190,8 @@ def dynamic_ntk_base(
     """Base used by "dynamic" at current length ``L``: ``b * (s L / L0 - (s - 1)) ** (d/(d-2))``.
 
     ``L0`` is ``max_position_embeddings`` (not the original length: transformers' choice); an
-    ``L`` below it counts as ``L0``, which gives ``b`` back.
+    ``L`` below it counts as ``L0``, which gives ``b`` back. The bracket is computed as
+    ``1 + s (L / L0 - 1)``, the same number without the cancellation of a huge ``s``.
 
     Examples
     --------
@@ -189,23 +204,38 @@ def dynamic_ntk_base(
     seq_len = _positive_int("seq_len", seq_len)
     length0 = _positive_int("max_position_embeddings", max_position_embeddings)
     seq_len = max(seq_len, length0)
-    return base * ((factor * seq_len / length0) - (factor - 1)) ** (head_dim / (head_dim - 2))
+    ratio = 1.0 + factor * (seq_len / length0 - 1.0)
+    what = f"base = {base:g}, factor = {factor:g} and seq_len / max_position_embeddings"
+    return _raised_base(base, ratio, head_dim / (head_dim - 2), what)
 
 
 def pair_wavelengths(inv_freq: ArrayLike) -> np.ndarray:
     """Wavelength of each pair in tokens: ``2 pi / theta_i``.
 
-    ``inv_freq`` in radians per token, all > 0; returns float64 of the same shape.
+    ``inv_freq`` in radians per token: real numbers (not text, not bools), all finite and
+    > 0, large enough that ``2 pi / theta`` is finite; returns float64 of the same shape.
+
+    Raises
+    ------
+    TypeError
+        ``inv_freq`` not an array of real numbers.
+    ValueError
+        Empty, ragged, or a value that is not finite or not > 0 (or so small that its
+        wavelength overflows).
 
     Examples
     --------
     >>> pair_wavelengths([np.pi, 2 * np.pi]).tolist()
     [2.0, 1.0]
     """
-    freq = np.asarray(inv_freq, dtype=np.float64)
-    if freq.size == 0 or not np.all(np.isfinite(freq)) or np.any(freq <= 0):
-        raise ValueError(f"inv_freq must be a non-empty array of finite values > 0, got {freq!r}")
-    return 2 * np.pi / freq
+    freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
+    if np.any(freq <= 0):
+        raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
+    with np.errstate(over="ignore"):
+        wavelengths = 2 * np.pi / freq
+    if not np.all(np.isfinite(wavelengths)):
+        raise ValueError(f"inv_freq has values too small for a finite wavelength: {freq.min()!r}")
+    return wavelengths
 
 
 def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
@@ -219,7 +249,13 @@ def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     [2.0]
     """
     length = _number("length", length, positive=True)
-    return length / pair_wavelengths(inv_freq)
+    with np.errstate(over="ignore"):
+        turns = length / pair_wavelengths(inv_freq)
+    if not np.all(np.isfinite(turns)):
+        raise ValueError(
+            f"length = {length:g} with these inv_freq gives more turns than a float holds"
+        )
+    return turns
 
 
 def get_mscale(scale: float, mscale: float = 1.0) -> float:
@@ -244,7 +280,8 @@ def yarn_correction_dim(
 ) -> float:
     """Pair index (in units of dimensions / 2) that turns ``num_rotations`` times in ``L0``.
 
-    transformers' ``find_correction_dim``: ``d ln(L0 / (2 pi r)) / (2 ln b)``.
+    transformers' ``find_correction_dim``: ``d ln(L0 / (2 pi r)) / (2 ln b)``, with ``dim`` the
+    rotary dimension (an even int), ``r > 0`` and ``b > 1`` finite numbers.
 
     Examples
     --------
@@ -252,6 +289,7 @@ def yarn_correction_dim(
     20.944
     """
     num_rotations = _number("num_rotations", num_rotations, positive=True)
+    dim = _check_head_dim(dim, "dim")
     base = _number("base", base)
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
@@ -272,10 +310,8 @@ def _yarn_setup(
         if factor is None
         else _factor(params)
     )
-    beta_fast = params.get("beta_fast") or 32
-    beta_slow = params.get("beta_slow") or 1
-    beta_fast = _number("beta_fast", beta_fast, positive=True)
-    beta_slow = _number("beta_slow", beta_slow, positive=True)
+    beta_fast = _optional_number("beta_fast", params.get("beta_fast"), 32.0)
+    beta_slow = _optional_number("beta_slow", params.get("beta_slow"), 1.0)
     truncate = params.get("truncate", True)
     if truncate is not None:
         check_bool("truncate", truncate)
@@ -388,7 +424,9 @@ def rope_frequencies(
     TypeError
         ``rope_parameters`` not a dict, or a value of the wrong type.
     ValueError
-        Unknown ``rope_type`` or key, a required key missing (named), or a bad value.
+        Unknown ``rope_type`` or key, a required key missing (named), a bad value, a
+        ``head_dim`` past ``MAX_HEAD_DIM`` (65536), or values whose frequencies or attention
+        factor would overflow a float.
 
     Examples
     --------
@@ -414,6 +452,25 @@ def rope_frequencies(
     >>> rope_frequencies(dict(p, rope_type="proportional"), 8)[0].tolist()  # slowest pairs stop
     [1.0, 0.1, 0.0, 0.0]
     """
+    with np.errstate(all="ignore"):  # an overflow is refused below, by its value
+        inv_freq, attention_factor = _rope_frequencies(
+            rope_parameters, head_dim, max_position_embeddings, seq_len
+        )
+    if not (np.all(np.isfinite(inv_freq)) and math.isfinite(attention_factor)):
+        raise ValueError(
+            f"rope_parameters {dict(rope_parameters)!r:.300} give frequencies or an attention "
+            "factor past the largest float: the factor or the base is too extreme"
+        )
+    return inv_freq, attention_factor
+
+
+def _rope_frequencies(
+    rope_parameters: Mapping[str, Any],
+    head_dim: int,
+    max_position_embeddings: int | None,
+    seq_len: int | None,
+) -> tuple[np.ndarray, float]:
+    """:func:`rope_frequencies` without its final check that every number is finite."""
     params, rope_type = _check_block(rope_parameters)
     head_dim = _check_head_dim(head_dim)
     max_pos = _optional_positive_int("max_position_embeddings", max_position_embeddings)
@@ -456,7 +513,10 @@ def rope_frequencies(
         setup = _yarn_setup(params, head_dim, max_pos)
         factor = setup["factor"]
         if attention_factor is None:
-            mscale, mscale_all_dim = params.get("mscale"), params.get("mscale_all_dim")
+            mscale, mscale_all_dim = (
+                _optional_number(key, params.get(key), 0.0, positive=False)
+                for key in ("mscale", "mscale_all_dim")
+            )
             if mscale and mscale_all_dim:
                 attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
             else:
@@ -533,7 +593,8 @@ def interpolation_weights(
         return _ramp(setup["low"], setup["high"], dim // 2)
     if rope_type == "llama3":
         original = _original_length(params, rope_type, max_pos)
-        _, low, medium, smooth = _llama3_bands(params, _theta(params), dim, original)
+        with np.errstate(over="ignore"):
+            _, low, medium, smooth = _llama3_bands(params, _theta(params), dim, original)
         return np.where(medium, 1 - smooth, np.where(low, 1.0, 0.0))
     raise ValueError(
         f"rope_type {rope_type!r} does not blend theta and theta / factor per pair; "

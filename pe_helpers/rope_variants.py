@@ -52,7 +52,6 @@ MAX_GRID = 256
 #: Most scores (queries × keys × heads) one call of :func:`decoupled_rope_scores` computes.
 MAX_SCORES = 10_000_000
 
-_AXES = ("t", "h", "w")
 
 fill_doc = doc_filler(
     {

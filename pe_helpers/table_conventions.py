@@ -34,6 +34,7 @@ from .conventions import (
     _ProbeError,
     _refine,
     _show,
+    _shown,
     _Verdict,
 )
 
@@ -163,7 +164,7 @@ def identify_pe_table(
     n_positions : int, default 257
         Rows asked for (positions 0 .. n_positions - 1); at least 3.
     expected_base : float or None, default 10000.0
-        Base the table should use; None to only measure it.
+        Base the table should use, in ``(1, MAX_BASE]``; None to only measure it.
     shift : callable or None
         ``shift(delta, d_model)`` returning a ``T_Δ`` to check on the table: tells the source
         article's erratum (a ``T_Δ`` turning the wrong way) from a right one.
@@ -187,12 +188,12 @@ def identify_pe_table(
     >>> identify_pe_table(lambda n, d: sinusoidal_pe(n, d), 8, shift=backwards).issues
     ('shift_direction',)
     """
-    d, expected, atol = _check_common(g, d_model, expected_base, atol)
+    d, expected, atol = _check_common(g, d_model, expected_base, atol, name="g")
     n = check_int("n_positions", n_positions, minimum=3)
     if n > MAX_TABLE_ROWS:
         raise ValueError(f"n_positions must be at most {MAX_TABLE_ROWS}, got {n}")
     if shift is not None and not callable(shift):
-        raise TypeError(f"shift must be callable or None, got {shift!r}")
+        raise TypeError(f"shift must be callable or None, got {_shown(shift)}")
     found: dict = {}
     try:
         issues = _read_table(g, d, n, expected, shift, atol, found)

@@ -1,4 +1,4 @@
-"""Toy sequence tasks that need word order, for the trainer of lesson 08.
+"""Toy sequence tasks that need word order, for the trainer of lessons 08 and 13.
 
 Pure numpy: nothing here draws. Every batch is drawn from its own seeded generator, so the
 same arguments always give the same tokens.
@@ -9,6 +9,21 @@ Two tasks, one of each kind:
   positions ``t < k`` have no target.
 * ``token_at`` (absolute): the target at position ``t`` is the token at position ``p``;
   positions ``t < p`` have no target (a causal model cannot see position ``p`` yet).
+
+and two that need two attention layers (lesson 13):
+
+* ``repeated`` (induction): a segment of distinct random tokens repeats until the sequence
+  ends, its length ``m`` drawn per sequence from ``arg .. length // 2``; from its first repeat
+  on (``t >= m``) the target is the next token. No fixed offset finds it (``m`` varies): the
+  model must find the earlier copy of its current token and read what followed it.
+* ``passkey`` (retrieval): random filler, a marker (token 0) followed by the key somewhere,
+  the marker again at the last position, whose target is the key; ``arg`` ids are keys only
+  (0: keys look like filler).
+
+and one where counting tokens is the wrong notion of position (lesson 14):
+
+* ``skip_back``: words among blanks (token 0); the target is the ``arg``-th word back,
+  blanks skipped, so its distance in tokens varies.
 """
 
 from __future__ import annotations
@@ -19,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._docs import doc_filler
-from ._validate import check_array, check_bool, check_choice, check_int
+from ._validate import check_array, check_bool, check_choice, check_int, check_memory
 
 __all__ = [
     "TASKS",
@@ -31,9 +46,14 @@ __all__ = [
     "task_batch",
     "order_blind_accuracy",
     "most_frequent_earlier",
+    "repeated",
+    "passkey",
+    "skip_back",
 ]
 
-TASKS = ("copy_back", "token_at")
+TASKS = ("copy_back", "token_at", "repeated", "passkey", "skip_back")
+#: The smallest argument of each task (also its default).
+_SMALLEST_ARG = {"copy_back": 1, "token_at": 0, "repeated": 2, "passkey": 0, "skip_back": 1}
 
 fill_doc = doc_filler(
     {
@@ -94,14 +114,22 @@ def make_task(task: str | Task, arg: int | None = None) -> Task:
     >>> make_task("token_at")
     Task(name='token_at', arg=0)
     """
+    return _make_task(task, arg, "arg")
+
+
+def _make_task(task: object, arg: object, arg_name: str) -> Task:
+    """:func:`make_task`, its messages naming the argument ``arg_name`` (``task_arg`` in train)."""
     if isinstance(task, Task):
         if arg is not None:
-            raise ValueError(f"arg must be omitted when task is a Task, got arg={arg!r}")
+            raise ValueError(
+                f"{arg_name} must be omitted when task is a Task, got {arg_name}={arg!r}"
+            )
         task, arg = task.name, task.arg
     name = check_choice("task", task, TASKS)
-    minimum = 1 if name == "copy_back" else 0
-    arg = minimum if arg is None else check_int(f"{name} argument", arg, minimum=minimum)
-    return Task(name, arg)
+    minimum = _SMALLEST_ARG[name]
+    if arg is None:
+        return Task(name, minimum)
+    return Task(name, check_int(f"{arg_name} (the argument of {name})", arg, minimum=minimum))
 
 
 def _tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndarray:
@@ -109,8 +137,16 @@ def _tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndar
     length = check_int("length", length, minimum=1)
     vocab_size = check_int("vocab_size", vocab_size, minimum=2)
     seed = check_int("seed", seed, minimum=0)
+    check_memory(
+        f"batch_size = {batch_size} sequences of length = {length}",
+        _BATCH_BYTES * batch_size * length,
+    )
     rng = np.random.default_rng(seed)
     return rng.integers(0, vocab_size, size=(batch_size, length))
+
+
+#: Bytes a batch holds per token: tokens, targets and a copy of each (int64), the scored mask.
+_BATCH_BYTES = 40
 
 
 def _check_fits(name: str, arg: int, length: int) -> None:
@@ -209,7 +245,208 @@ def task_batch(
     task = make_task(task)
     if task.name == "copy_back":
         return copy_back(batch_size, length, vocab_size, offset=task.arg, seed=seed)
+    if task.name == "repeated":
+        return repeated(batch_size, length, vocab_size, shortest=task.arg, seed=seed)
+    if task.name == "skip_back":
+        return skip_back(batch_size, length, vocab_size, back=task.arg, seed=seed)
+    if task.name == "passkey":
+        return passkey(batch_size, length, vocab_size, key_ids=task.arg, seed=seed)
     return token_at(batch_size, length, vocab_size, position=task.arg, seed=seed)
+
+
+def repeated(
+    batch_size: int, length: int, vocab_size: int, *, shortest: int = 2, seed: int = 0
+) -> Batch:
+    """Sequences that repeat a segment of distinct random tokens; the target is the next token.
+
+    Each sequence draws its segment length ``m`` uniformly from ``shortest .. length // 2`` and
+    ``m`` distinct tokens; the segment repeats until the sequence ends (so every ``m``-th token
+    is the same). A position ``t >= m`` holds a token seen before, and its target is the token
+    after it, ``tokens[t + 1 - m]``; positions ``t < m`` have no target (their next token is
+    new). An induction head does it: attend to the token after the earlier copy of the current
+    one.
+
+    Parameters
+    ----------
+    batch_size : int
+        Number of sequences, >= 1.
+    length : int
+        Sequence length, >= 4 and >= 2 * ``shortest``.
+    vocab_size : int
+        Token ids ``0 .. vocab_size - 1``; at least ``length // 2`` (a segment's tokens are
+        distinct).
+    shortest : int, default 2
+        Shortest segment, >= 2.
+    seed : int, default 0
+        Seed (>= 0) of the generator.
+
+    Returns
+    -------
+    Batch
+        ``targets[:, t] == tokens[:, t + 1 - m]`` where ``scored[:, t]`` (``t >= m``), else -1.
+
+    Examples
+    --------
+    >>> b = repeated(1, 8, 10, shortest=3, seed=1)
+    >>> m = int(np.argmax(b.scored[0]))  # the first scored position is the segment length
+    >>> bool((b.tokens[0, m:] == b.tokens[0, :-m]).all()), len(set(b.tokens[0, :m].tolist())) == m
+    (True, True)
+    """
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    shortest = check_int("shortest", shortest, minimum=2)
+    length = check_int(
+        f"length (at least 4 and 2 * shortest = {2 * shortest})",
+        length,
+        minimum=max(4, 2 * shortest),
+    )
+    longest = length // 2
+    vocab_size = check_int(
+        f"vocab_size (at least length // 2 = {longest}, a segment's distinct tokens)",
+        vocab_size,
+        minimum=max(2, longest),
+    )
+    seed = check_int("seed", seed, minimum=0)
+    check_memory(  # the batch, and a shuffled vocabulary per sequence
+        f"batch_size = {batch_size} with length = {length} and vocab_size = {vocab_size}",
+        _BATCH_BYTES * batch_size * length + 16 * batch_size * vocab_size,
+    )
+    rng = np.random.default_rng(seed)
+    periods = rng.integers(shortest, longest + 1, size=batch_size)  # (B,)
+    # The first ``longest`` entries of a random permutation: distinct tokens, (B, longest).
+    segments = rng.permuted(np.tile(np.arange(vocab_size), (batch_size, 1)), axis=1)[:, :longest]
+    t = np.arange(length)
+    rows = np.arange(batch_size)[:, None]
+    tokens = segments[rows, t[None, :] % periods[:, None]]
+    following = segments[rows, (t[None, :] + 1) % periods[:, None]]
+    scored = t[None, :] >= periods[:, None]
+    return Batch(tokens, np.where(scored, following, -1), scored)
+
+
+def passkey(
+    batch_size: int, length: int, vocab_size: int, *, key_ids: int = 0, seed: int = 0
+) -> Batch:
+    """Random filler with a marker followed by a key, and the marker again at the end.
+
+    Token 0 is the marker. With ``key_ids = K > 0`` the key is drawn from ids ``1 .. K`` and the
+    filler from the other ids, ``K + 1 .. vocab_size - 1``, so a key stands out by what it is
+    (as the digits of a pass key stand out from the filler text of the original test); with
+    ``key_ids = 0`` key and filler share the ids ``1 .. vocab_size - 1``, and only its place,
+    right after the first marker, tells the key apart. The first marker sits uniformly at
+    ``0 .. length - 3``; the last position holds the marker again and is the only one scored,
+    with the key as its target: the passkey test of Mohtashami and Jaggi (2023) in miniature.
+
+    Parameters
+    ----------
+    batch_size : int
+        Number of sequences, >= 1.
+    length : int
+        Sequence length, >= 3.
+    vocab_size : int
+        Token ids ``0 .. vocab_size - 1``; at least ``key_ids + 2``.
+    key_ids : int, default 0
+        How many ids only keys use, >= 0.
+    seed : int, default 0
+        Seed (>= 0) of the generator.
+
+    Returns
+    -------
+    Batch
+        ``targets[:, -1]`` is the key and ``tokens[:, -1] == 0``; nothing else is scored.
+
+    Examples
+    --------
+    >>> b = passkey(2, 6, 8, key_ids=3, seed=3)
+    >>> where = b.tokens[0].tolist().index(0)
+    >>> key = int(b.tokens[0, where + 1])
+    >>> int(b.targets[0, -1]) == key, 1 <= key <= 3, int(b.scored.sum())
+    (True, True, 2)
+    """
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    length = check_int("length", length, minimum=3)
+    key_ids = check_int("key_ids", key_ids, minimum=0)
+    vocab_size = check_int(
+        f"vocab_size (at least 3 and key_ids + 2 = {key_ids + 2})",
+        vocab_size,
+        minimum=max(3, key_ids + 2),
+    )
+    seed = check_int("seed", seed, minimum=0)
+    check_memory(
+        f"batch_size = {batch_size} sequences of length = {length}",
+        _BATCH_BYTES * batch_size * length,
+    )
+    rng = np.random.default_rng(seed)
+    first_filler = key_ids + 1 if key_ids else 1
+    tokens = rng.integers(first_filler, vocab_size, size=(batch_size, length))
+    keys = rng.integers(1, (key_ids if key_ids else vocab_size - 1) + 1, size=batch_size)
+    where = rng.integers(0, length - 2, size=batch_size)
+    rows = np.arange(batch_size)
+    tokens[rows, where] = 0
+    tokens[rows, where + 1] = keys
+    tokens[:, -1] = 0
+    targets = np.full_like(tokens, -1)
+    targets[:, -1] = keys
+    return Batch(tokens, targets, targets >= 0)
+
+
+def skip_back(
+    batch_size: int, length: int, vocab_size: int, *, back: int = 1, seed: int = 0
+) -> Batch:
+    """Words among blanks; the target is the ``back``-th word counting back, blanks skipped.
+
+    Token 0 is a blank; every position holds a blank with probability 1/2, else a word drawn
+    uniformly from ``1 .. vocab_size - 1``. The target at position ``t`` is the ``back``-th
+    most recent word at positions ``0 .. t`` (``back = 1``: the last word, ``t``'s own if it
+    is one); positions with fewer than ``back`` words so far are not scored. The distance to
+    the answer in tokens varies with the blanks: only counting words finds it (lesson 14).
+
+    Parameters
+    ----------
+    batch_size : int
+        Number of sequences, >= 1.
+    length : int
+        Sequence length, >= 2.
+    vocab_size : int
+        Token ids ``0 .. vocab_size - 1``, >= 3 (a blank and at least two words).
+    back : int, default 1
+        Which word back, >= 1.
+    seed : int, default 0
+        Seed (>= 0) of the generator.
+
+    Returns
+    -------
+    Batch
+        ``targets[:, t]`` is the ``back``-th last word up to ``t`` where ``scored``, else -1.
+
+    Examples
+    --------
+    >>> b = skip_back(1, 8, 5, back=2, seed=1)
+    >>> b.tokens[0].tolist()  # the blank is 0
+    [0, 0, 4, 0, 1, 0, 4, 4]
+    >>> b.targets[0].tolist()  # from the second word on: the word before the last
+    [-1, -1, -1, -1, 4, 4, 1, 4]
+    """
+    back = check_int("back", back, minimum=1)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    length = check_int("length", length, minimum=2)
+    vocab_size = check_int("vocab_size (a blank and two words)", vocab_size, minimum=3)
+    seed = check_int("seed", seed, minimum=0)
+    check_memory(
+        f"batch_size = {batch_size} sequences of length = {length}",
+        2 * _BATCH_BYTES * batch_size * length,
+    )
+    rng = np.random.default_rng(seed)
+    words = rng.integers(1, vocab_size, size=(batch_size, length))
+    tokens = np.where(rng.random((batch_size, length)) < 0.5, 0, words)
+    # count[t] = words at 0 .. t; the answer is the word whose running count is count[t] - back + 1
+    count = np.cumsum(tokens > 0, axis=1)
+    scored = count >= back
+    targets = np.full_like(tokens, -1)
+    for row in range(batch_size):  # where each word sits, in order: (words,)
+        places = np.flatnonzero(tokens[row])
+        wanted = count[row] - back  # index into places
+        ok = scored[row]
+        targets[row, ok] = tokens[row, places[wanted[ok]]]
+    return Batch(tokens, targets, scored)
 
 
 def order_blind_accuracy(
@@ -247,7 +484,8 @@ def order_blind_accuracy(
     length : int
         Sequence length.
     vocab_size : int
-        Vocabulary size, >= 2.
+        Vocabulary size, >= 2. ``n_samples * length * vocab_size`` sets the memory a call
+        needs, within the budget of 1 GiB (about 27 million).
     causal : bool, default False
         Whether each query sees only its prefix (then it knows nothing more about ``t`` than the
         prefix multiset tells: the prefix size ``t + 1`` is taken as known, an upper bound).
@@ -271,9 +509,21 @@ def order_blind_accuracy(
     [1.0, 1.0]
     """
     task = make_task(task)
+    if task.name not in ("copy_back", "token_at"):
+        raise ValueError(
+            f"order_blind_accuracy knows copy_back and token_at, got {task.name!r} (lesson 13 "
+            "computes the limits of its own tasks)"
+        )
     for name, flag in (("causal", causal), ("per_position", per_position)):
         check_bool(name, flag)
     n_samples = check_int("n_samples", n_samples, minimum=1)
+    length = check_int("length", length, minimum=1)
+    vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+    # one-hot tokens, their counts, the counts without the own token and the scores: (B, n, V)
+    check_memory(
+        f"n_samples = {n_samples}, length = {length} and vocab_size = {vocab_size}",
+        8 * 5 * n_samples * length * vocab_size,
+    )
     batch = task_batch(task, n_samples, length, vocab_size, seed=seed)
     tokens = batch.tokens
     n = tokens.shape[1]

@@ -13,26 +13,46 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_bool, check_int, check_real
+from ._validate import (
+    TRAINING_BUDGET,
+    _show,
+    check_array,
+    check_bool,
+    check_choice,
+    check_int,
+    check_memory,
+    check_real,
+    check_seconds,
+)
 from .model import (
+    FLOPS_PER_SECOND,
+    METHODS,
     ModelConfig,
+    _check_config,
     _check_length,
     _check_params,
+    _check_size,
     _check_tokens,
     _forward,
+    _forward_flops,
     _loss_and_grads,
     _Tables,
     init_params,
 )
-from .tasks import Task, make_task, task_batch
+from .tasks import Task, _make_task, make_task, task_batch
 
-__all__ = ["Adam", "TrainedModel", "train"]
+__all__ = ["Adam", "TrainedModel", "train", "training_seconds"]
+
+
+#: Largest Adam step size: each step moves every parameter by about ``lr``.
+MAX_LR = 10.0
 
 
 class Adam:
@@ -41,7 +61,7 @@ class Adam:
     Parameters
     ----------
     lr : float, default 0.01
-        Step size, > 0.
+        Step size, in ``(0, MAX_LR]``.
     beta1, beta2 : float, default 0.9 and 0.999
         Decay of the first and second moment estimates, in [0, 1).
     eps : float, default 1e-8
@@ -59,6 +79,11 @@ class Adam:
         self, lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8
     ):
         self.lr = check_real("lr", lr, positive=True)
+        if self.lr > MAX_LR:
+            raise ValueError(
+                f"lr must be at most {MAX_LR:g} (each Adam step moves a parameter by about lr), "
+                f"got {lr!r}"
+            )
         for name, beta in (("beta1", beta1), ("beta2", beta2)):
             if not 0.0 <= check_real(name, beta) < 1.0:
                 raise ValueError(f"{name} must lie in [0, 1), got {beta}")
@@ -69,7 +94,53 @@ class Adam:
         self._v: dict[str, np.ndarray] = {}
 
     def step(self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]) -> None:
-        """Move every ``params[name]`` against ``grads[name]``, in place."""
+        """Move every ``params[name]`` against ``grads[name]``, in place.
+
+        ``params`` is a dict of float64 arrays (updated in place); ``grads`` a dict with some
+        of its keys, each a finite real array of that parameter's shape.
+
+        Raises
+        ------
+        TypeError
+            ``params`` or ``grads`` not a dict of arrays, or a parameter not a float64 array.
+        ValueError
+            A key of ``grads`` missing from ``params``, a shape that differs, a gradient that
+            is not finite, or a step that would leave a parameter non-finite.
+        """
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a dict of float64 arrays, got {_show(params)}")
+        if not isinstance(grads, dict):
+            raise TypeError(f"grads must be a dict of arrays, got {_show(grads)}")
+        checked = {}
+        for name, grad in grads.items():
+            if name not in params:
+                raise ValueError(f"grads[{name!r}] has no parameter: params has {sorted(params)}")
+            value = params[name]
+            if not isinstance(value, np.ndarray) or value.dtype != np.float64:
+                raise TypeError(
+                    f"params[{name!r}] must be a float64 array (updated in place), got "
+                    f"{_show(value)}"
+                )
+            grad = check_array(f"grads[{name!r}]", grad, min_ndim=0).astype(np.float64)
+            if grad.shape != value.shape:
+                raise ValueError(
+                    f"grads[{name!r}] must have the shape of params[{name!r}], {value.shape}, "
+                    f"got {grad.shape}"
+                )
+            checked[name] = grad
+        before = {name: params[name].copy() for name in checked}
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below, by value
+            self._step(params, checked)
+        for name in checked:
+            if not np.all(np.isfinite(params[name])):
+                params[name][...] = before[name]
+                raise ValueError(
+                    f"the step leaves params[{name!r}] non-finite: lr = {self.lr!r} or the "
+                    "gradient is too large (the parameters are left as they were)"
+                )
+
+    def _step(self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]) -> None:
+        """:meth:`step` on arrays the caller has checked (the training loop's)."""
         self.steps += 1
         correct1 = 1.0 - self.beta1**self.steps
         correct2 = 1.0 - self.beta2**self.steps
@@ -91,18 +162,30 @@ _SCORES_PER_BLOCK = 2**18
 class TrainedModel:
     """A trained model: its configuration, parameters and how training went.
 
+    :func:`train` builds it; built by hand, every field is checked as :func:`train` would
+    leave it.
+
     Attributes
     ----------
     config : ModelConfig
     params : dict of numpy.ndarray
+        One finite array per entry of ``config.param_shapes()``, of that shape (copied, as
+        float64).
     task : Task
-        The task it was trained on.
+        The task it was trained on (a name with its argument, or a :class:`Task`).
     length : int
-        Training sequence length ``L``.
+        Training sequence length ``L``, >= 2 (at most ``max_len`` for "learned").
     losses : numpy.ndarray
-        Training loss at every step.
+        Training loss at every step: a non-empty 1-D array of finite numbers.
     seconds : float
-        Wall-clock training time.
+        Wall-clock training time, >= 0.
+
+    Raises
+    ------
+    TypeError
+        A field of the wrong kind.
+    ValueError
+        A field out of range: params of other names or shapes, a non-finite loss.
     """
 
     config: ModelConfig
@@ -111,7 +194,20 @@ class TrainedModel:
     length: int
     losses: np.ndarray
     seconds: float = 0.0
-    _tables: dict = field(default_factory=dict, repr=False, compare=False)
+    _tables: dict = field(default_factory=dict, repr=False, compare=False, init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, ModelConfig):
+            raise TypeError(f"config must be a ModelConfig, got {_show(self.config)}")
+        self.params = _check_params(self.params, self.config)
+        self.task = make_task(self.task)
+        self.length = _check_length(check_int("length", self.length, minimum=2), self.config)
+        losses = check_array("losses", self.losses, ndim=1)
+        self.losses = losses.astype(np.float64)
+        seconds = check_real("seconds", self.seconds)
+        if seconds < 0:
+            raise ValueError(f"seconds must be >= 0, got {seconds}")
+        self.seconds = seconds
 
     def _tables_for(self, n: int) -> _Tables:
         if n not in self._tables:
@@ -125,7 +221,7 @@ class TrainedModel:
     def logits(self, tokens: ArrayLike) -> np.ndarray:
         """Logits, shape ``(batch, n, vocab_size)``, for ``tokens`` of shape ``(n,)`` or
         ``(batch, n)``."""
-        tokens = _check_tokens(tokens, self.config)
+        tokens = _check_tokens(tokens, self.config, block=_SCORES_PER_BLOCK)
         tables = self._tables_for(tokens.shape[1])
         # Blocks of sequences whose attention scores fit in the CPU's cache: the same numbers,
         # about twice as fast for a long test (256 sequences of 64 tokens, 8 heads).
@@ -141,10 +237,15 @@ class TrainedModel:
         """The most likely token at every position, shape ``(batch, n)``."""
         return self.logits(tokens).argmax(axis=-1)
 
-    def attention(self, tokens: ArrayLike) -> np.ndarray:
+    def attention(self, tokens: ArrayLike, *, layer: int | None = None) -> np.ndarray:
         """Attention weights per head: ``(n_heads, n, n)`` for one sequence, else
-        ``(batch, n_heads, n, n)``; row ``i`` is query ``i``."""
-        weights = self._logits(tokens)[1]["weights"]
+        ``(batch, n_heads, n, n)``; row ``i`` is query ``i``.
+
+        ``layer`` picks the attention layer, 1 to ``config.n_layers`` (default: the last)."""
+        last = self.config.n_layers
+        layer = last if layer is None else check_int("layer", layer, minimum=1, maximum=last)
+        cache = self._logits(tokens)[1]
+        weights = cache["weights"] if layer == last else cache["inner"][layer - 1]["weights"]
         return weights[0] if np.ndim(tokens) == 1 else weights
 
     def accuracy(
@@ -165,7 +266,9 @@ class TrainedModel:
         length : int, optional
             Test length; default the training length. "learned" refuses lengths past max_len.
         n_samples : int, default 256
-            Number of test sequences, >= 1.
+            Number of test sequences, >= 1. With ``length`` and the model's size it sets the
+            cost, which must stay within the time budget of one call (5 s, estimated by
+            :meth:`evaluation_seconds`) and its memory budget (1 GiB).
         seed : int, default 12345
             Seed of the test sequences. ``train(seed=s)`` drew its sequences from seed
             ``s + 1``: testing with that seed would replay training data.
@@ -180,13 +283,33 @@ class TrainedModel:
         length = self.length if length is None else check_int("length", length, minimum=1)
         _check_length(length, self.config)
         n_samples = check_int("n_samples", n_samples, minimum=1)
+        per_position = check_bool("per_position", per_position)
+        check_seconds(
+            f"accuracy on n_samples = {n_samples} sequences of length = {length}",
+            self.evaluation_seconds(n_samples, length),
+        )
+        _check_size(self.config, n_samples, length, "the test sequences (n_samples, length)", 1)
         batch = task_batch(task, n_samples, length, self.config.vocab_size, seed=seed)
         hits = (self.predict(batch.tokens) == batch.targets) & batch.scored
-        if check_bool("per_position", per_position):
+        if per_position:
             counts = batch.scored.sum(axis=0)
             with np.errstate(invalid="ignore"):
                 return np.where(counts > 0, hits.sum(axis=0) / np.maximum(counts, 1), np.nan)
         return float(hits.sum() / batch.scored.sum())
+
+    def evaluation_seconds(self, n_samples: int, length: int) -> float:
+        """About how long one forward pass over ``n_samples`` sequences of ``length`` tokens
+        takes on one core, pessimistically (what :meth:`accuracy` holds against its budget).
+
+        Examples
+        --------
+        >>> model = train("copy_back", "none", length=6, vocab_size=4, steps=2)
+        >>> model.evaluation_seconds(256, 16) < 1
+        True
+        """
+        n_samples = check_int("n_samples", n_samples, minimum=1)
+        length = check_int("length", length, minimum=1)
+        return 1e-3 + _forward_flops(self.config, n_samples, length) / FLOPS_PER_SECOND
 
     def replace(self, **changes) -> TrainedModel:
         """The same parameters under a changed config, e.g. ``inv_freq`` or
@@ -207,6 +330,39 @@ class TrainedModel:
         return TrainedModel(config, params, self.task, self.length, self.losses, self.seconds)
 
 
+#: Seconds one training step costs beyond its arithmetic (Python, small arrays), pessimistically.
+_STEP_OVERHEAD = 1e-3
+
+
+def training_seconds(config: ModelConfig, steps: int, batch_size: int, length: int) -> float:
+    """About how long :func:`train` takes on one core, pessimistically: what its budget reads.
+
+    ``steps`` times a fixed overhead plus a forward and a backward pass (three forward passes'
+    arithmetic) on ``batch_size`` sequences of ``length`` tokens, at
+    :data:`~pe_helpers.model.FLOPS_PER_SECOND`. :func:`train` refuses a run estimated past
+    ``TRAINING_BUDGET`` (60 s, :mod:`pe_helpers._validate`).
+
+    Examples
+    --------
+    >>> config = ModelConfig("sinusoidal", vocab_size=16)
+    >>> 0.5 < training_seconds(config, steps=200, batch_size=16, length=16) < 5
+    True
+    """
+    config = _check_config(config)
+    steps = check_int("steps", steps, minimum=1)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    length = check_int("length", length, minimum=1)
+    flops = 3 * _forward_flops(config, batch_size, length)
+    return steps * (_STEP_OVERHEAD + flops / FLOPS_PER_SECOND)
+
+
+def _diverged(lr: float, step: int, steps: int, loss: object) -> None:
+    raise ValueError(
+        f"training diverged at step {step + 1} of {steps} (the loss is {loss}): lr = {lr!r} "
+        "is too large for this model; try lr = 0.03, the default, or less"
+    )
+
+
 def train(
     task: str | Task = "copy_back",
     method: str = "sinusoidal",
@@ -221,7 +377,7 @@ def train(
     params: dict[str, np.ndarray] | None = None,
     **model_options,
 ) -> TrainedModel:
-    """Train the one-layer model on a task with Adam; seeded and deterministic.
+    """Train the attention model (one layer unless ``n_layers``) on a task with Adam; seeded.
 
     The same arguments give bit-identical parameters (on the same machine and numpy build).
 
@@ -240,9 +396,12 @@ def train(
     steps : int, default 200
         Adam steps, one fresh batch each.
     batch_size : int, default 16
-        Sequences per step.
+        Sequences per step. With ``steps``, ``length`` and the model's size it sets the
+        cost: a run estimated past 60 s (:func:`training_seconds`, the ``TRAINING_BUDGET`` of
+        :mod:`pe_helpers._validate`) or past its 1 GiB of memory is refused before it starts.
     lr : float, default 0.03
-        Adam step size.
+        Adam step size, in ``(0, 10]``. A run whose loss stops being finite is stopped, with a
+        ``ValueError`` naming ``lr``.
     seed : int, default 0
         Seeds the initial parameters (``seed``) and the training data (``seed + 1``).
     params : dict of numpy.ndarray, optional
@@ -250,11 +409,19 @@ def train(
     **model_options
         Any other :class:`~pe_helpers.model.ModelConfig` field (``d_model``, ``n_heads``,
         ``causal``, ``residual``, ``max_len``, ``base``, ``inv_freq``, ``attention_factor``,
-        ``slopes``, ...).
+        ``slopes``, ``n_layers`` for a deeper model, ...).
 
     Returns
     -------
     TrainedModel
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind, or an unknown model option.
+    ValueError
+        An argument out of range, a run past the time or memory budget, or a run that
+        diverges (its loss not finite: ``lr`` too large).
 
     Examples
     --------
@@ -262,19 +429,37 @@ def train(
     >>> model.losses.shape, model.config.max_len
     ((5,), 6)
     """
-    task = make_task(task, task_arg)
+    task = _make_task(task, task_arg, "task_arg")
     length = check_int("length", length, minimum=2)
     steps = check_int("steps", steps, minimum=1)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     seed = check_int("seed", seed, minimum=0)
+    lr = Adam(lr).lr  # checked before any work
     fields = set(ModelConfig.__dataclass_fields__) - {"method", "vocab_size"}
     unknown = sorted(set(model_options) - fields)
     if unknown:
         raise TypeError(f"train got unknown options {unknown}; model options: {sorted(fields)}")
-    if method == "learned":
+    if check_choice("method", method, METHODS) == "learned":
         model_options.setdefault("max_len", length)
     config = ModelConfig(method, vocab_size, **model_options)
     _check_length(length, config)
+    check_seconds(
+        f"train with steps = {steps}, batch_size = {batch_size} and length = {length}",
+        training_seconds(config, steps, batch_size, length),
+        TRAINING_BUDGET,
+    )
+    _check_size(config, batch_size, length, "a training batch")
+    check_memory(
+        f"steps = {steps} batches of batch_size = {batch_size} sequences of length = {length}",
+        40 * steps * batch_size * length,
+    )
+    try:  # one sequence: does the task fit this length and vocabulary?
+        task_batch(task, 1, length, config.vocab_size)
+    except ValueError as exc:
+        raise ValueError(
+            f"{exc} (task {task.name!r} with task_arg = {task.arg}, length = {length}, "
+            f"vocab_size = {config.vocab_size})"
+        ) from None
     params = (
         init_params(config, seed)
         if params is None
@@ -296,10 +481,17 @@ def train(
     start = time.perf_counter()
     for step in range(steps):
         rows = slice(step * batch_size, (step + 1) * batch_size)
-        losses[step], grads = _loss_and_grads(
-            params, config, data.tokens[rows], data.targets[rows], data.scored[rows], tables
-        )
-        optimiser.step({"all": flat}, {"all": np.concatenate([grads[n].ravel() for n in names])})
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging run is refused below
+            losses[step], grads = _loss_and_grads(
+                params, config, data.tokens[rows], data.targets[rows], data.scored[rows], tables
+            )
+            if not math.isfinite(losses[step]):
+                _diverged(lr, step, steps, losses[step])
+            optimiser._step(
+                {"all": flat}, {"all": np.concatenate([grads[n].ravel() for n in names])}
+            )
+    if not np.all(np.isfinite(flat)):
+        _diverged(lr, steps - 1, steps, "finite, but the last step left parameters that are not")
     seconds = time.perf_counter() - start
     params = {name: value.copy() for name, value in params.items()}
     return TrainedModel(config, params, task, length, losses, seconds)

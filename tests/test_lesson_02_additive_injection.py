@@ -17,14 +17,15 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_additive_inje
 
 
 # --- the lesson's shape ------------------------------------------------------------------------
-def test_notebook_has_goals_exercises_takeaways_references_and_a_static_twin_per_slider():
+def test_notebook_has_goals_exercises_takeaways_references_and_one_cell_per_live_figure():
     text = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text("utf-8"))["cells"]]
     assert any(t.startswith("**Time:** about") and "**Goals**" in t for t in text)
     for heading in ("## Exercises", "## Key takeaways", "## References"):
         assert any(t.startswith(heading) for t in text), heading
     views = [i for i, t in enumerate(text) if ".view(" in t]
-    assert views and all("NBVAL_IGNORE_OUTPUT" in text[i] for i in views)
-    assert all(".draw(" in text[i - 1] for i in views)
+    # One cell per live figure: no static twin, and its output (a summary) is compared.
+    assert views and not any("NBVAL_IGNORE_OUTPUT" in text[i] for i in views)
+    assert not any("DimensionPanels().draw(" in t for t in text)
 
 
 # --- random directions -------------------------------------------------------------------------

@@ -401,7 +401,9 @@ def test_query_attention_says_when_the_learned_table_refuses(small):
     figure = QueryAttention(small).draw(length=16, query=20, method="learned")
     row_ax, acc_ax = figure.axes
     assert "it refuses length 16" in row_ax.texts[0].get_text()
-    assert row_ax.get_title() == "learned: query 15 of 16 (answer at key 14)"  # query clipped
+    assert row_ax.get_title() == (  # the query is clipped, and says so
+        "learned: query 15 of 16 (answer at key 14) — query slider clamped to the last position"
+    )
     assert acc_ax.get_title() == "learned at length 16: refuses this length"
     assert len(acc_ax.lines[0].get_xdata()) == 0
 

@@ -300,7 +300,7 @@ def test_the_seed_table_puts_this_run_beside_each_metrics_spread():
     assert lines[2].index("50%") == lines[3].index("80%")  # columns line up
     with pytest.raises(ValueError, match=r"table\['PI'\] must hold one accuracy per length"):
         format_seed_table("t", {"PI": [0.2]}, spread, "g", [16, 64], train_length=16)
-    with pytest.raises(KeyError, match="no metric 'g.YaRN.L'"):
+    with pytest.raises(ValueError, match="no metric 'g.YaRN.L'"):  # issue 32: not KeyError
         format_seed_table("t", {"YaRN": [0.2]}, spread, "g", [16], train_length=16)
     with pytest.raises(ValueError, match="multiple of train_length"):
         format_seed_table("t", {"PI": [0.2]}, spread, "g", [20], train_length=16)

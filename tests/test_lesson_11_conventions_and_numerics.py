@@ -368,9 +368,12 @@ def test_each_buggy_snippet_gets_its_diagnosis(letter, snippet, phrase):
     assert feedback.hint
 
 
-def test_snippet_checker_refuses_an_unknown_letter():
-    with pytest.raises(ValueError, match="letter must be one of"):
-        check_snippet("D", FIXED["A"])
+def test_snippet_checker_answers_an_unknown_letter_with_feedback():
+    # Issue 32: a checker never raises; a lower-case letter is the same snippet.
+    feedback = check_snippet("D", FIXED["A"])
+    assert feedback.status == "wrong" and "letter must be 'A', 'B' or 'C'" in feedback.message
+    assert check_snippet(None, FIXED["A"]).status == "wrong"
+    assert check_snippet("a", FIXED["A"]).status == "correct"
 
 
 # --- exercise 3: a cos/sin cache that survives low precision ---------------------------------

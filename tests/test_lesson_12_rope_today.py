@@ -280,7 +280,9 @@ def test_bad_arguments_are_named(call, error, text):
 def test_score_map_clamps_the_query_and_shows_its_row():
     figure = MropeScoreMap(head_dim=16).draw(grid_h=3, grid_w=4, t_pairs=2, row=20, col=1)
     ax = figure.axes[0]
-    assert ax.get_title() == "query patch (2, 1); sections (t, h, w) = (2, 3, 3)"
+    assert (
+        ax.get_title() == "query patch (2, 1) (clamped to the grid); sections (t, h, w) = (2, 3, 3)"
+    )
     shown = ax.images[0].get_array()
     ones = np.ones(16)
     assert np.allclose(shown, patch_scores(ones, ones, 3, 4, (2, 3, 3))[2 * 4 + 1].reshape(3, 4))

@@ -2,10 +2,14 @@
 
 Each test copies the real Makefile and pyproject.toml into a temporary folder and runs
 ``make`` there against a fake Python: a shell script that logs every call, creates a
-venv folder on ``-m venv``, answers ``-m pip`` (or fails like a venv without pip when
-the venv holds a ``NO_PIP`` marker) and installs fake ``ruff`` / ``jupyter`` /
-``pytest`` on ``-m pip install`` (only those named in ``FAKE_TOOLS``, if set). So the
-recipes run for real, in milliseconds, with no network and no real install.
+venv folder on ``-m venv``, answers ``-m pip`` and ``-c "import pip"`` (or fails like a
+venv without pip when the venv holds a ``NO_PIP`` marker; ``-m ensurepip`` removes the
+marker when ``FAKE_ENSUREPIP`` is set, and fails otherwise, as on Debian without
+python3-venv) and installs fake ``ruff`` / ``jupyter`` / ``pytest`` on ``-m pip install``
+(only those named in ``FAKE_TOOLS``, if set). Like pip, it installs only packages it does not
+list as installed (``.venv/INSTALLED``): a tool deleted from ``bin/`` comes back only after
+``-m pip uninstall`` of its package. So the recipes run for real, in milliseconds, with no
+network and no real install.
 """
 
 from __future__ import annotations
@@ -32,13 +36,30 @@ FAKE_PYTHON = textwrap.dedent(
         [ -e "$FAKE_VENV_FAILS" ] && { echo "ensurepip is not available" >&2; exit 1; }
         mkdir -p "$3/bin" && cp "$FAKE_PYTHON" "$3/bin/python" && exit 0
     fi
+    if [ "$1" = -c ]; then
+        case "$2" in *"import pip"*) [ -e "$here/NO_PIP" ] && exit 1;; esac
+        exit 0
+    fi
+    if [ "$1" = -m ] && [ "$2" = ensurepip ]; then
+        [ -n "$FAKE_ENSUREPIP" ] || { echo "No module named ensurepip" >&2; exit 1; }
+        rm -f "$here/NO_PIP" && exit 0
+    fi
+    installed="$here/../INSTALLED"
+    touch "$installed"
     if [ "$1" = -m ] && [ "$2" = pip ]; then
         if [ -e "$here/NO_PIP" ]; then echo "$0: No module named pip" >&2; exit 1; fi
         if [ "$3" = install ]; then
             for tool in ${FAKE_TOOLS:-ruff jupyter pytest}; do
+                package=$tool; [ "$tool" = jupyter ] && package=jupyter-core
+                grep -qx "$package" "$installed" && continue  # "Requirement already satisfied"
                 printf '#!/bin/sh\\necho "%s $*" >> "$FAKE_LOG"\\n' "$tool" > "$here/$tool"
                 chmod +x "$here/$tool"
+                echo "$package" >> "$installed"
             done
+        fi
+        if [ "$3" = uninstall ]; then
+            for package in "$@"; do :; done  # the last argument
+            grep -vx "$package" "$installed" > "$installed.new"; mv "$installed.new" "$installed"
         fi
         exit 0
     fi
@@ -86,6 +107,7 @@ def _healthy_venv(folder: Path) -> None:
     for tool in ("ruff", "jupyter", "pytest"):
         (bin_dir / tool).write_text('#!/bin/sh\necho "' + tool + ' $*" >> "$FAKE_LOG"\n')
         (bin_dir / tool).chmod(0o755)
+    (folder / ".venv" / "INSTALLED").write_text("ruff\njupyter-core\npytest\n")
     stamp = folder / ".venv" / ".installed"
     stamp.touch()
     now = time.time()
@@ -124,12 +146,66 @@ def test_a_stamped_venv_missing_ruff_reinstalls_before_lint(project):
     assert not any("-m venv" in c for c in calls), "a venv with pip must be reused, not rebuilt"
 
 
+def test_a_stamped_venv_missing_ruff_gets_it_back_by_reinstalling_its_package(project):
+    # Issue 32: `pip install -e .` finds ruff "already satisfied" and leaves bin/ruff missing.
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / ".venv" / "bin" / "ruff").unlink()
+    result = make("setup")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ".venv/bin/ruff is missing: reinstalling ruff" in result.stdout
+    calls = log.read_text().splitlines()
+    uninstall = next(i for i, c in enumerate(calls) if "-m pip uninstall --quiet --yes ruff" in c)
+    install = next(i for i, c in enumerate(calls) if "-m pip install --quiet -e" in c)
+    assert uninstall < install
+    assert (folder / ".venv" / "bin" / "ruff").exists()
+    assert not any("jupyter-core" in c or "uninstall --quiet --yes pytest" in c for c in calls)
+    assert "still missing" not in result.stdout
+    assert "Nothing to be done" in make("setup").stdout  # healed: nothing left to do
+
+
+@pytest.mark.parametrize("target", ["setup", "lint"])
+def test_a_stamped_venv_whose_pip_is_gone_gets_pip_back_before_anything_runs(project, target):
+    # Issue 32: the stamp said "up to date", so `make setup` did nothing and `make test` died
+    # at "No module named pip". ensurepip brings pip back; the installed packages stay.
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / ".venv" / "bin" / "NO_PIP").touch()
+    result = make(target, FAKE_ENSUREPIP="1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Nothing to be done" not in result.stdout
+    assert ".venv has no working pip: restoring it (ensurepip)" in result.stdout
+    calls = log.read_text().splitlines()
+    assert any("-m ensurepip --upgrade" in c for c in calls)
+    assert not any("-m venv" in c for c in calls), "ensurepip heals it: no rebuild"
+    assert not (folder / ".venv" / "bin" / "NO_PIP").exists()
+    install = next(i for i, c in enumerate(calls) if "-m pip install --quiet -e" in c)
+    if target == "lint":
+        assert install < next(i for i, c in enumerate(calls) if c.startswith("ruff check"))
+    assert "Nothing to be done" in make("setup").stdout  # healed: the next make does nothing
+
+
+def test_a_stamped_venv_whose_pip_is_gone_without_ensurepip_is_rebuilt(project):
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / ".venv" / "bin" / "NO_PIP").touch()
+    result = make("setup")  # no FAKE_ENSUREPIP: like Debian's python3 without python3-venv
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "rebuilding it" in result.stdout
+    assert "-m venv .venv" in log.read_text()
+    assert (folder / ".venv" / ".installed").exists()
+    assert not (folder / ".venv" / "bin" / "NO_PIP").exists()
+
+
 def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
     folder, make, log = project
     _healthy_venv(folder)
     result = make("lint")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert log.read_text().splitlines() == ["ruff check .", "ruff format --check ."]
+    calls = log.read_text().splitlines()
+    probes = [c for c in calls if c == ".venv/bin/python -c import pip"]  # is pip still there?
+    assert len(probes) == 1
+    assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
 
 
 def test_editing_pyproject_reinstalls(project):

@@ -12,6 +12,7 @@ from pe_helpers.attention import relative_deviation
 from pe_helpers.biases import alibi_bias, alibi_slopes, t5_relative_bucket
 from pe_helpers.encodings import frequencies
 from pe_helpers.model import (
+    CONTENT_METHODS,
     METHODS,
     ModelConfig,
     _rotate,
@@ -43,6 +44,8 @@ L = 16  # training length of the trained-model tests (the package defaults: voca
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("method", METHODS)
 def test_gradient_matches_finite_differences(method, causal):
+    if method in CONTENT_METHODS and not causal:  # lesson 14's methods are causal only
+        pytest.skip(f"{method} refuses causal=False (tested in lesson 14's tests)")
     config = ModelConfig(
         method,
         vocab_size=5,
@@ -441,11 +444,11 @@ def test_bad_model_inputs():
 def test_bad_training_and_task_arguments():
     with pytest.raises(TypeError, match=r"unknown options \['width'\]"):
         train("copy_back", "none", width=3)
-    with pytest.raises(ValueError, match=r"task must be one of \('copy_back', 'token_at'\)"):
+    with pytest.raises(ValueError, match=r"task must be one of \('copy_back', 'token_at', "):
         train("reverse", "none")
     with pytest.raises(ValueError, match="method must be one of"):
         train("copy_back", "rotary")
-    with pytest.raises(ValueError, match="copy_back argument must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"arg \(the argument of copy_back\) must be >= 1, got 0"):
         make_task("copy_back", 0)
     with pytest.raises(ValueError, match="offset k = 5 leaves no scored position.*length 5"):
         copy_back(2, 5, 4, offset=5)

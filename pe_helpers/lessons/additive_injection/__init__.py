@@ -8,28 +8,9 @@ signal-to-noise story from the angle story), draws the lesson's figures (the sli
 is :class:`DimensionPanels`) and checks its exercises.
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import (
-    check_add_position_vector,
-    check_concat_then_project,
-    check_fit_position_probe,
-)
-from .figures import COSINE_BINS, DimensionPanels, plot_cosine_vs_dim, plot_probe_vs_dim
-from .figures import DIMENSION_PAIRS as DIMENSION_PAIRS
-from .maths import MAX_CELLS, ProbeResult, position_probe, random_cosines, slow_columns
-
-__all__ = [
-    "COSINE_BINS",
-    "MAX_CELLS",
-    "DimensionPanels",
-    "ProbeResult",
-    "check_add_position_vector",
-    "check_concat_then_project",
-    "check_fit_position_probe",
-    "plot_cosine_vs_dim",
-    "plot_probe_vs_dim",
-    "position_probe",
-    "random_cosines",
-    "slow_columns",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

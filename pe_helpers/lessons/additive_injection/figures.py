@@ -18,6 +18,14 @@ from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, position_probe, random_cosines
 
+__all__ = [
+    "COSINE_BINS",
+    "DIMENSION_PAIRS",
+    "DimensionPanels",
+    "plot_cosine_vs_dim",
+    "plot_probe_vs_dim",
+]
+
 #: Bin edges of the cosine histogram (fixed, so a step of the slider changes only heights).
 COSINE_BINS = np.linspace(-1.0, 1.0, 41)
 

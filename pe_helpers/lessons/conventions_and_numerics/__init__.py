@@ -12,50 +12,9 @@ and :func:`check_llama2_loader`, with exercise 4's :func:`llama2_checkpoint`,
 :func:`reference_scores` and :func:`repository_scores`.
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import (
-    LOADER_D_MODEL,
-    LOADER_HEAD_DIM,
-    SNIPPETS,
-    check_cos_sin_cache,
-    check_llama2_loader,
-    check_rope_complex,
-    check_snippet,
-    llama2_checkpoint,
-    reference_scores,
-    repository_scores,
-)
-from .figures import DTYPES, AngleErrorPerPair, plot_angle_error, plot_position_accuracy
-from .figures import MAX_PLOT_POSITION as MAX_PLOT_POSITION
-from .maths import (
-    SEED_EXPERIMENTS,
-    erratum_shift_operator,
-    pairing_metrics,
-    pe_table_variants,
-    rope_mutants,
-    swap_pairing,
-)
-
-__all__ = [
-    "DTYPES",
-    "LOADER_D_MODEL",
-    "LOADER_HEAD_DIM",
-    "SEED_EXPERIMENTS",
-    "SNIPPETS",
-    "AngleErrorPerPair",
-    "check_cos_sin_cache",
-    "check_llama2_loader",
-    "check_rope_complex",
-    "check_snippet",
-    "erratum_shift_operator",
-    "llama2_checkpoint",
-    "pairing_metrics",
-    "pe_table_variants",
-    "plot_angle_error",
-    "plot_position_accuracy",
-    "reference_scores",
-    "repository_scores",
-    "rope_mutants",
-    "swap_pairing",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

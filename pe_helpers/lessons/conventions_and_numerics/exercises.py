@@ -9,12 +9,27 @@ from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._validate import check_array, check_int
 from ...conventions import identify_rope
 from ...encodings import frequencies
-from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grade
+from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grade, shown
 from ...numerics import largest_exact_integer
 from ...rope import apply_rope, halves_permutation
+
+__all__ = [
+    "LOADER_D_MODEL",
+    "LOADER_HEAD_DIM",
+    "SNIPPETS",
+    "check_cos_sin_cache",
+    "check_llama2_loader",
+    "check_rope_complex",
+    "check_snippet",
+    "llama2_checkpoint",
+    "reference_scores",
+    "repository_scores",
+]
 
 _PAIR_WORDS = {
     "adjacent": "neighbouring features (2k, 2k+1)",
@@ -91,16 +106,26 @@ def check_snippet(letter: str, fixed: Callable) -> Feedback:
 
     Each snippet is a RoPE function ``f(x, positions, base)`` with one slip; the fixed function
     is graded by :func:`~pe_helpers.conventions.identify_rope`, at bases 10000 and 500, against
-    the pairing the snippet is meant to have (:data:`SNIPPETS`).
+    the pairing the snippet is meant to have (:data:`SNIPPETS`). ``letter`` may be lower case;
+    another letter (or no letter) gets feedback saying which letters there are.
 
     Examples
     --------
     >>> from pe_helpers.rope import apply_rope
     >>> check_snippet("A", lambda x, t, base: apply_rope(x, t, base)).status
     'correct'
+    >>> check_snippet("D", lambda x, t, base: apply_rope(x, t, base)).message
+    "letter must be 'A', 'B' or 'C', the snippet you fixed; got 'D'."
     """
-    if letter not in SNIPPETS:
-        raise ValueError(f"letter must be one of {sorted(SNIPPETS)}, got {letter!r}")
+    key = letter.strip().upper() if isinstance(letter, str) else None
+    if key not in SNIPPETS:
+        return Feedback(
+            "spot the error",
+            "wrong",
+            f"letter must be 'A', 'B' or 'C', the snippet you fixed; got {shown(letter)}.",
+            'call check_snippet("A", fixed) with the letter of the snippet above your fix.',
+        )
+    letter = key
     pairing, hint = SNIPPETS[letter]
     x = np.random.default_rng(12).normal(size=(3, 16))
     return grade(
@@ -206,25 +231,39 @@ def llama2_checkpoint(seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
     >>> w_q.shape, w_k.shape
     ((16, 8), (16, 8))
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     return tuple(rng.normal(size=(2, LOADER_D_MODEL, LOADER_HEAD_DIM)) / np.sqrt(LOADER_D_MODEL))
 
 
 def _scores(x, w_q, w_k, pairing: str) -> np.ndarray:
-    x = as_array(x, "x")
-    w_q = as_array(w_q, "W_Q", shape=(x.shape[-1], LOADER_HEAD_DIM))
-    w_k = as_array(w_k, "W_K", shape=(x.shape[-1], LOADER_HEAD_DIM))
+    x = check_array("x", x, ndim=2).astype(np.float64)
+    if x.shape[0] > MAX_TOKENS:
+        raise ValueError(f"x may have at most {MAX_TOKENS} rows (tokens), got {x.shape[0]}")
+    shape = (x.shape[1], LOADER_HEAD_DIM)
+    w_q, w_k = (
+        check_array(name, w, ndim=2).astype(np.float64) for name, w in (("w_q", w_q), ("w_k", w_k))
+    )
+    for name, w in (("w_q", w_q), ("w_k", w_k)):
+        if w.shape != shape:
+            raise ValueError(
+                f"{name} must have shape {shape} (x's width, the head's), got {w.shape}"
+            )
     positions = np.arange(x.shape[0], dtype=np.float64)
     q = apply_rope(x @ w_q, positions, pairing=pairing)
     k = apply_rope(x @ w_k, positions, pairing=pairing)
     return q @ k.T  # (queries, keys): entry (n, m) is the logit of query n against key m
 
 
-def reference_scores(x, w_q, w_k) -> np.ndarray:
+#: Most tokens :func:`reference_scores` and :func:`repository_scores` take.
+MAX_TOKENS = 4096
+
+
+def reference_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarray:
     """Logits of one head as Meta's reference code computes them: RoPE on adjacent pairs.
 
-    ``x`` is ``(tokens, d_model)``, one token per position ``0, 1, ...``; returns
-    ``(tokens, tokens)``.
+    ``x`` is ``(tokens, d_model)``, one token per position ``0, 1, ...`` (at most
+    :data:`MAX_TOKENS`); ``w_q`` and ``w_k`` are ``(d_model, LOADER_HEAD_DIM)``, all finite
+    real arrays; returns ``(tokens, tokens)``.
 
     Examples
     --------
@@ -235,7 +274,7 @@ def reference_scores(x, w_q, w_k) -> np.ndarray:
     return _scores(x, w_q, w_k, "adjacent")
 
 
-def repository_scores(x, w_q, w_k) -> np.ndarray:
+def repository_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarray:
     """The same logits as a teaching repository computes them: RoPE with ``rotate_half``.
 
     Arguments as in :func:`reference_scores`; the rotation pairs feature ``k`` with feature

@@ -19,6 +19,14 @@ from ...figures import course_style, draw_seed_band, new_axes
 from ...live import LiveFigure, choice_control, log_control
 from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 
+__all__ = [
+    "AngleErrorPerPair",
+    "DTYPES",
+    "MAX_PLOT_POSITION",
+    "plot_angle_error",
+    "plot_position_accuracy",
+]
+
 #: The precisions the figures compare, in order: the names the dtype choice offers.
 DTYPES: tuple[str, ...] = FLOAT_DTYPES
 _STYLES = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "d"))

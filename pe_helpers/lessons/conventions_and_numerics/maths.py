@@ -11,10 +11,19 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_int, check_real
+from ..._validate import check_base, check_d_model, check_int, check_memory, check_real
 from ...encodings import block_rotation, frequencies, sinusoidal_pe
 from ...rope import apply_rope, halves_permutation
 from ...training import TrainedModel, train
+
+__all__ = [
+    "SEED_EXPERIMENTS",
+    "erratum_shift_operator",
+    "pairing_metrics",
+    "pe_table_variants",
+    "rope_mutants",
+    "swap_pairing",
+]
 
 _ROPE_METHODS = {"rope_adjacent": "rope_halves", "rope_halves": "rope_adjacent"}
 #: The query positions the lesson averages: the first few after 0, and position 8 on.
@@ -152,7 +161,8 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     Parameters
     ----------
     delta, d_model, base
-        Offset Δ, width (positive, even) and frequency base, as in ``shift_operator``.
+        Offset Δ, width (positive, even; the ``d_model × d_model`` matrix within the memory
+        budget of one call, 1 GiB) and frequency base, as in ``shift_operator``.
 
     Returns
     -------
@@ -165,6 +175,8 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     >>> bool(np.allclose(erratum_shift_operator(1, 4) @ pe[0], pe[1]))
     False
     """
+    d_model = check_d_model(d_model)
+    check_memory(f"a shift operator of d_model = {d_model}", 8 * 3 * d_model * d_model)
     return block_rotation(check_real("delta", delta) * frequencies(d_model, base))
 
 

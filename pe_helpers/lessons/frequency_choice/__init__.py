@@ -6,46 +6,9 @@ frequency and the binary-counter analogy. Helpers, figures (the slider figure is
 :class:`EncodingAndWavelengths`) and exercise checkers.
 """
 
-from .exercises import (
-    EXPONENT_HINT,
-    check_longest_wavelength,
-    check_pair_frequencies,
-    check_pe_row,
-)
-from .figures import (
-    EncodingAndWavelengths,
-    plot_aliasing,
-    plot_counter_analogy,
-    plot_frequency_readings,
-    plot_min_distance,
-    plot_wavelengths,
-)
-from .maths import (
-    MAX_BITS,
-    MAX_CELLS,
-    MAX_DISTANCE_WORK,
-    binary_digits,
-    column_reading_pe,
-    running_min_distance,
-    wavelengths,
-)
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-__all__ = [
-    "EXPONENT_HINT",
-    "MAX_BITS",
-    "MAX_CELLS",
-    "MAX_DISTANCE_WORK",
-    "EncodingAndWavelengths",
-    "binary_digits",
-    "check_longest_wavelength",
-    "check_pair_frequencies",
-    "check_pe_row",
-    "column_reading_pe",
-    "plot_aliasing",
-    "plot_counter_analogy",
-    "plot_frequency_readings",
-    "plot_min_distance",
-    "plot_wavelengths",
-    "running_min_distance",
-    "wavelengths",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

@@ -7,6 +7,13 @@ import numpy as np
 from ...encodings import frequencies, sinusoidal_pe
 from ...grading import Feedback, as_array, as_number, close, grade
 
+__all__ = [
+    "EXPONENT_HINT",
+    "check_longest_wavelength",
+    "check_pair_frequencies",
+    "check_pe_row",
+]
+
 #: The exponent slip every checker of this lesson looks for first.
 EXPONENT_HINT = (
     "check the exponent: in w_k = base^(-2k/d) the k counts (sin, cos) PAIRS, k = 0 .. d/2 - 1. "
@@ -17,13 +24,6 @@ EXPONENT_HINT = (
 
 def _matches(got: np.ndarray, want: np.ndarray) -> bool:
     return got.shape == np.shape(want) and close(got, want)
-
-
-def _number(value: object, what: str) -> np.ndarray:
-    """A learner's number as a 0-d array that keeps a float32 dtype (for the tolerance)."""
-    as_number(value, what)
-    arr = np.asarray(value)
-    return (arr if np.issubdtype(arr.dtype, np.floating) else arr.astype(np.float64)).reshape(())
 
 
 def _misread(d_model: int, base: float) -> list[np.ndarray]:
@@ -166,7 +166,7 @@ def check_longest_wavelength(answer: object) -> Feedback:
     cases = [(128, 10000.0), (8, 100.0), (2, 10000.0)]
 
     def got(f, d, b):
-        return _number(f(d, b), f"your wavelength for d = {d}, base = {b:g}")
+        return as_number(f(d, b), f"your wavelength for d = {d}, base = {b:g}", keep_dtype=True)
 
     def slips(f):
         if all(close(got(f, d, b), 2 * np.pi * b) for d, b in cases[:2]):

@@ -27,6 +27,15 @@ from ...figures import (
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
 from .maths import _column_reading, binary_digits, wavelengths
 
+__all__ = [
+    "EncodingAndWavelengths",
+    "plot_aliasing",
+    "plot_counter_analogy",
+    "plot_frequency_readings",
+    "plot_min_distance",
+    "plot_wavelengths",
+]
+
 #: Largest base and widest encoding the figures of this lesson draw.
 MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
 

@@ -20,63 +20,9 @@ only this lesson needs lives here:
   :func:`check_yarn_engines`, with exercise 3's engines (:func:`yarn_engines`).
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import (
-    ENGINE_BLOCK,
-    ENGINE_HEAD_DIM,
-    check_llama3_pairs,
-    check_ntk_base,
-    check_yarn_engines,
-    yarn_engines,
-)
-from .figures import FIGURE_METHODS, PRESETS, PairScaling, Preset
-from .maths import (
-    MAX_DISTANCES,
-    MAX_ELEMENTS,
-    METHODS,
-    SEED_EXPERIMENTS,
-    aligned_scores,
-    column_key,
-    dynamic_key_angles,
-    fine_tuned,
-    fine_tuned_accuracies,
-    format_seed_table,
-    method_frequencies,
-    metric_key,
-    outside_spread,
-    rope_block,
-    rotate,
-    stretched,
-    stretched_accuracies,
-)
-
-__all__ = [
-    "ENGINE_BLOCK",
-    "ENGINE_HEAD_DIM",
-    "FIGURE_METHODS",
-    "MAX_DISTANCES",
-    "MAX_ELEMENTS",
-    "METHODS",
-    "PRESETS",
-    "SEED_EXPERIMENTS",
-    "PairScaling",
-    "Preset",
-    "aligned_scores",
-    "check_llama3_pairs",
-    "check_ntk_base",
-    "check_yarn_engines",
-    "column_key",
-    "dynamic_key_angles",
-    "fine_tuned",
-    "fine_tuned_accuracies",
-    "format_seed_table",
-    "method_frequencies",
-    "metric_key",
-    "outside_spread",
-    "rope_block",
-    "rotate",
-    "stretched",
-    "stretched_accuracies",
-    "yarn_engines",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

@@ -9,7 +9,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...grading import AnswerProblem, Feedback, as_array, as_number, close, grade
+from ...grading import (
+    AnswerProblem,
+    Feedback,
+    as_array,
+    as_number,
+    close,
+    grade,
+    shown,
+    value_of,
+)
 from ...rope_configs import model_rope_config
 from ...rope_scaling import (
     classify_pairs,
@@ -18,6 +27,15 @@ from ...rope_scaling import (
     rope_frequencies,
 )
 from .maths import rotate
+
+__all__ = [
+    "ENGINE_BLOCK",
+    "ENGINE_HEAD_DIM",
+    "check_llama3_pairs",
+    "check_ntk_base",
+    "check_yarn_engines",
+    "yarn_engines",
+]
 
 # --- exercise checkers ---------------------------------------------------------------------------
 
@@ -93,7 +111,8 @@ def _as_labels(answer: object, size: int) -> np.ndarray:
     for label in labels:
         if not isinstance(label, (str, np.str_)):
             raise AnswerProblem(
-                f"each label must be the word 'kept', 'ramped' or 'interpolated', got {label!r}."
+                "each label must be the word 'kept', 'ramped' or 'interpolated', got "
+                f"{shown(label)}."
             )
         word = str(label).strip().lower()
         word = "kept" if word == "extrapolated" else word
@@ -289,7 +308,7 @@ def _as_diagnosis(answer: object) -> dict[str, str]:
         word = label.strip().lower() if isinstance(label, str) else label
         if word not in _ENGINE_LABELS:
             raise AnswerProblem(
-                f"engine {name}: unknown label {label!r}; use 'right', 'missing' or 'doubled'."
+                f"engine {name}: unknown label {shown(label)}; use 'right', 'missing' or 'doubled'."
             )
         labels[str(name)] = word
     return labels
@@ -299,7 +318,7 @@ def check_yarn_engines(diagnosis: object) -> Feedback:
     """Lesson 10, exercise 3: which engine applies YaRN's attention factor right, none, twice.
 
     ``diagnosis`` maps each engine of :func:`yarn_engines` to "right", "missing" or
-    "doubled".
+    "doubled" (or is a function with no arguments that returns that dict).
 
     Examples
     --------
@@ -312,7 +331,7 @@ def check_yarn_engines(diagnosis: object) -> Feedback:
     ratio = {"right": m**2, "missing": 1.0, "doubled": m**4}
 
     def matches(answer: object) -> str | None:
-        got = _as_diagnosis(answer)
+        got = _as_diagnosis(value_of(answer))
         if len(set(got.values())) < len(got):
             return (
                 "you gave two engines the same label: each of the three is a different "

@@ -17,6 +17,13 @@ from ...rope_configs import model_rope_config
 from ...rope_scaling import default_frequencies, yarn_correction_dim
 from .maths import aligned_scores, method_frequencies
 
+__all__ = [
+    "FIGURE_METHODS",
+    "PRESETS",
+    "PairScaling",
+    "Preset",
+]
+
 #: The methods :class:`PairScaling` draws (dynamic NTK depends on the current length).
 FIGURE_METHODS = ("PI", "NTK-aware", "YaRN", "Llama 3")
 

@@ -5,30 +5,85 @@ See :mod:`pe_helpers.lessons.long_context` for the lesson's overview.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ..._validate import (
+    TRAINING_BUDGET,
+    _show,
+    check_array,
+    check_choice,
+    check_int,
+    check_real,
+    check_seconds,
+)
+from ...model import MAX_ATTENTION_FACTOR
 from ...rope import _turn_pairs
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
-from ...training import TrainedModel, train
+from ...seeds import SeedResults
+from ...training import TrainedModel, train, training_seconds
 
-if TYPE_CHECKING:
-    from ...seeds import SeedResults
+__all__ = [
+    "MAX_DISTANCES",
+    "MAX_ELEMENTS",
+    "METHODS",
+    "SEED_EXPERIMENTS",
+    "aligned_scores",
+    "column_key",
+    "dynamic_key_angles",
+    "fine_tuned",
+    "fine_tuned_accuracies",
+    "format_seed_table",
+    "method_frequencies",
+    "metric_key",
+    "outside_spread",
+    "rope_block",
+    "rotate",
+    "stretched",
+    "stretched_accuracies",
+]
 
 #: The methods compared: plain RoPE and five ways to stretch it.
 METHODS = ("RoPE", "PI", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3")
 #: Most distances :func:`aligned_scores` evaluates, and most numbers :func:`rotate` returns.
 MAX_DISTANCES, MAX_ELEMENTS = 100_000, 2**24
 _MAX_HEAD_DIM = 1024
+#: Largest ``rope_theta`` the methods take (published bases are 1e4 to 1e7).
+MAX_THETA = 1e12
 #: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
 _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 
 
 # --- the methods --------------------------------------------------------------------------------
+
+
+def _check_method_args(
+    method: object,
+    factor: object,
+    original: object,
+    rope_theta: object,
+    beta_fast: object,
+    beta_slow: object,
+) -> tuple[str, float, int, float, float, float]:
+    """Every argument a method may read, checked whether or not the method reads it."""
+    method = check_choice("method", method, METHODS)
+    factor = check_real("factor", factor, positive=True)
+    if factor < 1:
+        raise ValueError(
+            f"factor must be >= 1 (a stretch of the context; below 1 it would shrink), "
+            f"got {factor!r}"
+        )
+    original = check_int("original", original, minimum=1)
+    theta = check_real("rope_theta", rope_theta, positive=True)
+    if not 1 < theta <= MAX_THETA:
+        raise ValueError(f"rope_theta must lie in (1, {MAX_THETA:g}] (a RoPE base), got {theta!r}")
+    beta_fast = check_real("beta_fast", beta_fast, positive=True)
+    beta_slow = check_real("beta_slow", beta_slow, positive=True)
+    return method, factor, original, theta, beta_fast, beta_slow
 
 
 def rope_block(
@@ -48,28 +103,35 @@ def rope_block(
         One of :data:`METHODS` except "NTK-aware", which has no ``rope_type`` of its own
         (transformers has only its dynamic form; :func:`method_frequencies` computes it).
     factor : float
-        The context factor ``s`` (> 0).
+        The context factor ``s``, >= 1.
     original : int
         ``L0`` (``original_max_position_embeddings``) for YaRN and Llama 3; "dynamic NTK" reads
         its reference length from ``max_position_embeddings``, outside the block.
     rope_theta : float, default 10000.0
-        The base ``b``.
+        The base ``b``, in ``(1, MAX_THETA]``.
     beta_fast, beta_slow : float, default 32 and 1
-        YaRN's bounds, in rotations within ``L0``.
+        YaRN's bounds, in rotations within ``L0`` (> 0). Only YaRN reads them; for any other
+        method they are still checked, then ignored.
 
     Returns
     -------
     dict
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind.
+    ValueError
+        An unknown method, "NTK-aware", or a value out of range.
 
     Examples
     --------
     >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
     'llama3'
     """
-    method = check_choice("method", method, METHODS)
-    factor = check_real("factor", factor, positive=True)
-    original = check_int("original", original, minimum=1)
-    theta = check_real("rope_theta", rope_theta, positive=True)
+    method, factor, original, theta, beta_fast, beta_slow = _check_method_args(
+        method, factor, original, rope_theta, beta_fast, beta_slow
+    )
     if method == "RoPE":
         return {"rope_type": "default", "rope_theta": theta}
     if method == "NTK-aware":
@@ -81,9 +143,7 @@ def rope_block(
     block = {"rope_type": rope_type[method], "rope_theta": theta, "factor": factor}
     if method == "YaRN":
         block.update(
-            original_max_position_embeddings=original,
-            beta_fast=check_real("beta_fast", beta_fast, positive=True),
-            beta_slow=check_real("beta_slow", beta_slow, positive=True),
+            original_max_position_embeddings=original, beta_fast=beta_fast, beta_slow=beta_slow
         )
     if method == "Llama 3":
         block.update(
@@ -107,9 +167,12 @@ def method_frequencies(
 ) -> tuple[np.ndarray, float]:
     """Per-pair frequencies and attention factor of ``method`` for a head of ``head_dim``.
 
-    Arguments as in :func:`rope_block`; ``length`` is the current sequence length, which only
-    "dynamic NTK" reads (its reference length is ``original``, standing for the config's
-    ``max_position_embeddings``; default: ``original``, where nothing changes).
+    Arguments as in :func:`rope_block`; ``head_dim`` is even, 2 to 1024; ``length`` is the
+    current sequence length (an int >= 1), which only "dynamic NTK" reads (its reference
+    length is ``original``, standing for the config's ``max_position_embeddings``; default:
+    ``original``, where nothing changes). Every argument is checked whatever the method;
+    those it does not read (``length`` but for "dynamic NTK", ``beta_fast`` and ``beta_slow``
+    but for YaRN) are then ignored.
 
     Examples
     --------
@@ -117,25 +180,32 @@ def method_frequencies(
     >>> inv.round(6).tolist(), att
     ([1.0, 0.05], 1.0)
     """
-    method = check_choice("method", method, METHODS)
+    method, factor, original, rope_theta, beta_fast, beta_slow = _check_method_args(
+        method, factor, original, rope_theta, beta_fast, beta_slow
+    )
     head_dim = check_int("head_dim", head_dim, minimum=2)
     if head_dim > _MAX_HEAD_DIM:
         raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
+    length = original if length is None else check_int("length", length, minimum=1)
     if method == "NTK-aware":
-        check_int("original", original, minimum=1)
-        base = ntk_aware_base(
-            check_real("rope_theta", rope_theta, positive=True),
-            head_dim,
-            check_real("factor", factor, positive=True),
-        )
+        base = ntk_aware_base(rope_theta, head_dim, factor)
         return default_frequencies(base, head_dim), 1.0
     block = rope_block(
         method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
     )
     if method != "dynamic NTK":
         return rope_frequencies(block, head_dim)
-    length = original if length is None else check_int("length", length, minimum=1)
     return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
+
+
+def _attention_factor(value: object) -> float:
+    factor = check_real("attention_factor", value, positive=True)
+    if factor > MAX_ATTENTION_FACTOR:
+        raise ValueError(
+            f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g} (scores grow by its "
+            f"square), got {factor!r}"
+        )
+    return factor
 
 
 def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np.ndarray:
@@ -146,6 +216,7 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
     does, so a score between two rotated vectors grows by its square. ``x`` has shape
     ``(..., d)`` with ``d`` even, ``angles`` broadcasts to ``(..., d // 2)``; the result (float64,
     at most :data:`MAX_ELEMENTS` numbers) has ``x``'s shape broadcast with the angles.
+    ``attention_factor`` lies in ``(0, 100]``.
 
     Examples
     --------
@@ -156,10 +227,19 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
     if x.shape[-1] % 2:
         raise ValueError(f"x must have an even last axis (pairs), got {x.shape[-1]}")
     angles = check_array("angles", angles).astype(np.float64)
-    shape = np.broadcast_shapes(x[..., ::2].shape, angles.shape)
-    if np.prod(shape) * 2 > MAX_ELEMENTS:
+    pairs = x[..., ::2].shape
+    try:
+        shape = np.broadcast_shapes(pairs, angles.shape)
+    except ValueError:
+        shape = None
+    if shape is None or shape[-1] != pairs[-1]:
+        raise ValueError(
+            f"angles of shape {angles.shape} must broadcast to x's pairs, {pairs}"
+        ) from None
+    if math.prod(shape) * 2 > MAX_ELEMENTS:
         raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
-    factor = check_real("attention_factor", attention_factor, positive=True)
+    factor = _attention_factor(attention_factor)
+    angles = np.broadcast_to(angles, shape)
     return _turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
 
 
@@ -186,7 +266,7 @@ def aligned_scores(
         raise ValueError(
             f"distances may have at most {MAX_DISTANCES} entries, got {distances.size}"
         )
-    factor = check_real("attention_factor", attention_factor, positive=True)
+    factor = _attention_factor(attention_factor)
     return factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
 
 
@@ -216,6 +296,9 @@ def dynamic_key_angles(
     positions = check_array("key_positions", key_positions, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer) or positions.min() < 0:
         raise ValueError("key_positions must be whole numbers >= 0")
+    max_position_embeddings = check_int(
+        "max_position_embeddings", max_position_embeddings, minimum=1
+    )
     if positions.size > 4096:
         raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
     current_length = check_int("current_length", current_length, minimum=1)
@@ -234,8 +317,9 @@ def dynamic_key_angles(
             length=length,
         )[0]
 
+    current = at(current_length)  # checks every argument before the loop
     cached = np.array([n * at(n + 1) for n in positions.tolist()])
-    return cached, np.multiply.outer(positions.astype(np.float64), at(current_length))
+    return cached, np.multiply.outer(positions.astype(np.float64), current)
 
 
 # --- lesson 08's model with new frequencies -----------------------------------------------------
@@ -289,6 +373,17 @@ def stretched(
     return model.replace(inv_freq=inv, attention_factor=att)
 
 
+def _check_fine_tuning(length: object, steps: object) -> int:
+    """The fine-tuning length (2 to 1024), after checking the steps (1 to 2000)."""
+    length = check_int("length", length, minimum=2)
+    if length > 1024:
+        raise ValueError(f"length must be at most 1024 (keeps fine-tuning fast), got {length}")
+    steps = check_int("steps", steps, minimum=1)
+    if steps > 2000:
+        raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
+    return length
+
+
 def fine_tuned(
     model: TrainedModel,
     method: str,
@@ -315,12 +410,7 @@ def fine_tuned(
     >>> fine_tuned(model, "YaRN", 2.0, length=16, steps=1).length
     16
     """
-    length = check_int("length", length, minimum=2)
-    if length > 1024:
-        raise ValueError(f"length must be at most 1024 (keeps fine-tuning fast), got {length}")
-    steps = check_int("steps", steps, minimum=1)
-    if steps > 2000:
-        raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
+    length = _check_fine_tuning(length, steps)
     inv, att = _model_frequencies(model, method, factor, length)
     config = model.config
     return train(
@@ -397,6 +487,13 @@ def stretched_accuracies(
     """
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     factor = check_real("factor", factor, positive=True)
+    _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
+    seconds = len(methods) * sum(model.evaluation_seconds(256, n) for n in lengths)
+    check_seconds(
+        f"stretched_accuracies of {len(methods)} methods at lengths = {lengths}",
+        seconds,
+        TRAINING_BUDGET,
+    )
     table = {}
     for method in methods:
         if method == "dynamic NTK":
@@ -452,6 +549,18 @@ def fine_tuned_accuracies(
     (2,)
     """
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
+    _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
+    length = _check_fine_tuning(length, steps)
+    config = model.config
+    once = training_seconds(config, steps, 16, length) + sum(
+        model.evaluation_seconds(256, n) for n in lengths
+    )
+    check_seconds(
+        f"fine_tuned_accuracies of {len(methods)} methods with steps = {steps} at "
+        f"length = {length}",
+        len(methods) * once,
+        TRAINING_BUDGET,
+    )
     table = {}
     for method in methods:
         tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
@@ -496,9 +605,21 @@ def column_key(length: int, train_length: int) -> str:
 
 
 def _seed_rows(
-    table: Mapping[str, ArrayLike], group: str, lengths: Sequence[int], train_length: int
+    table: Mapping[str, ArrayLike],
+    spread: SeedResults,
+    group: str,
+    lengths: Sequence[int],
+    train_length: int,
 ) -> list[tuple[str, list[tuple[str, float]]]]:
     """Each row of ``table`` as (method, [(metric name, this run's value) per length])."""
+    if not isinstance(table, Mapping) or not table:
+        raise TypeError(
+            f"table must be a non-empty dict of method -> accuracies, got {_show(table)}"
+        )
+    if not isinstance(spread, SeedResults):
+        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+    if not isinstance(group, str):
+        raise TypeError(f"group must be the name of a group of metrics, got {_show(group)}")
     lengths = _check_lengths(lengths)
     columns = [column_key(n, train_length) for n in lengths]
     rows = []
@@ -510,6 +631,12 @@ def _seed_rows(
                 f"got {row.size}"
             )
         names = [f"{group}.{metric_key(method)}.{column}" for column in columns]
+        missing = [name for name in names if name not in spread.values]
+        if missing:
+            raise ValueError(
+                f"spread has no metric {missing[0]!r} (group = {group!r}, method {method!r}); "
+                f"its groups: {', '.join(sorted({n.split('.')[0] for n in spread.values}))}"
+            )
         rows.append((method, list(zip(names, row.tolist(), strict=True))))
     return rows
 
@@ -557,7 +684,9 @@ def format_seed_table(
     each cell: this run, lowest–highest (median) over 2 seeds
     PI                 25%  20–40  (30)
     """
-    rows = _seed_rows(table, group, lengths, train_length)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be text, got {_show(title)}")
+    rows = _seed_rows(table, spread, group, lengths, train_length)
     heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
     lines = [
         f"{title:16s}" + "".join(f"{h:^20s}" for h in heads).rstrip(),
@@ -596,7 +725,10 @@ def outside_spread(
     >>> outside_spread({"PI": [0.5]}, spread, "g", [16], train_length=16)
     ['g.PI.L']
     """
-    rows = _seed_rows(table, group, lengths, train_length)
+    slack = check_real("slack", slack)
+    if slack < 0:
+        raise ValueError(f"slack must be >= 0, got {slack}")
+    rows = _seed_rows(table, spread, group, lengths, train_length)
     return [
         name
         for _, cells in rows

@@ -24,70 +24,9 @@ lives in :mod:`pe_helpers.biases`; what only this lesson needs is here:
   :func:`plot_mystery_biases`, :func:`check_method_names`.
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import _BUCKET_CASES as _BUCKET_CASES
-from .exercises import _OFFSETS as _OFFSETS
-from .exercises import _reference as _reference
-from .exercises import check_method_names, check_t5_bucket
-from .figures import AlibiHeads, T5BucketMap, plot_bench, plot_mystery_biases, plot_position_map
-from .maths import (
-    BENCH,
-    BENCH_TASKS,
-    MAX_MODEL_OPTIONS,
-    POSITION_MAP,
-    ROLES,
-    SEED_EXPERIMENTS,
-    BenchEntry,
-    BenchResult,
-    MapEntry,
-    MethodProperties,
-    bench_metrics,
-    entry_key,
-    format_bench,
-    last_query_attention,
-    map_kind,
-    method_properties,
-    mystery_matrices,
-    run_bench,
-    same_token_scores,
-    seed_range,
-    t5_table_facts,
-    term_kind,
-)
-from .maths import MAX_MODELS as MAX_MODELS
-from .maths import MAX_POSITIONS as MAX_POSITIONS
-from .maths import MAX_TEST_LENGTH as MAX_TEST_LENGTH
-from .maths import TERMS as TERMS
-
-__all__ = [
-    "BENCH",
-    "BENCH_TASKS",
-    "POSITION_MAP",
-    "ROLES",
-    "SEED_EXPERIMENTS",
-    "AlibiHeads",
-    "BenchEntry",
-    "BenchResult",
-    "MAX_MODEL_OPTIONS",
-    "MapEntry",
-    "MethodProperties",
-    "T5BucketMap",
-    "bench_metrics",
-    "check_method_names",
-    "check_t5_bucket",
-    "entry_key",
-    "format_bench",
-    "last_query_attention",
-    "map_kind",
-    "method_properties",
-    "mystery_matrices",
-    "plot_bench",
-    "plot_mystery_biases",
-    "plot_position_map",
-    "run_bench",
-    "same_token_scores",
-    "seed_range",
-    "t5_table_facts",
-    "term_kind",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

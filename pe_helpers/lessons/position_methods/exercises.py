@@ -10,10 +10,14 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..._validate import _show
 from ...biases import t5_relative_bucket
-from ...grading import AnswerProblem, Feedback, as_array, grade
+from ...grading import AnswerProblem, Feedback, as_array, grade, shown, value_of
 from .maths import _PANELS
+
+__all__ = [
+    "check_method_names",
+    "check_t5_bucket",
+]
 
 # --- exercises -------------------------------------------------------------------------------
 
@@ -167,7 +171,7 @@ _HINTS = {
 
 def _method_of(name: object, panel: str) -> str:
     if not isinstance(name, str):
-        raise AnswerProblem(f"panel {panel}: give a method's name as text, got {_show(name)}.")
+        raise AnswerProblem(f"panel {panel}: give a method's name as text, got {shown(name)}.")
     key = re.sub(r"[\s_\-]", "", name.lower())
     for method, names in _NAMES.items():
         if key in names:
@@ -180,7 +184,8 @@ def _method_of(name: object, panel: str) -> str:
 
 def check_method_names(answer: object) -> Feedback:
     """Lesson 09, exercise 2: name the method behind each panel of
-    :func:`plot_mystery_biases`, as ``{"A": "...", ..., "D": "..."}`` or a list in A-D order.
+    :func:`plot_mystery_biases`, as ``{"A": "...", ..., "D": "..."}`` or a list in A-D order
+    (or a function with no arguments that returns one).
 
     Examples
     --------
@@ -191,7 +196,8 @@ def check_method_names(answer: object) -> Feedback:
 formula, and far from the diagonal several neighbouring diagonals share one colour.
     """
 
-    def named(ans: object) -> str | None:
+    def named(given: object) -> str | None:
+        ans = value_of(given)
         if isinstance(ans, Mapping):
             given = {str(key).strip().upper(): value for key, value in ans.items()}
             missing = sorted(set(_PANELS) - set(given))
@@ -202,7 +208,7 @@ formula, and far from the diagonal several neighbouring diagonals share one colo
         else:
             return (
                 f"answer with a dict {{'A': ..., 'D': ...}} or a list of four names, "
-                f"got {_show(ans)}."
+                f"got {shown(ans)}."
             )
         methods = {panel: _method_of(given[panel], panel) for panel in _PANELS}
         wrong = [panel for panel in _PANELS if methods[panel] != _PANELS[panel]]

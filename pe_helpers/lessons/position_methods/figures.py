@@ -39,6 +39,14 @@ from .maths import (
     run_bench,  # noqa: F401  (used by the doctest of plot_bench)
 )
 
+__all__ = [
+    "AlibiHeads",
+    "T5BucketMap",
+    "plot_bench",
+    "plot_mystery_biases",
+    "plot_position_map",
+]
+
 
 @course_style
 def plot_position_map(ax: Axes | None = None) -> Axes:

@@ -11,14 +11,53 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._validate import _show, check_int
+from ..._validate import TRAINING_BUDGET, _show, check_choice, check_int, check_seconds
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
-from ...model import ModelConfig, _check_config, _check_params, _forward, _Tables, init_params
+from ...model import (
+    FLOPS_PER_SECOND,
+    METHODS,
+    ModelConfig,
+    _check_config,
+    _check_params,
+    _forward,
+    _forward_flops,
+    _Tables,
+    init_params,
+)
 from ...rope import apply_rope
 from ...seeds import SeedResults
 from ...tasks import Task, make_task, order_blind_accuracy
-from ...training import TrainedModel, train
+from ...training import TrainedModel, train, training_seconds
+
+__all__ = [
+    "BENCH",
+    "BENCH_TASKS",
+    "BenchEntry",
+    "BenchResult",
+    "MAX_MODELS",
+    "MAX_MODEL_OPTIONS",
+    "MAX_POSITIONS",
+    "MAX_TEST_LENGTH",
+    "MapEntry",
+    "MethodProperties",
+    "POSITION_MAP",
+    "ROLES",
+    "SEED_EXPERIMENTS",
+    "TERMS",
+    "bench_metrics",
+    "entry_key",
+    "format_bench",
+    "last_query_attention",
+    "map_kind",
+    "method_properties",
+    "mystery_matrices",
+    "run_bench",
+    "same_token_scores",
+    "seed_range",
+    "t5_table_facts",
+    "term_kind",
+]
 
 # --- the map ---------------------------------------------------------------------------------
 
@@ -285,7 +324,7 @@ def method_properties(
     """
     n = check_int("n_positions", n_positions, minimum=2)
     model_options = _check_model_options(model_options)
-    if method == "learned":
+    if check_choice("method", method, METHODS) == "learned":
         model_options.setdefault("max_len", n)
     config = ModelConfig(method, vocab_size=2, causal=False, **model_options)
     params = init_params(config, seed)
@@ -384,7 +423,9 @@ def run_bench(
     Parameters
     ----------
     entries : sequence of BenchEntry or (label, method[, options])
-        The rows; :data:`BENCH` by default.
+        The rows; :data:`BENCH` by default. All the training and testing together must fit
+        the budget of 60 s (``TRAINING_BUDGET`` of :mod:`pe_helpers._validate`, estimated by
+        :func:`~pe_helpers.training.training_seconds`).
     tasks : sequence of (name, argument) or Task
         The columns; copy-back by 1 (relative) and the token at position 0 (absolute).
     length : int, default 16
@@ -406,8 +447,8 @@ def run_bench(
     >>> result.accuracy.shape, result.lengths
     ((1, 1, 2), (6, 12))
     """
-    rows = tuple(e if isinstance(e, BenchEntry) else BenchEntry(*e) for e in entries)
-    columns = tuple(t if isinstance(t, Task) else make_task(*t) for t in tasks)
+    rows = tuple(_bench_entry(e, f"entries[{i}]") for i, e in enumerate(_items("entries", entries)))
+    columns = tuple(_bench_task(t, f"tasks[{i}]") for i, t in enumerate(_items("tasks", tasks)))
     if not rows or not columns or len(rows) * len(columns) > MAX_MODELS:
         raise ValueError(
             f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)} x {len(columns)}"
@@ -415,7 +456,9 @@ def run_bench(
     length = check_int("length", length, minimum=2)
     if length > 32:
         raise ValueError(f"length must be at most 32, got {length}")
-    lengths = tuple(check_int("factor", f, minimum=1) * length for f in factors)
+    lengths = tuple(
+        check_int("factors entry", f, minimum=1) * length for f in _items("factors", factors)
+    )
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
         raise ValueError(f"factors must give test lengths up to {MAX_TEST_LENGTH}, got {lengths}")
     if check_int("steps", steps, minimum=1) > 1000:
@@ -423,8 +466,20 @@ def run_bench(
     if check_int("n_samples", n_samples, minimum=1) > 2048:
         raise ValueError(f"n_samples must be at most 2048, got {n_samples}")
     seed = check_int("seed", seed, minimum=0)
+    seconds = 0.0
     for entry in rows:
-        _check_model_options(entry.options)
+        options = _check_model_options(entry.options)
+        if entry.method == "learned":
+            options.setdefault("max_len", length)
+        config = ModelConfig(entry.method, 16, **options)
+        evaluation = sum(_forward_flops(config, n_samples, n) for n in lengths) / FLOPS_PER_SECOND
+        seconds += len(columns) * (training_seconds(config, steps, 16, length) + evaluation)
+    check_seconds(
+        f"run_bench of {len(rows)} entries x {len(columns)} tasks with steps = {steps}, "
+        f"length = {length} and n_samples = {n_samples}",
+        seconds,
+        TRAINING_BUDGET,
+    )
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
     models = []
     for r, entry in enumerate(rows):
@@ -443,6 +498,41 @@ def run_bench(
     return BenchResult(rows, columns, lengths, accuracy, properties, baseline, tuple(models), seed)
 
 
+def _items(name: str, value: object) -> tuple:
+    """A list or tuple (not text), as a tuple; the callers refuse an empty one."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list, got {_show(value)}")
+    return tuple(value)
+
+
+def _bench_entry(entry: object, name: str) -> BenchEntry:
+    """A BenchEntry, or ``(label, method[, options])`` as one."""
+    if not isinstance(entry, BenchEntry):
+        if not isinstance(entry, (tuple, list)) or len(entry) not in (2, 3):
+            raise TypeError(
+                f"{name} must be a BenchEntry or (label, method[, options]), got {_show(entry)}"
+            )
+        entry = BenchEntry(*entry)
+    if not isinstance(entry.label, str):
+        raise TypeError(f"{name}: the label must be text, got {_show(entry.label)}")
+    check_choice(f"{name}: the method", entry.method, METHODS)
+    if not isinstance(entry.options, Mapping):
+        raise TypeError(f"{name}: the options must be a dict, got {_show(entry.options)}")
+    return entry
+
+
+def _bench_task(task: object, name: str) -> Task:
+    """A Task, or ``(name, argument)`` as one."""
+    if isinstance(task, Task):
+        return make_task(task)
+    if not isinstance(task, (tuple, list)) or len(task) not in (1, 2):
+        raise TypeError(f"{name} must be a Task or (name, argument), got {_show(task)}")
+    try:
+        return make_task(*task)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
 def _task_label(task: Task) -> str:
     return f"copy_back k={task.arg}" if task.name == "copy_back" else f"token_at p={task.arg}"
 
@@ -456,6 +546,7 @@ def entry_key(entry: BenchEntry) -> str:
     >>> [entry_key(entry) for entry in BENCH[3:6]]
     ['rope_adjacent', 'alibi', 'alibi_8heads']
     """
+    entry = _bench_entry(entry, "entry")
     parts = [entry.method] + [
         f"{value}heads" if option == "n_heads" else f"{option}{value}"
         for option, value in sorted(dict(entry.options).items())
@@ -531,6 +622,11 @@ def seed_range(spread: SeedResults, name: str) -> str:
     """
     if not isinstance(spread, SeedResults):
         raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+    if not isinstance(name, str) or name not in spread.values:
+        raise ValueError(
+            f"name must be a metric of spread, got {_show(name)}; metrics: "
+            f"{', '.join(spread.names[:8])}{' ...' if len(spread.names) > 8 else ''}"
+        )
     low, high = (f"{100 * v:.0f}" for v in (spread.low(name), spread.high(name)))
     return f"{low}%" if low == high else f"{low}–{high}%"
 
@@ -729,7 +825,7 @@ def last_query_attention(
     """
     model = _check_t5_copy_model(model)
     shift = model.task.arg
-    lengths = [check_int("length", n, minimum=shift + 1) for n in lengths]
+    lengths = [check_int("lengths entry", n, minimum=shift + 1) for n in _items("lengths", lengths)]
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
         raise ValueError(
             f"lengths must hold one or more lengths up to {MAX_TEST_LENGTH}, got {lengths}"

@@ -19,42 +19,9 @@ general maths in :mod:`pe_helpers.rope_variants`; what only this lesson needs li
   :func:`check_mrope_ids`.
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import check_mla_cache, check_mrope_ids, check_partial_rope
-from .figures import MropeScoreMap, plot_nope_temperature, plot_turning_pairs
-from .maths import (
-    LLAMA4_ATTN_SCALE,
-    LLAMA4_FLOOR_SCALE,
-    MAX_GRID_SIDE,
-    MAX_POSITIONS,
-    PUBLISHED_SETTINGS,
-    PublishedSetting,
-    nope_layers,
-    nope_query_scale,
-    patch_scores,
-    position_scores,
-    relative_2d_deviation,
-    top_key_weight,
-)
-
-__all__ = [
-    "LLAMA4_ATTN_SCALE",
-    "LLAMA4_FLOOR_SCALE",
-    "MAX_GRID_SIDE",
-    "MAX_POSITIONS",
-    "PUBLISHED_SETTINGS",
-    "MropeScoreMap",
-    "PublishedSetting",
-    "check_mla_cache",
-    "check_mrope_ids",
-    "check_partial_rope",
-    "nope_layers",
-    "nope_query_scale",
-    "patch_scores",
-    "plot_nope_temperature",
-    "plot_turning_pairs",
-    "position_scores",
-    "relative_2d_deviation",
-    "top_key_weight",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

@@ -9,9 +9,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...grading import Feedback, agrees_on, as_integer, close, grade
+from ...grading import Feedback, agrees_on, as_integer, close, grade, value_of
 from ...rope import apply_rope
 from ...rope_variants import mrope_position_ids
+
+__all__ = [
+    "check_mla_cache",
+    "check_mrope_ids",
+    "check_partial_rope",
+]
 
 # --- exercise checkers ---------------------------------------------------------------------------
 
@@ -121,6 +127,8 @@ _MLA = {"heads": 128, "head_dim": 128, "d_c": 512, "d_rope": 64}
 def check_mla_cache(answer: object) -> Feedback:
     """Lesson 12, exercise 2: numbers a DeepSeek-V2 layer caches per token (MLA + decoupled RoPE).
 
+    ``answer`` is a whole number, or a function with no arguments that returns it.
+
     Examples
     --------
     >>> check_mla_cache(576).status
@@ -136,7 +144,7 @@ def check_mla_cache(answer: object) -> Feedback:
     }
 
     def value(ans: object) -> str | None:
-        got = as_integer(ans, "your count")
+        got = as_integer(value_of(ans), "your count")
         if got == d_c + d_rope:
             return None
         return slips.get(got, f"{got} is not it: add up the vectors one token leaves in the cache.")

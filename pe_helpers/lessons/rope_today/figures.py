@@ -18,6 +18,12 @@ from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import p_rope_frequencies, rotary_dim
 from .maths import nope_query_scale, patch_scores, top_key_weight
 
+__all__ = [
+    "MropeScoreMap",
+    "plot_nope_temperature",
+    "plot_turning_pairs",
+]
+
 # --- figures -------------------------------------------------------------------------------------
 
 

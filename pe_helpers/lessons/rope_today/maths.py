@@ -14,6 +14,21 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int, check_real
 from ...rope_variants import apply_mrope, mrope_position_ids
 
+__all__ = [
+    "LLAMA4_ATTN_SCALE",
+    "LLAMA4_FLOOR_SCALE",
+    "MAX_GRID_SIDE",
+    "MAX_POSITIONS",
+    "PUBLISHED_SETTINGS",
+    "PublishedSetting",
+    "nope_layers",
+    "nope_query_scale",
+    "patch_scores",
+    "position_scores",
+    "relative_2d_deviation",
+    "top_key_weight",
+]
+
 #: Most positions :func:`position_scores` places a query and a key at.
 MAX_POSITIONS = 2048
 #: Largest image side :func:`patch_scores` takes (so the score matrix stays small).
@@ -107,7 +122,9 @@ def position_scores(
     ----------
     rotate : callable
         ``rotate(x, positions)`` returns ``x`` (shape ``(n, d)``) with row ``i`` encoded
-        at ``positions[i]``, e.g. ``lambda x, t: apply_partial_rope(x, t, 0.25)``.
+        at ``positions[i]``, e.g. ``lambda x, t: apply_partial_rope(x, t, 0.25)``: a finite
+        real array of that shape. Anything else (or an error it raises) is a ``ValueError``
+        naming ``rotate``.
     q, k : array_like
         1-D vectors of the same width.
     positions : array_like
@@ -134,7 +151,22 @@ def position_scores(
     if t.size > MAX_POSITIONS:
         raise ValueError(f"positions may have at most {MAX_POSITIONS} entries, got {t.size}")
     rows = np.ones((t.size, 1))
-    return rotate(rows * q, t) @ rotate(rows * k, t).T
+    return _rotated(rotate, rows * q, t, "q") @ _rotated(rotate, rows * k, t, "k").T
+
+
+def _rotated(rotate: Callable, x: np.ndarray, t: np.ndarray, what: str) -> np.ndarray:
+    """``rotate(x, t)``, checked: a finite real array of ``x``'s shape, or a named error."""
+    try:
+        out = rotate(x.copy(), t.copy())
+    except Exception as exc:  # the function is the caller's: say that it raised, and what
+        raise ValueError(f"rotate raised {type(exc).__name__} on {what}: {exc}") from exc
+    out = check_array(f"rotate's result for {what}", out, min_ndim=0)
+    if out.shape != x.shape:
+        raise ValueError(
+            f"rotate must return an array of x's shape {x.shape} ({what} at every position), "
+            f"got shape {out.shape}"
+        )
+    return out.astype(np.float64)
 
 
 def patch_scores(
@@ -327,4 +359,12 @@ def top_key_weight(n_keys: ArrayLike, margin: ArrayLike) -> np.ndarray:
     if np.any(n < 1):
         raise ValueError("n_keys must be >= 1")
     gap = check_array("margin", margin, min_ndim=0).astype(np.float64)
-    return 1.0 / (1.0 + (n - 1.0) * np.exp(-gap))
+    try:
+        np.broadcast_shapes(n.shape, gap.shape)
+    except ValueError:
+        raise ValueError(
+            f"margin of shape {gap.shape} must broadcast with n_keys of shape {n.shape}"
+        ) from None
+    with np.errstate(over="ignore", invalid="ignore"):  # exp(-margin) past a float: limit 0
+        weight = 1.0 / (1.0 + (n - 1.0) * np.exp(-gap))
+    return np.where(n == 1, 1.0, weight)[()]  # one key takes all (0 * inf above: NaN)

@@ -24,40 +24,9 @@ and looks inside. What only this lesson needs lives here:
   :func:`check_nope_prediction`.
 """
 
-from __future__ import annotations
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-from .exercises import check_nope_prediction, check_prefix_prediction, check_softmax_backward
-from .figures import QueryAttention, plot_extrapolation
-from .maths import (
-    LESSON_METHODS,
-    MAX_MODELS,
-    MAX_TEST_LENGTH,
-    SEED_EXPERIMENTS,
-    accuracy_by_range,
-    accuracy_table,
-    far_attention,
-    format_accuracy_table,
-    most_frequent_share,
-    target_attention,
-)
-from .maths import MAX_LENGTH as MAX_LENGTH
-from .maths import MAX_SAMPLES as MAX_SAMPLES
-from .maths import TEST_SEED as TEST_SEED
-
-__all__ = [
-    "LESSON_METHODS",
-    "MAX_MODELS",
-    "MAX_TEST_LENGTH",
-    "QueryAttention",
-    "SEED_EXPERIMENTS",
-    "accuracy_by_range",
-    "accuracy_table",
-    "check_nope_prediction",
-    "check_prefix_prediction",
-    "check_softmax_backward",
-    "far_attention",
-    "format_accuracy_table",
-    "most_frequent_share",
-    "plot_extrapolation",
-    "target_attention",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

@@ -5,16 +5,32 @@ See :mod:`pe_helpers.lessons.train_it` for the lesson's overview.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
-from ..._validate import _show
 from ...attention import _softmax_backward
-from ...grading import AnswerProblem, Feedback, as_array, as_number, close, grade, tolerance
+from ...grading import (
+    AnswerProblem,
+    Feedback,
+    as_array,
+    as_number,
+    close,
+    grade,
+    shown,
+    tolerance,
+    value_of,
+)
 from ...model import ModelConfig, gradient_check
 from ...tasks import order_blind_accuracy
 from .maths import MAX_TEST_LENGTH
+
+__all__ = [
+    "check_nope_prediction",
+    "check_prefix_prediction",
+    "check_softmax_backward",
+]
 
 # --- exercise checkers ----------------------------------------------------------------------
 
@@ -55,7 +71,12 @@ def check_softmax_backward(softmax_backward: Callable) -> Feedback:
             got = as_array(attempt(a, g), "your result inside the model", shape=a.shape)
             return got.astype(np.float64)
 
-        errors = gradient_check(config, length=4, softmax_backward=learner)
+        try:
+            errors = gradient_check(config, length=4, softmax_backward=learner)
+        except ValueError as exc:  # the learner's function raised: report their own error
+            if exc.__cause__ is not None:
+                raise exc.__cause__ from None
+            raise
         worst = max(errors, key=errors.get)
         limit = 1e-6 if found["tolerance"] <= 1e-9 else 1e-3
         if errors[worst] > limit:
@@ -123,7 +144,8 @@ def check_prefix_prediction(prediction: object) -> Feedback:
     """Lesson 08, exercise 2: a causal model's outputs before position L on a 4L sequence.
 
     ``prediction`` is ``"same"`` (a), ``"lower"`` (b) or ``"higher"`` (c): how its accuracy at
-    positions ``0 .. L - 1`` compares with the same sequences cut to length L.
+    positions ``0 .. L - 1`` compares with the same sequences cut to length L; or a function
+    with no arguments that returns it.
 
     Examples
     --------
@@ -133,15 +155,17 @@ def check_prefix_prediction(prediction: object) -> Feedback:
     'wrong'
     """
 
-    def answer(value: object) -> str | None:
+    def answer(given: object) -> str | None:
+        value = value_of(given)
         if not isinstance(value, str):
             raise AnswerProblem(
-                f"your prediction must be text: 'same', 'lower' or 'higher', got {_show(value)}."
+                f"your prediction must be text: 'same', 'lower' or 'higher', got {shown(value)}."
             )
         choice = _PREFIX_CHOICES.get(value.strip().lower().strip("().'\""))
         if choice is None:
             raise AnswerProblem(
-                f"your prediction must be 'same', 'lower' or 'higher' (or a, b, c), got {value!r}."
+                f"your prediction must be 'same', 'lower' or 'higher' (or a, b, c), got "
+                f"{shown(value)}."
             )
         if choice != "same":
             return (
@@ -154,6 +178,13 @@ def check_prefix_prediction(prediction: object) -> Feedback:
     return grade("prediction: the first L positions", prediction, [answer], hint)
 
 
+@functools.lru_cache(maxsize=1)
+def _nope_limits() -> tuple[float, float]:
+    """The order-blind limits at 8L = 128 and 4L = 64 (vocabulary 16, causal), in percent."""
+    limit = 100 * order_blind_accuracy("copy_back", 2 * MAX_TEST_LENGTH, 16, causal=True)
+    return limit, 100 * order_blind_accuracy("copy_back", MAX_TEST_LENGTH, 16, causal=True)
+
+
 def check_nope_prediction(percent: object) -> Feedback:
     """Lesson 08, exercise 3: the NoPE copy-back model's accuracy at 8L = 128, in percent.
 
@@ -162,7 +193,8 @@ def check_nope_prediction(percent: object) -> Feedback:
     from 3 points below that limit up to halfway to the limit at 4L = 64 (about 19%), so from
     about 12 to 17. Above halfway and up to 1.5 points past the 4L limit, the range of the
     lesson's 4L column (NoPE's 18%, the limit's 19%), it is the slip of copying the last value
-    the table shows, and gets its own hint.
+    the table shows, and gets its own hint. ``percent`` is a number, or a function with no
+    arguments that returns it.
 
     Examples
     --------
@@ -173,12 +205,11 @@ def check_nope_prediction(percent: object) -> Feedback:
     >>> check_nope_prediction(6).message[:12]
     'that is 1/16'
     """
-    limit = 100 * order_blind_accuracy("copy_back", 2 * MAX_TEST_LENGTH, 16, causal=True)
-    at_4l = 100 * order_blind_accuracy("copy_back", MAX_TEST_LENGTH, 16, causal=True)
+    limit, at_4l = _nope_limits()
     halfway = (limit + at_4l) / 2  # above it, a guess is nearer the 4L value than the answer
 
     def answer(value: object) -> str | None:
-        guess = as_number(value, "your prediction")
+        guess = as_number(value_of(value), "your prediction")
         if 0 < guess < 1:
             return f"give a percentage (0 to 100), not a fraction: {guess:g} is {100 * guess:g}%?"
         if not 0 <= guess <= 100:

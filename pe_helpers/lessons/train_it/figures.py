@@ -32,6 +32,11 @@ from .maths import (
     _view_tokens,
 )
 
+__all__ = [
+    "QueryAttention",
+    "plot_extrapolation",
+]
+
 # --- figures --------------------------------------------------------------------------------
 
 _MARKERS = ("o", "s", "D", "^", "v", "P")

@@ -12,9 +12,26 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_int
+from ..._validate import TRAINING_BUDGET, _show, check_array, check_int, check_seconds
+from ...model import _check_size
 from ...tasks import Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
+
+__all__ = [
+    "LESSON_METHODS",
+    "MAX_LENGTH",
+    "MAX_MODELS",
+    "MAX_SAMPLES",
+    "MAX_TEST_LENGTH",
+    "SEED_EXPERIMENTS",
+    "TEST_SEED",
+    "accuracy_by_range",
+    "accuracy_table",
+    "far_attention",
+    "format_accuracy_table",
+    "most_frequent_share",
+    "target_attention",
+]
 
 #: The position methods the lesson compares, in the order of its tables.
 LESSON_METHODS = ("none", "sinusoidal", "learned", "rope_adjacent")
@@ -88,6 +105,8 @@ def _check_query_args(
     positions = check_array("queries", queries, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
+    # the attention of every test sequence at once: (n_samples, heads, length, length)
+    _check_size(model.config, n_samples, length, "the test sequences (n_samples, length)")
     return model, length, positions, n_samples
 
 
@@ -121,7 +140,9 @@ def accuracy_table(
     lengths : sequence of int
         Test lengths, each 2 to :data:`MAX_LENGTH`.
     n_samples : int, default 256
-        Test sequences per length, 1 to :data:`MAX_SAMPLES`.
+        Test sequences per length, 1 to :data:`MAX_SAMPLES`. Each evaluation must fit the time
+        budget of one call (5 s, estimated), and all of them together 60 s
+        (``TRAINING_BUDGET`` of :mod:`pe_helpers._validate`).
     seed : int, default TEST_SEED
         Seed of the test sequences (not the training data's).
 
@@ -142,6 +163,13 @@ def accuracy_table(
         raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
     lengths = [check_int("lengths entry", n, minimum=2, maximum=MAX_LENGTH) for n in lengths]
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
+    seconds = sum(m.evaluation_seconds(n_samples, n) for m in models.values() for n in lengths)
+    check_seconds(
+        f"accuracy_table of {len(models)} models at {len(lengths)} lengths with "
+        f"n_samples = {n_samples}",
+        seconds,
+        TRAINING_BUDGET,
+    )
     return {
         name: np.array(
             [
@@ -181,6 +209,10 @@ def format_accuracy_table(
     rope                  95% (82–100)  60% (57–67)
     """
     train_length = check_int("train_length", train_length, minimum=1)
+    if not isinstance(rows, Mapping) or not rows:
+        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {_show(rows)}")
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
     lengths = [check_int("lengths entry", n, minimum=1) for n in lengths]
     ranges = {} if bands is None else _check_bands(bands, rows, len(lengths))
 
@@ -342,8 +374,8 @@ def far_attention(
     bad = [int(t) for t in positions if not distance <= t < length]
     if bad:
         raise ValueError(
-            f"queries must lie in {distance} .. {length - 1} (a key {distance} or more "
-            f"positions back must exist), got {bad}"
+            f"queries must lie in {distance} .. {length - 1} (distance .. length - 1: a key "
+            f"distance = {distance} or more positions back must exist), got {bad}"
         )
     batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
     weights = model.attention(batch.tokens)[:, :, positions]  # (B, H, queries, keys)

@@ -8,42 +8,9 @@ fading figure, draws the lesson's figures (the slider one is :class:`RecurrenceW
 and checks its exercises.
 """
 
-from .exercises import (
-    check_first_input_weight,
-    check_steps_until_faded,
-    check_unshuffled_attention,
-)
-from .figures import (
-    RecurrenceWeights,
-    plot_serial_steps,
-    plot_token_outputs,
-    recurrence_caption,
-)
-from .maths import (
-    MAX_LAYER_TOKENS,
-    MAX_TOKENS,
-    MAX_WIDTH,
-    LayerRun,
-    attention_layer,
-    recurrence_states,
-    recurrence_weights,
-    recurrent_layer,
-)
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
 
-__all__ = [
-    "MAX_LAYER_TOKENS",
-    "MAX_TOKENS",
-    "MAX_WIDTH",
-    "LayerRun",
-    "RecurrenceWeights",
-    "attention_layer",
-    "check_first_input_weight",
-    "check_steps_until_faded",
-    "check_unshuffled_attention",
-    "plot_serial_steps",
-    "plot_token_outputs",
-    "recurrence_caption",
-    "recurrence_states",
-    "recurrence_weights",
-    "recurrent_layer",
-]
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]

@@ -11,6 +11,12 @@ import numpy as np
 from ...attention import attention
 from ...grading import Feedback, as_array, as_integer, as_number, close, grade
 
+__all__ = [
+    "check_first_input_weight",
+    "check_steps_until_faded",
+    "check_unshuffled_attention",
+]
+
 #: A shuffle that is not its own inverse, so undoing it with ``order`` again is caught.
 _ORDERS = (np.array([2, 0, 4, 1, 3]), np.array([1, 2, 3, 4, 0]))
 
@@ -98,15 +104,6 @@ def check_unshuffled_attention(answer: object) -> Feedback:
     )
 
 
-def _number(value: object, what: str) -> np.floating:
-    """A learner's number, in its own float precision (so the tolerance can follow it)."""
-    number = as_number(value, what)
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None and np.issubdtype(dtype, np.floating):
-        return dtype.type(number)
-    return np.float64(number)
-
-
 def check_first_input_weight(answer: object) -> Feedback:
     """Check ``first_input_weight(decay, n_steps)``: the weight ``a^(n-1)`` of x_1 in h_n.
 
@@ -121,7 +118,8 @@ def check_first_input_weight(answer: object) -> Feedback:
 
     def weights(attempt) -> list[tuple[float, int, np.floating]]:
         return [
-            (a, n, _number(attempt(a, n), f"your weight for a = {a}, n = {n}")) for a, n in cases
+            (a, n, as_number(attempt(a, n), f"your weight for a = {a}, n = {n}", keep_dtype=True))
+            for a, n in cases
         ]
 
     def off_by_one(attempt) -> str | None:

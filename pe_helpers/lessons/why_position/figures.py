@@ -19,6 +19,13 @@ from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
 from ...live import LiveFigure, float_control, int_control
 from .maths import _steps, recurrence_weights
 
+__all__ = [
+    "RecurrenceWeights",
+    "plot_serial_steps",
+    "plot_token_outputs",
+    "recurrence_caption",
+]
+
 
 def _power_text(base: float, exponent: int) -> str:
     """``base ** exponent`` to three digits, through logarithms when a float would overflow."""

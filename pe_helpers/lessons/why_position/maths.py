@@ -10,6 +10,17 @@ from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int, check_real, check_square
 
+__all__ = [
+    "LayerRun",
+    "MAX_LAYER_TOKENS",
+    "MAX_TOKENS",
+    "MAX_WIDTH",
+    "attention_layer",
+    "recurrence_states",
+    "recurrence_weights",
+    "recurrent_layer",
+]
+
 #: Longest sequence the linear recurrence accepts.
 MAX_TOKENS = 100_000
 #: Longest sequence the layer helpers accept (attention holds n² scores: 32 MB of float64).

@@ -1,48 +1,28 @@
-"""Lesson 06 · Where additive encoding breaks down.
-
-The notebook ``notebooks/06_attention_breakdown.ipynb`` splits the attention score of
-inputs ``e + p`` into four terms and measures how far each one is from depending on
-``j - i`` alone. What only this lesson needs lives here:
-
-* the blend sweep, both projections on the line ``(1 - t) I + t W_random``
-  (:func:`random_projection`, :func:`blend_inputs`,
-  :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
-  attention layers to weigh the article's verdict (:func:`attention_stack`,
-  :func:`encoding_readout`);
-* the figure :class:`AttentionBlend` (slider);
-* the exercise checkers :func:`check_position_position` and
-  :func:`check_relative_projections`.
-"""
+"""The lesson's own maths."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from types import SimpleNamespace
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
-from ..attention import attention, relative_deviation
-from ..encodings import sinusoidal_pe
-from ..figures import diverging_cmap
-from ..grading import Feedback, as_array, as_pair, close, grade, tolerance
-from ..live import LiveFigure, even_control, float_control, side_by_side
+from ..._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
+from ...attention import attention, relative_deviation
+from ...encodings import sinusoidal_pe
 
 __all__ = [
     "BLEND_T_VALUES",
     "MAX_POSITIONS",
     "MAX_WIDTH",
-    "AttentionBlend",
     "attention_stack",
     "blend_deviations",
     "blend_inputs",
     "blend_position_scores",
-    "check_position_position",
-    "check_relative_projections",
     "encoding_readout",
     "random_projection",
 ]
+
 
 #: Largest model width (and projection width) the helpers accept: a 2048 x 2048 matrix is 32 MB.
 MAX_WIDTH = 2048
@@ -341,191 +321,3 @@ def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
     residual = p[test] - features[test] @ coefficients
     spread = p[test] - p[test].mean(axis=0)
     return float(1.0 - np.sum(residual**2) / np.sum(spread**2))
-
-
-# --- figures --------------------------------------------------------------------------------
-
-
-class AttentionBlend(LiveFigure):
-    """The position–position term as both projections move from the identity to random.
-
-    Both projections are ``W = (1 - t) I + t W_random`` (see :func:`blend_inputs`).
-    Left: ``p W_Q W_Kᵀ pᵀ`` divided by its largest absolute entry, with its relative
-    deviation in the title. Right: the deviation against t, the current t marked.
-    Sliders: ``d_model`` (even, 8 to 128) and ``t`` (0 to 1).
-
-    Parameters
-    ----------
-    n_positions : int, default 32
-        Number of positions, 2 to 256.
-    seed : int, default 0
-        Seed (>= 0) of the random projections.
-
-    Examples
-    --------
-    >>> figure = AttentionBlend(n_positions=6).draw(d_model=8, t=0.0)
-    >>> figure.axes[0].get_title().endswith("relative deviation 0.000")
-    True
-    """
-
-    controls = {
-        "d_model": even_control("d", 64, 8, 128),
-        "t": float_control("blend t (0: W = I, 1: random W)", 0.5, 0.0, 1.0, 0.05),
-    }
-    layout = side_by_side(width_ratios=(1.15, 1.0))
-
-    def __init__(self, n_positions: int = 32, seed: int = 0) -> None:
-        self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=256)
-        self.seed = check_int("seed", seed, minimum=0)
-        self._sweeps: dict[int, tuple] = {}
-
-    def sweep(self, d_model: int) -> tuple[np.ndarray, ...]:
-        """``(p, w_q_random, w_k_random, deviation curve)`` for one width, computed once."""
-        if d_model not in self._sweeps:
-            p, w_q, w_k = _inputs(d_model, self.n_positions, self.seed)
-            self._sweeps[d_model] = (p, w_q, w_k, _deviations(p, w_q, w_k, BLEND_T_VALUES))
-        return self._sweeps[d_model]
-
-    def build(self, axes) -> SimpleNamespace:
-        heat_ax, curve_ax = axes
-        n = self.n_positions
-        image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
-        heat_ax.set(xlabel="key position j", ylabel="query position i")
-        (curve,) = curve_ax.plot(
-            BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
-        )
-        (marker,) = curve_ax.plot(
-            [0.0],
-            [0.0],
-            color="C1",
-            marker="o",
-            markersize=10,
-            linestyle="none",
-            label="current t",
-        )
-        curve_ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), ylabel="relative deviation")
-        curve_ax.set_xlabel("blend t  (0: W = I,  1: W random)")
-        curve_ax.legend(loc="lower right")
-        return SimpleNamespace(
-            heat_ax=heat_ax, curve_ax=curve_ax, image=image, curve=curve, marker=marker
-        )
-
-    def update(self, art: SimpleNamespace, d_model: int, t: float) -> None:
-        p, w_q, w_k, curve = self.sweep(d_model)
-        scores = _position_scores(p, w_q, w_k, t)
-        deviation = relative_deviation(scores)
-        art.image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
-        title = f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"
-        art.heat_ax.title.set_text(title)
-        art.curve.set_ydata(curve)
-        art.marker.set_data([t], [deviation])
-        art.curve_ax.title.set_text(f"Distance from 'depends on j − i only', d = {d_model}")
-
-    def moving(self, art: SimpleNamespace) -> list:
-        return [art.image, art.heat_ax.title, art.curve, art.marker, art.curve_ax.title]
-
-
-# --- exercise checkers ----------------------------------------------------------------------
-
-
-def check_position_position(position_position: Callable) -> Feedback:
-    """Lesson 06, exercise 1: ``position_position(p, w_q, w_k)`` returns ``p W_Q W_Kᵀ pᵀ``.
-
-    Examples
-    --------
-    >>> check_position_position(lambda p, w_q, w_k: (p @ w_q) @ (p @ w_k).T).status
-    'correct'
-    """
-    p = sinusoidal_pe(6, 8)
-    w_q = random_projection(8, seed=11)
-    w_k = random_projection(8, seed=12)
-    expected = (p @ w_q) @ (p @ w_k).T
-    scale = float(np.abs(expected).max())
-
-    def matches(attempt: Callable) -> str | None:
-        got = as_array(attempt(p, w_q, w_k), "your result", shape=(6, 6))
-        if close(got, expected, scale=scale):
-            return None
-        if close(got, expected.T, scale=scale):
-            return (
-                "you returned the transpose: row i must be the query position "
-                "(p_i W_Q) and column j the key position (p_j W_K)."
-            )
-        if close(got, p @ w_q @ w_k @ p.T, scale=scale):
-            return "W_K needs a transpose: the key is k_j = p_j W_K, so the term is q_i · k_j."
-        if close(got, p @ p.T, scale=scale):
-            return "that is p pᵀ: the projections W_Q and W_K are missing."
-        return "the values differ from (p W_Q)(p W_K)ᵀ."
-
-    return grade(
-        "position–position term",
-        position_position,
-        [matches],
-        "queries are p @ w_q, keys are p @ w_k, and the scores are queries @ keys.T.",
-        call=(p, w_q, w_k),
-    )
-
-
-def check_relative_projections(relative_projections: Callable) -> Feedback:
-    """Lesson 06, exercise 2: ``relative_projections(d_model)`` returns a pair ``(w_q, w_k)``.
-
-    ``W_Q W_Kᵀ`` must not be a multiple of the identity, and the position–position
-    term ``p W_Q W_Kᵀ pᵀ`` must depend on ``j - i`` only (checked for d = 8 and 16).
-
-    Examples
-    --------
-    >>> def answer(d_model):
-    ...     return np.diag(np.repeat(np.arange(1.0, d_model // 2 + 1), 2)), np.eye(d_model)
-    >>> check_relative_projections(answer).status
-    'correct'
-    """
-    widths = (8, 16)
-
-    def projections(attempt: Callable, d_model: int) -> tuple[np.ndarray, np.ndarray]:
-        w_q, w_k = as_pair(attempt(d_model), f"your result for d_model = {d_model}")
-        shape = (d_model, d_model)
-        return as_array(w_q, "w_q", shape=shape), as_array(w_k, "w_k", shape=shape)
-
-    def not_trivial(attempt: Callable) -> str | None:
-        for d_model in widths:
-            w_q, w_k = projections(attempt, d_model)
-            m = w_q.astype(np.float64) @ w_k.astype(np.float64).T
-            scale = float(np.abs(m).max())
-            if scale == 0.0:
-                return f"W_Q W_Kᵀ is zero for d = {d_model}: every score is 0, no information."
-            if close(m, m[0, 0] * np.eye(d_model), scale=scale):
-                return (
-                    f"W_Q W_Kᵀ is a multiple of the identity for d = {d_model} — that case "
-                    "we already know; find one that is not."
-                )
-        return None
-
-    def relative(attempt: Callable) -> str | None:
-        for d_model in widths:
-            w_q, w_k = projections(attempt, d_model)
-            p = sinusoidal_pe(40, d_model)
-            deviation = relative_deviation((p @ w_q) @ (p @ w_k).T)
-            if deviation > 10 * tolerance(w_q, w_k):
-                return (
-                    f"for d = {d_model} the position–position term is not relative "
-                    f"(deviation {deviation:.3f}). M = W_Q W_Kᵀ must not mix different "
-                    "(sin, cos) pairs, and each 2x2 block must commute with rotations "
-                    "(a·I + b·[[0, −1], [1, 0]])."
-                )
-        return None
-
-    return grade(
-        "projections that keep the term relative",
-        relative_projections,
-        [not_trivial, relative],
-        "try W_K = I and a W_Q that scales each (sin, cos) pair by its own number.",
-        call=(8,),
-    )

@@ -1,12 +1,4 @@
-"""Lesson 05 · Seeing the encoding.
-
-The encoding as a picture (heatmaps, per-dimension waves), the dot product
-``PE(t)·PE(t+Δ) = Σ_k cos(w_k Δ)`` that depends on the offset alone and is even in Δ,
-the bilinear score with a block ``b·J`` that is odd in Δ, and how column order and
-colour map change what a heatmap seems to say. This module holds the lesson's
-helpers, its figures (:class:`PEOverview` under sliders; static plots) and its
-exercise checkers.
-"""
+"""The lesson's figures."""
 
 from __future__ import annotations
 
@@ -18,10 +10,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from .._docs import fill_doc
-from .._validate import check_array, check_d_model, check_int, check_positions, check_real
-from ..encodings import frequencies, sinusoidal_pe
-from ..figures import (
+from ..._docs import fill_doc
+from ..._validate import check_array, check_int
+from ...encodings import sinusoidal_pe
+from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
     course_style,
@@ -30,135 +22,21 @@ from ..figures import (
     heatmap,
     new_axes,
 )
-from ..grading import Feedback, as_integer, as_number, close, grade, value_of
-from ..live import LiveFigure, even_control, int_control, log_control, side_by_side
+from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
+from .maths import (
+    _RAW_DOT,
+    dot_profile,
+    sines_then_cosines,
+)
 
 __all__ = [
-    "J",
-    "MAX_ANGLES",
     "PEOverview",
-    "check_dot_from_frequencies",
-    "check_dot_value",
-    "check_first_rise",
-    "dot_profile",
-    "pair_form",
-    "pair_form_profile",
     "plot_column_means",
     "plot_layouts",
     "plot_pe_dimensions",
     "plot_pe_dot_profile",
     "plot_pe_heatmap",
-    "sines_then_cosines",
 ]
-
-#: The quarter turn ``[[0, −1], [1, 0]]``: on a (sin, cos) pair, ``u(t) J u(t+Δ)ᵀ = sin(wΔ)``.
-J = np.array([[0.0, -1.0], [1.0, 0.0]])
-#: Most angles ``w_k Δ`` one profile may evaluate (len(deltas) × d_model/2): about 80 MB.
-MAX_ANGLES = 10_000_000
-#: Widest model :func:`pair_form` builds as a dense d × d matrix.
-MAX_FORM_WIDTH = 4096
-
-_RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
-
-
-# --- the lesson's maths --------------------------------------------------------------------------
-
-
-def _angles(deltas: ArrayLike, d_model: int, base: float) -> np.ndarray:
-    offsets = check_positions(deltas, "deltas")
-    w = frequencies(d_model, base)
-    if offsets.size * w.size > MAX_ANGLES:
-        raise ValueError(
-            f"len(deltas) × d_model/2 must be at most {MAX_ANGLES:,}, "
-            f"got {offsets.size:,} × {w.size:,}"
-        )
-    return np.multiply.outer(offsets, w)
-
-
-def dot_profile(deltas: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """``PE(t)·PE(t+Δ) = Σ_k cos(w_k Δ)`` for each offset Δ (the same for every t).
-
-    Parameters
-    ----------
-    deltas : int or array_like
-        A count ``n`` (offsets ``0 .. n-1``) or a 1-D array of offsets, negative allowed.
-    d_model : int
-        Width of the encoding (even).
-    base : float, default 10000.0
-        Frequency base.
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per offset; ``d_model/2`` at Δ = 0.
-
-    Examples
-    --------
-    >>> dot_profile([0, 1, 10], 128).round(2).tolist()
-    [64.0, 62.09, 42.82]
-    """
-    return np.cos(_angles(deltas, d_model, base)).sum(axis=1)
-
-
-def pair_form(d_model: int, a: float = 1.0, b: float = 0.0) -> np.ndarray:
-    """The block-diagonal matrix ``M`` with the block ``a·I + b·J`` on every (sin, cos) pair.
-
-    ``PE(t) M PE(t+Δ)ᵀ = Σ_k [a cos(w_k Δ) + b sin(w_k Δ)]``: relative for every
-    ``a, b``; with ``b = 0`` even in Δ, with ``a = 0`` odd in Δ.
-
-    Parameters
-    ----------
-    d_model : int
-        Width (even, at most 4096).
-    a, b : float
-        Weights of the identity and of the quarter turn :data:`J`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d_model, d_model)``.
-
-    Examples
-    --------
-    >>> pair_form(4, a=2.0, b=1.0).tolist()[0]
-    [2.0, -1.0, 0.0, 0.0]
-    """
-    d_model = check_d_model(d_model)
-    if d_model > MAX_FORM_WIDTH:
-        raise ValueError(f"d_model must be <= {MAX_FORM_WIDTH}, got {d_model}")
-    block = check_real("a", a) * np.eye(2) + check_real("b", b) * J
-    return np.kron(np.eye(d_model // 2), block) + 0.0  # + 0.0 turns kron's -0.0 into 0.0
-
-
-def pair_form_profile(
-    deltas: int | ArrayLike, d_model: int, a: float = 1.0, b: float = 0.0, base: float = 10000.0
-) -> np.ndarray:
-    """``Σ_k [a cos(w_k Δ) + b sin(w_k Δ)]``: the score ``PE(t) M PE(t+Δ)ᵀ`` of :func:`pair_form`.
-
-    Examples
-    --------
-    >>> pair_form_profile([-1, 0, 1], 2, a=0.0, b=1.0).round(4).tolist()
-    [-0.8415, 0.0, 0.8415]
-    """
-    a, b = check_real("a", a), check_real("b", b)
-    angles = _angles(deltas, d_model, base)
-    return a * np.cos(angles).sum(axis=1) + b * np.sin(angles).sum(axis=1)
-
-
-def sines_then_cosines(pe: ArrayLike) -> np.ndarray:
-    """Reorder interleaved columns (sin, cos, sin, cos, …) into all sines, then all cosines.
-
-    This is the layout of tensor2tensor's ``get_timing_signal_1d`` and of many
-    tutorials; the values are the same, only the column order differs.
-
-    Examples
-    --------
-    >>> sines_then_cosines(np.array([[0.0, 1.0, 0.5, 0.9]])).tolist()
-    [[0.0, 0.5, 1.0, 0.9]]
-    """
-    arr = check_array("pe", pe, ndim=2).astype(np.float64)
-    check_d_model(arr.shape[1], "the number of columns of pe")
-    return np.concatenate([arr[:, 0::2], arr[:, 1::2]], axis=1)
 
 
 # --- figures -------------------------------------------------------------------------------------
@@ -449,142 +327,3 @@ class PEOverview(LiveFigure):
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.curve, art.heat_ax.title]
-
-
-# --- exercise checkers ---------------------------------------------------------------------------
-
-
-def _number(value: object, what: str) -> tuple[float, object]:
-    """The learner's number, and the raw value whose dtype sets the tolerance."""
-    number = as_number(value, what)
-    return number, value if isinstance(value, (np.ndarray, np.generic)) else number
-
-
-def check_dot_from_frequencies(dot_from_frequencies) -> Feedback:
-    """Exercise 1: ``dot_from_frequencies(delta, d_model, base)`` returns PE(t)·PE(t+Δ).
-
-    Examples
-    --------
-    >>> check_dot_from_frequencies(
-    ...     lambda delta, d_model, base=10000.0: np.cos(frequencies(d_model, base) * delta).sum()
-    ... ).status
-    'correct'
-    """
-    cases = [(1.0, 8, 10000.0), (10.0, 128, 10000.0), (-3.5, 16, 100.0), (7.0, 2, 10000.0)]
-
-    def value(answer, delta: float, d_model: int, base: float) -> tuple[float, object]:
-        what = f"dot_from_frequencies({delta:g}, {d_model}, {base:g})"
-        return _number(answer(delta, d_model, base), what)
-
-    def whole_sum(answer) -> str | None:
-        got, _ = value(answer, 10.0, 128, 10000.0)
-        if abs(got - np.cos(10.0)) < 1e-4:
-            return (
-                "you returned a single term cos(w_0·Δ) — the source article's proof makes this "
-                "slip; the dot product sums cos(w_k·Δ) over all d/2 pairs."
-            )
-        return None
-
-    def zero_offset(answer) -> str | None:
-        got, raw = value(answer, 0.0, 16, 10000.0)
-        if close(raw, 16.0, scale=8.0):
-            return (
-                "at Δ = 0 you return d = 16, but each (sin, cos) pair adds sin² + cos² = 1, "
-                "so |PE(t)|² = d/2 = 8: sum over the d/2 pairs, not the d dimensions."
-            )
-        if not close(raw, 8.0, scale=8.0):
-            return f"at Δ = 0 the dot product is |PE(t)|² = d/2 = 8 for d = 16; got {got:g}."
-        return None
-
-    def matches(answer) -> str | None:
-        for delta, d_model, base in cases:
-            expected = float(dot_profile([delta], d_model, base)[0])
-            got, raw = value(answer, delta, d_model, base)
-            if not close(raw, expected, scale=d_model / 2):
-                return (
-                    f"for Δ = {delta:g}, d = {d_model}, base = {base:g} the dot product is "
-                    f"{expected:.4f}, you returned {got:.4f}; check that the base is used."
-                )
-        return None
-
-    return grade(
-        "dot product from frequencies",
-        dot_from_frequencies,
-        [whole_sum, zero_offset, matches],
-        "sin(a)·sin(b) + cos(a)·cos(b) = cos(b − a): each pair contributes cos(w_k·Δ); "
-        "add them up with frequencies(d_model, base).",
-        call=(1.0, 8, 10000.0),
-    )
-
-
-def check_dot_value(answer: object) -> Feedback:
-    """Exercise 2: PE(t)·PE(t+5) for d = 64, base 10000, to two decimals.
-
-    ``answer`` is a number, or a function with no arguments returning one.
-
-    Examples
-    --------
-    >>> check_dot_value(23.50).status
-    'correct'
-    >>> check_dot_value(float("nan")).message
-    'the dot product is nan; a finite number is expected.'
-    """
-    truth = float(dot_profile([5.0], 64)[0])
-    slips = [
-        (32.0, "32 = d/2 is the value at Δ = 0; here Δ = 5."),
-        (float(np.cos(5.0)), "that is only the first term cos(w_0·5); sum over all 32 pairs."),
-        (
-            float(dot_profile([5.0], 128)[0]),
-            "that is the value for d = 128; the question asks for d = 64.",
-        ),
-    ]
-
-    def dot(answer: object) -> str | None:
-        got = as_number(value_of(answer), "the dot product")
-        for value, message in slips:
-            if abs(got - value) < 0.01:
-                return message
-        if abs(got - truth) > 0.01:
-            return f"{got:.4f} is not within 0.01 of PE(t)·PE(t+5) for d = 64."
-        return None
-
-    return grade(
-        "dot product at Δ = 5",
-        answer,
-        [dot],
-        "compute Σ_k cos(w_k·5) with w = frequencies(64), or take PE(0)·PE(5) directly.",
-    )
-
-
-def check_first_rise(answer: object) -> Feedback:
-    """Exercise 3: the smallest whole Δ ≥ 1 with dot(Δ) > dot(Δ − 1), for d = 128.
-
-    ``answer`` is a whole number, or a function with no arguments returning one.
-
-    Examples
-    --------
-    >>> check_first_rise(12).status
-    'correct'
-    """
-    dots = dot_profile(200, 128)
-    truth = int(np.flatnonzero(np.diff(dots) > 0)[0] + 1)
-
-    def rise(answer: object) -> str | None:
-        got = as_integer(value_of(answer), "Δ")
-        if not 1 <= got < dots.size:
-            return f"Δ must be a whole number between 1 and {dots.size - 1}, got {got}."
-        if dots[got] <= dots[got - 1]:
-            return (
-                f"at Δ = {got} the curve still falls: dot({got}) = {dots[got]:.2f} ≤ "
-                f"dot({got - 1}) = {dots[got - 1]:.2f}."
-            )
-        if got > truth:
-            return "the curve does rise there, but it already rose at a smaller Δ."
-        return None
-
-    return grade(
-        "first rise",
-        answer,
-        [rise],
-        "compute the dot product for Δ = 0 .. 199 and look for the first Δ where np.diff(...) > 0.",
-    )

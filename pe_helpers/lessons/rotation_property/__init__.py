@@ -1,0 +1,15 @@
+"""Lesson 04 · The rotation property.
+
+Shifting a position by Δ turns every (sin, cos) pair of the sinusoidal encoding by
+the same angle ``w_k Δ``, whatever the position: one fixed matrix ``T_Δ`` does the
+shift. This module holds the lesson's helpers (one pair at shifted positions, the
+angle caption), its figures (:class:`PairRotation` under sliders, and the static
+:func:`plot_shift_scatter`) and its exercise checkers.
+"""
+
+from . import exercises, figures, maths
+from .exercises import *  # noqa: F403
+from .figures import *  # noqa: F403
+from .maths import *  # noqa: F403
+
+__all__ = [*exercises.__all__, *figures.__all__, *maths.__all__]
