@@ -1,0 +1,153 @@
+"""Lesson 14 · Position from content: the exercise checkers.
+
+See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..._validate import check_array
+from ...grading import Feedback, agrees_on, close, grade
+
+__all__ = ["check_cope_positions", "check_forget_bias", "forget_bias", "positions_from_gates"]
+
+
+def positions_from_gates(gates: np.ndarray) -> np.ndarray:
+    """CoPE's positions from its gates: ``p[i, j] = Σ_{t=j..i} g[i, t]``, 0 where ``j > i``.
+
+    Examples
+    --------
+    >>> positions_from_gates(np.array([[1.0, 0.0], [0.5, 1.0]])).tolist()
+    [[1.0, 0.0], [1.5, 1.0]]
+    """
+    g = check_array("gates", gates, ndim=2).astype(np.float64)
+    g = np.tril(g)  # a key after the query is never counted
+    return np.tril(np.flip(np.cumsum(np.flip(g, -1), axis=-1), -1))
+
+
+def forget_bias(forget: np.ndarray) -> np.ndarray:
+    """The forget gate's bias: ``D[i, j] = Σ_{l=j+1..i} log f_l`` for ``j <= i``, else 0.
+
+    Examples
+    --------
+    >>> np.exp(forget_bias(np.array([1.0, 0.5, 0.5])))[2].round(3).tolist()  # last query
+    [0.25, 0.5, 1.0]
+    """
+    f = check_array("forget", forget, ndim=1).astype(np.float64)
+    c = np.cumsum(np.log(f))
+    return np.tril(c[:, None] - c[None, :])
+
+
+def _gate_cases() -> list[tuple[np.ndarray]]:
+    rng = np.random.default_rng(14)
+    return [(rng.uniform(size=(n, n)),) for n in (4, 7, 1)]
+
+
+def _forget_cases() -> list[tuple[np.ndarray]]:
+    rng = np.random.default_rng(15)
+    return [(rng.uniform(0.05, 1.0, size=n),) for n in (5, 8, 1)]
+
+
+def check_cope_positions(function: Callable) -> Feedback:
+    """Lesson 14, exercise 1: CoPE's positions from a query-by-key matrix of gates.
+
+    ``function(gates)`` gets ``g`` of shape ``(n, n)`` (row ``i`` the query, column ``t`` the
+    key; entries past the diagonal are to be ignored) and must return ``p`` of the same
+    shape: ``p[i, j] = Σ_{t=j..i} g[i, t]`` for ``j <= i`` and 0 above the diagonal.
+
+    Examples
+    --------
+    >>> check_cope_positions(positions_from_gates).status
+    'correct'
+    """
+
+    def slip(got: np.ndarray, want: np.ndarray, gates: np.ndarray) -> str:
+        g = np.tril(gates)
+        slips = [
+            (
+                np.tril(np.cumsum(g, axis=-1)),
+                "you summed the gates from the first key up to j; CoPE counts from the key j "
+                "up to the query i (a cumulative sum from the right).",
+            ),
+            (
+                np.tril(np.flip(np.cumsum(np.flip(g, -1), axis=-1), -1) - g),
+                "you left the key's own gate out: the sum runs over t = j .. i, j included.",
+            ),
+            (
+                np.flip(np.cumsum(np.flip(gates, -1), axis=-1), -1),
+                "you counted the keys after the query too: zero them first (the causal mask), "
+                "and return 0 above the diagonal.",
+            ),
+        ]
+        for expected, message in slips:
+            if close(got, expected):
+                return message
+        last = gates.shape[0] - 1
+        return (
+            f"on gates of shape {gates.shape} your positions differ, e.g. row {last}: "
+            f"{np.round(got[-1], 3).tolist()}, expected {np.round(want[-1], 3).tolist()}."
+        )
+
+    check = agrees_on(
+        positions_from_gates, _gate_cases(), lambda gates: "your positions", slip, scale=1.0
+    )
+    return grade(
+        "CoPE positions",
+        function,
+        [check],
+        "zero the gates above the diagonal (np.tril), then sum each row from the right: flip "
+        "the last axis, np.cumsum, flip back.",
+        call=_gate_cases()[0],
+    )
+
+
+def check_forget_bias(function: Callable) -> Feedback:
+    """Lesson 14, exercise 2: the forget gate's bias from the gates of a sequence.
+
+    ``function(forget)`` gets ``f`` of shape ``(n,)``, each in (0, 1], and must return ``D``
+    of shape ``(n, n)``: ``D[i, j] = Σ_{l=j+1..i} log f[l]`` for ``j <= i`` (0 on the
+    diagonal: no token lies between a key and itself) and 0 above the diagonal.
+
+    Examples
+    --------
+    >>> check_forget_bias(forget_bias).status
+    'correct'
+    """
+
+    def slip(got: np.ndarray, want: np.ndarray, forget: np.ndarray) -> str:
+        c = np.cumsum(np.log(forget))
+        log_f = np.log(forget)
+        slips = [
+            (
+                np.tril(c[:, None] - c[None, :] + log_f[None, :]),
+                "you included the key's own gate (l = j): the sum runs over the tokens after "
+                "the key, l = j + 1 .. i, so the diagonal is 0.",
+            ),
+            (
+                np.tril(np.exp(c[:, None] - c[None, :])),
+                "you returned the product of the gates, F[i, j]; the bias added to the logit "
+                "is its logarithm, D = log F.",
+            ),
+            (
+                np.tril(c[None, :] - c[:, None]),
+                "your sign is flipped: log f <= 0, so the bias must be <= 0 (it forgets).",
+            ),
+        ]
+        for expected, message in slips:
+            if close(got, expected):
+                return message
+        return f"for gates {np.round(forget, 3).tolist()} your last row is " + (
+            f"{np.round(got[-1], 3).tolist()}, expected {np.round(want[-1], 3).tolist()}."
+        )
+
+    check = agrees_on(forget_bias, _forget_cases(), lambda forget: "your bias", slip, scale=1.0)
+    return grade(
+        "forget-gate bias",
+        function,
+        [check],
+        "take c = np.cumsum(np.log(f)); then D[i, j] = c[i] - c[j]; keep the lower triangle.",
+        call=_forget_cases()[0],
+    )

@@ -1,0 +1,345 @@
+"""Lesson 14 · Position from content: the lesson's models, their gates, PaTH and the seeds.
+
+See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ...tasks import make_task, task_batch
+from ...training import TrainedModel, train
+
+__all__ = [
+    "LESSON_METHODS",
+    "METHOD_NAMES",
+    "SCALES",
+    "SCORE_TERMS",
+    "SEED_EXPERIMENTS",
+    "SKIP_BACK",
+    "TEST_SEED",
+    "cope_positions",
+    "forget_gates",
+    "gate_summary",
+    "path_scores",
+    "path_transform",
+    "skip_back_accuracies",
+    "test_sequence",
+    "train_skip_back",
+    "word_counts",
+]
+
+#: The position methods compared, by their names in :data:`pe_helpers.model.METHODS`.
+LESSON_METHODS = ("none", "rope_adjacent", "alibi", "forgetting", "cope")
+#: How the notebook and the figures name them.
+METHOD_NAMES = {
+    "none": "NoPE",
+    "rope_adjacent": "RoPE",
+    "alibi": "ALiBi",
+    "forgetting": "forget gate (FoX)",
+    "cope": "CoPE",
+}
+#: Seed of every test batch (training data come from ``seed + 1``).
+TEST_SEED = 12345
+#: ALiBi's slope with one head: the steepest of an 8-head ALiBi model (as in lesson 13).
+_ALIBI_SLOPE = (0.5,)
+#: The task and the models: the second word back among blanks, L = 16, vocabulary 16 (token 0
+#: the blank), one layer of one head, 400 Adam steps of 32 sequences (lr 0.01); CoPE counts up
+#: to 8 (``cope_positions``).
+SKIP_BACK = {
+    "task": ("skip_back", 2),
+    "length": 16,
+    "vocab_size": 16,
+    "d_model": 32,
+    "n_heads": 1,
+    "steps": 400,
+    "batch_size": 32,
+    "lr": 0.01,
+    "cope_positions": 8,
+}
+#: The test lengths, by the names the shipped results carry.
+SCALES = {"L": 16, "2L": 32, "4L": 64}
+
+#: Lesson 09's map extended: which of lesson 06's four score terms (content-content q·k,
+#: content-position, position-content, position-position) each method changes, and how.
+SCORE_TERMS = {
+    "sinusoidal / learned": ("all four", "a vector added to x: every term gains a part"),
+    "RoPE": ("q·k itself", "q and k rotated by their positions: q·R^(j-i)·k"),
+    "ALiBi / T5": ("a fifth, added term", "a bias b(i - j) counted in tokens, no content"),
+    "forget gate (FoX)": (
+        "a fifth, added term",
+        "a bias Σ log f_l over the tokens between: ALiBi with a slope each token sets",
+    ),
+    "CoPE": (
+        "content-position",
+        "q_i·e[p_ij], with p_ij a sum of gates σ(q_i·k_t): a position counted by content",
+    ),
+    "PaTH": ("q·k itself", "k_j·(Π H_s)·q_i: RoPE's rotations replaced by data-dependent maps"),
+}
+
+
+def _check_method(method: object) -> str:
+    return check_choice("method", method, LESSON_METHODS)
+
+
+def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
+    """A one-layer model trained on :data:`SKIP_BACK` (a few seconds; CoPE about twice that).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`LESSON_METHODS`.
+    seed : int, default 0
+        Seeds the weights (``seed``) and the training data (``seed + 1``).
+
+    Examples
+    --------
+    >>> model = train_skip_back("cope")
+    >>> model.config.cope_positions, model.length
+    (8, 16)
+    """
+    method = _check_method(method)
+    options = {
+        key: SKIP_BACK[key] for key in ("length", "vocab_size", "d_model", "n_heads", "steps")
+    }
+    options.update(batch_size=SKIP_BACK["batch_size"], lr=SKIP_BACK["lr"])
+    if method == "alibi":
+        options["slopes"] = _ALIBI_SLOPE
+    if method == "cope":
+        options["cope_positions"] = SKIP_BACK["cope_positions"]
+    return train(make_task(*SKIP_BACK["task"]), method, seed=seed, **options)
+
+
+def _check_model(model: object, method: str | None = None) -> TrainedModel:
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
+    if method is not None and model.config.method != method:
+        raise ValueError(f"model must use method {method!r}, got {model.config.method!r}")
+    return model
+
+
+def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
+    """Accuracy on fresh sequences at each length of :data:`SCALES`.
+
+    Examples
+    --------
+    >>> model = train("skip_back", "none", task_arg=2, length=16, steps=2)
+    >>> sorted(skip_back_accuracies(model, n_samples=4))
+    ['2L', '4L', 'L']
+    """
+    model = _check_model(model)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    return {
+        scale: model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
+        for scale, length in SCALES.items()
+    }
+
+
+def test_sequence(length: int = 16, index: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One test sequence of the task and its targets (-1 where nothing is scored).
+
+    Examples
+    --------
+    >>> tokens, targets = test_sequence(16)
+    >>> tokens.shape, int((targets >= 0).sum()) > 8
+    ((16,), True)
+    """
+    length = check_int("length", length, minimum=2, maximum=256)
+    index = check_int("index", index, minimum=0, maximum=63)
+    batch = task_batch(
+        make_task(*SKIP_BACK["task"]), 64, length, SKIP_BACK["vocab_size"], seed=TEST_SEED + 1
+    )
+    return batch.tokens[index], batch.targets[index]
+
+
+def word_counts(tokens: ArrayLike) -> np.ndarray:
+    """The number of words (tokens other than the blank 0) in ``tokens[j .. i]``, ``(n, n)``:
+    what CoPE's positions should become on this task (0 above the diagonal).
+
+    Examples
+    --------
+    >>> word_counts([3, 0, 5]).tolist()
+    [[1, 0, 0], [1, 0, 0], [2, 1, 1]]
+    """
+    t = check_array("tokens", tokens, ndim=1)
+    words = (t != 0).astype(np.int64)
+    after = np.cumsum(words)  # words at 0 .. i
+    before = np.concatenate([[0], after[:-1]])  # words at 0 .. j - 1
+    counts = after[:, None] - before[None, :]
+    return np.where(np.tril(np.ones((t.size, t.size), dtype=bool)), counts, 0)
+
+
+def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
+    """The last layer's cache of one sequence (the forward pass of the trained model)."""
+    return model._logits(np.asarray(tokens)[None])[1]
+
+
+def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
+    """CoPE's positions p_ij of one sequence, per head: ``(heads, n, n)``, 0 above the diagonal.
+
+    p_ij = Σ_{t=j..i} σ(s_it), clipped at ``cope_positions - 1``, with s the scaled score.
+
+    Examples
+    --------
+    >>> model = train("skip_back", "cope", task_arg=2, length=8, steps=2)
+    >>> p = cope_positions(model, [1, 0, 2, 0])
+    >>> p.shape, bool((np.diff(p[0, 3, :4]) <= 0).all())  # fewer keys counted further right
+    ((2, 4, 4), True)
+    """
+    model = _check_model(model, "cope")
+    return _cache(model, tokens)["positions"][0]
+
+
+def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
+    """The forget gate f_t = σ(w · x_t + b) of every token, per head: ``(heads, n)``.
+
+    Examples
+    --------
+    >>> model = train("skip_back", "forgetting", task_arg=2, length=8, steps=2)
+    >>> f = forget_gates(model, [1, 0, 2, 0])
+    >>> f.shape, bool(((0 < f) & (f < 1)).all())
+    ((2, 4), True)
+    """
+    model = _check_model(model, "forgetting")
+    return _cache(model, tokens)["forget"][0]
+
+
+# --- PaTH, as maths only ---------------------------------------------------------------------
+
+
+def path_transform(w: ArrayLike, beta: float) -> np.ndarray:
+    """PaTH's Householder-like matrix of one token, ``H = I - β w wᵀ``, ``(d, d)``.
+
+    With β = 2 and a unit ``w`` it is a reflection (orthogonal); for other β it is not.
+
+    Examples
+    --------
+    >>> h = path_transform([1.0, 0.0], 2.0)
+    >>> h.tolist()
+    [[-1.0, 0.0], [0.0, 1.0]]
+    """
+    w = check_array("w", w, ndim=1).astype(np.float64)
+    beta = check_real("beta", beta)
+    return np.eye(w.size) - beta * np.outer(w, w)
+
+
+def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None) -> np.ndarray:
+    """PaTH's logits ``k_jᵀ (H_{j+1} H_{j+2} ... H_i) q_i`` for every ``j <= i``: ``(n, n)``.
+
+    Parameters
+    ----------
+    q, k : array_like
+        Queries and keys, ``(n, d)``.
+    transforms : array_like, optional
+        One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
+        key and itself). Default: identities (then the logits are plain ``q_i · k_j``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)``; ``-inf`` above the diagonal (the causal mask).
+
+    Examples
+    --------
+    >>> q = k = np.eye(2)
+    >>> path_scores(q, k).tolist()
+    [[1.0, -inf], [0.0, 1.0]]
+    """
+    q = check_array("q", q, ndim=2).astype(np.float64)
+    k = check_array("k", k, ndim=2).astype(np.float64)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape (n, d), got {q.shape} and {k.shape}")
+    n, d = q.shape
+    if transforms is None:
+        transforms = np.broadcast_to(np.eye(d), (n, d, d))
+    h = check_array("transforms", transforms, ndim=3).astype(np.float64)
+    if h.shape != (n, d, d):
+        raise ValueError(f"transforms must have shape {(n, d, d)}, got {h.shape}")
+    scores = np.full((n, n), -np.inf)
+    for i in range(n):
+        carried = q[i].copy()  # (H_{j+1} ... H_i) q_i, built from j = i down
+        for j in range(i, -1, -1):
+            scores[i, j] = k[j] @ carried
+            carried = h[j] @ carried
+    return scores
+
+
+# --- the lesson's models over seeds (pe_helpers.seeds) ----------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _default_models() -> dict[str, TrainedModel]:
+    """The notebook's two content models (seed 0), trained once per session."""
+    return {"CoPE": train_skip_back("cope"), "forget gate (FoX)": train_skip_back("forgetting")}
+
+
+def _experiment(methods: tuple[str, ...], seed: int) -> dict[str, float]:
+    found = {}
+    for method in methods:
+        accuracies = skip_back_accuracies(train_skip_back(method, seed=seed))
+        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
+    return found
+
+
+def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float]:
+    """What a content model's gates hold on test sequences of the training length.
+
+    For CoPE, ``position_error``: the mean of ``|p_ij - c_ij|`` over the pairs whose word
+    count ``c_ij`` (:func:`word_counts`, clipped as CoPE clips) is at most 3, the counts the
+    task reads. For the forget gate, ``gate_word`` and ``gate_blank``: the mean gate on words
+    and on blanks.
+
+    Examples
+    --------
+    >>> model = train("skip_back", "forgetting", task_arg=2, length=8, steps=2)
+    >>> sorted(gate_summary(model, n_samples=2))
+    ['gate_blank', 'gate_word']
+    """
+    model = _check_model(model)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=64)
+    method = model.config.method
+    if method not in ("cope", "forgetting"):
+        raise ValueError(f"model must use 'cope' or 'forgetting', got {method!r}")
+    errors, words, blanks = [], [], []
+    for index in range(n_samples):
+        tokens, _ = test_sequence(model.length, index)
+        if method == "cope":
+            top = model.config.cope_positions - 1
+            counts = np.minimum(word_counts(tokens), top)
+            near = np.tril(counts <= 3)
+            errors.append(np.abs(cope_positions(model, tokens)[0] - counts)[near])
+        else:
+            gate = forget_gates(model, tokens)[0]
+            words.append(gate[tokens != 0])
+            blanks.append(gate[tokens == 0])
+    if method == "cope":
+        return {"position_error": float(np.concatenate(errors).mean())}
+    return {
+        "gate_word": float(np.concatenate(words).mean()),
+        "gate_blank": float(np.concatenate(blanks).mean()),
+    }
+
+
+def _content_experiment(seed: int) -> dict[str, float]:
+    """Section 2's live models: CoPE and the forget gate, at L, 2L and 4L, and their gates."""
+    found = {}
+    for method in ("cope", "forgetting"):
+        model = train_skip_back(method, seed=seed)
+        accuracies = skip_back_accuracies(model)
+        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
+        found |= {f"{method}.{k}": v for k, v in gate_summary(model).items()}
+    return found
+
+
+def _counting_experiment(seed: int) -> dict[str, float]:
+    """Section 2's table: the methods that count tokens (NoPE, RoPE, ALiBi)."""
+    return _experiment(("none", "rope_adjacent", "alibi"), seed)
+
+
+#: Group -> function of a seed (``scripts/experiments.py position_from_content`` writes
+#: ``pe_helpers/data/seeds/position_from_content.json``).
+SEED_EXPERIMENTS = {"content": _content_experiment, "counting": _counting_experiment}

@@ -1,0 +1,177 @@
+"""Lesson 13 · Two layers: the exercise checkers.
+
+See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..._validate import _show
+from ...grading import AnswerProblem, Feedback, agrees_on, close, grade
+from .maths import SCALES, induction_score
+
+__all__ = ["check_failure_length", "check_induction_score", "failure_length"]
+
+
+def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Attention-shaped test cases: random causal rows over sequences that repeat tokens."""
+    rng = np.random.default_rng(13)
+    cases = []
+    for batch, heads, n, vocab in ((2, 2, 8, 3), (3, 1, 12, 5), (1, 3, 6, 2)):
+        tokens = rng.integers(0, vocab, size=(batch, n))
+        scores = rng.normal(size=(batch, heads, n, n)) * 2.0
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        weights /= weights.sum(axis=-1, keepdims=True)
+        cases.append((weights, tokens))
+    return cases
+
+
+def _slip_scores(weights: np.ndarray, tokens: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """What the usual slips compute, each with its message."""
+    n = tokens.shape[1]
+    query, key = np.arange(n)[:, None], np.arange(n)[None, :]
+    same = tokens[:, :, None] == tokens[:, None, :]  # (B, q, k): the key is the query's token
+    after = np.zeros_like(same)
+    after[:, :, 1:] = tokens[:, :, None] == tokens[:, None, :-1]
+
+    def mean_over(targets: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        on = (weights * targets[:, None]).sum(axis=-1)  # (B, H, n)
+        return on.transpose(1, 0, 2)[:, queries].mean(axis=-1)
+
+    right = after & (key <= query) & (key >= 1)
+    has = right.any(axis=-1)
+    copies = same & (key < query)
+    return [
+        (
+            mean_over(copies, copies.any(axis=-1)),
+            "you scored the earlier copies of the query's token themselves; an induction head "
+            "looks one key further, at the token that followed each copy.",
+        ),
+        (
+            mean_over(right, np.ones_like(has)),
+            "you averaged over every query, also those whose token has no earlier copy: they "
+            "have nothing to find, so leave them out of the mean.",
+        ),
+        (
+            weights[:, :, np.arange(1, n), np.arange(n - 1)].mean(axis=(0, 2)),
+            "that is the previous-token score, a[t, t - 1]: the induction score looks at the "
+            "keys whose previous token equals the query's token.",
+        ),
+    ]
+
+
+def check_induction_score(function: Callable) -> Feedback:
+    """Lesson 13, exercise 1: the induction score of every head, from attention alone.
+
+    ``function(weights, tokens)`` gets the attention of one layer, ``(batch, heads, n, n)``,
+    and the tokens ``(batch, n)``, and must return one score per head: for every query ``t``
+    whose token occurred before, the total weight on the keys ``j`` (``1 <= j <= t``) whose
+    previous token ``tokens[j - 1]`` equals ``tokens[t]``, averaged over those queries.
+
+    Examples
+    --------
+    >>> check_induction_score(induction_score).status
+    'correct'
+    """
+    cases = _cases()
+
+    def slip(got: np.ndarray, want: np.ndarray, weights: np.ndarray, tokens: np.ndarray) -> str:
+        for expected, message in _slip_scores(weights, tokens):
+            if expected.shape == got.shape and close(got, expected):
+                return message
+        return (
+            f"on a test batch of {weights.shape[1]} heads you returned "
+            f"{np.round(got, 3).tolist()}, expected {np.round(want, 3).tolist()}."
+        )
+
+    check = agrees_on(
+        induction_score,
+        cases,
+        lambda weights, tokens: "your scores (one per head)",
+        slip,
+        scale=1.0,
+    )
+    return grade(
+        "induction score",
+        function,
+        [check],
+        "build a (batch, n, n) mask: key j >= 1, j <= t and tokens[j - 1] == tokens[t]; sum "
+        "each head's weights on it, then average over the queries that have such a key.",
+        call=cases[0],
+    )
+
+
+_NAMES = {f"{name}": name for name in SCALES} | {str(v): k for k, v in SCALES.items()}
+
+
+def failure_length(results, method: str = "sinusoidal") -> str:
+    """The shortest test length (``"2L"``, ``"4L"`` or ``"8L"``) at which ``method``'s median
+    passkey accuracy over the shipped seeds is below half; ``"none"`` if it never is.
+
+    Examples
+    --------
+    >>> from pe_helpers.seeds import load_results
+    >>> failure_length(load_results("two_layers")) in ("2L", "4L", "8L", "none")
+    True
+    """
+    for scale in ("2L", "4L", "8L"):
+        if results.median(f"passkey.{method}.{scale}") < 0.5:
+            return scale
+    return "none"
+
+
+def check_failure_length(prediction: object) -> Feedback:
+    """Lesson 13, exercise 2: where the sinusoidal passkey model drops below half right.
+
+    ``prediction`` is ``"2L"``, ``"4L"``, ``"8L"`` (or the length, 32, 64, 128) or ``"none"``:
+    the shortest test length at which the median over the shipped seeds is below 50%.
+
+    Examples
+    --------
+    >>> from pe_helpers.seeds import load_results
+    >>> check_failure_length(failure_length(load_results("two_layers"))).status
+    'correct'
+    """
+    from ...seeds import load_results
+
+    want = failure_length(load_results("two_layers"))
+
+    def answer(value: object) -> str | None:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            value = str(int(value))
+        if not isinstance(value, str):
+            raise AnswerProblem(
+                f"your prediction must be '2L', '4L', '8L' or 'none' (or 32, 64, 128), got "
+                f"{_show(value)}."
+            )
+        text = value.strip().replace(" ", "")
+        choice = "none" if text.lower() == "none" else _NAMES.get(text.upper().replace("l", "L"))
+        if choice is None or choice == "L":
+            raise AnswerProblem(
+                "your prediction must be '2L', '4L', '8L' or 'none' (or 32, 64, 128), got "
+                f"{value!r}."
+            )
+        if choice == want:
+            return None
+        order = ["2L", "4L", "8L", "none"]
+        if order.index(choice) > order.index(want):
+            return (
+                f"later than it happens: an added sinusoidal vector at a position past "
+                f"L = {SCALES['L']} is one training never paired with W_Q and W_K, so both "
+                "layers' heads lose their place as soon as the sequence is longer than L."
+            )
+        return (
+            f"earlier than it happens: at {choice} the median run is still right half the "
+            "time or more; look at the band of the sinusoidal model in section 3's figure."
+        )
+
+    return grade(
+        "prediction: when the sinusoidal model fails",
+        prediction,
+        [answer],
+        "the sinusoidal model adds a vector per position; which positions did training show?",
+    )

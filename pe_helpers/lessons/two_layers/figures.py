@@ -1,0 +1,419 @@
+"""Lesson 13 · Two layers: its static figure and its two live figures.
+
+See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ..._validate import _show
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...live import LiveFigure, choice_control, int_control, side_by_side
+from ...tasks import task_batch
+from ...training import TrainedModel
+from .maths import (
+    EXTENSIONS,
+    INDUCTION,
+    LESSON_METHODS,
+    SCALES,
+    TEST_SEED,
+    _default_induction_models,
+    _default_passkey_model,
+    induction_score,
+    induction_targets,
+    passkey_accuracies,
+    previous_token_score,
+    stretch,
+)
+
+if TYPE_CHECKING:
+    from ...seeds import SeedResults
+
+__all__ = ["InductionHeads", "PasskeyLengths", "plot_passkey"]
+
+_LENGTHS = np.array(list(SCALES.values()), dtype=np.float64)
+_MARKERS = ("o", "s", "D", "^", "v", "P")
+
+
+def _check_results(results: object) -> SeedResults:
+    from ...seeds import SeedResults
+
+    if not isinstance(results, SeedResults):
+        raise TypeError(f"results must be the SeedResults of load_results, got {_show(results)}")
+    return results
+
+
+def _band(results: SeedResults, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lengths, low and high of the metrics ``prefix.L`` .. ``prefix.8L`` that exist."""
+    scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
+    low, _, high = results.band([f"{prefix}.{s}" for s in scales])
+    return np.array([SCALES[s] for s in scales], dtype=np.float64), low, high
+
+
+def _seed_row(results: SeedResults, prefix: str, seed: int) -> np.ndarray:
+    scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
+    at = results.seeds.index(seed)
+    return np.array([results[f"{prefix}.{s}"][at] for s in scales])
+
+
+def _length_axes(ax, title: str) -> None:
+    ax.axvline(SCALES["L"], color="0.6", linestyle=":", linewidth=1.5)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(_LENGTHS, [f"{x:g}" for x in _LENGTHS])
+    ax.minorticks_off()
+    ax.set_ylim(-4, 104)
+    ax.set_xlabel(f"test length (trained at L = {SCALES['L']})")
+    ax.set_title(title)
+
+
+@course_style
+def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
+    """Passkey accuracy against test length, over seeds: the methods, then RoPE stretched.
+
+    Left: one band (range over the seeds) and one line (the run of ``seed``) per position
+    method. Right: the RoPE model run with PI, NTK-aware or YaRN and no training (dashed) and
+    after the short fine-tune at 4L (solid, ``tuned_``), same colours. The learned table refuses
+    lengths past L: its line stops there.
+
+    Parameters
+    ----------
+    results : SeedResults
+        ``load_results("two_layers")``.
+    seed : int, default 0
+        The seed whose run is drawn as the line; one of ``results.seeds``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from pe_helpers.seeds import load_results
+    >>> figure = plot_passkey(load_results("two_layers"))
+    >>> [ax.get_title() for ax in figure.axes]
+    ['position methods', 'RoPE stretched to 4L (dashed) and fine-tuned there (solid)']
+    """
+    results = _check_results(results)
+    if seed not in results.seeds:
+        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
+    figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
+    methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
+    for index, method in enumerate(LESSON_METHODS):
+        group = "extension.RoPE" if method == "rope_adjacent" else f"passkey.{method}"
+        xs, low, high = _band(results, group)
+        draw_seed_band(methods_ax, xs, 100 * low, 100 * high, color=f"C{index}")
+        methods_ax.plot(
+            xs,
+            100 * _seed_row(results, group, seed),
+            color=f"C{index}",
+            marker=_MARKERS[index],
+            label=method,
+        )
+    for index, extension in enumerate(EXTENSIONS):
+        for prefix, style in ((extension, "--"), (f"tuned_{extension}", "-")):
+            xs, low, high = _band(results, f"extension.{prefix}")
+            if style == "-":
+                draw_seed_band(stretch_ax, xs, 100 * low, 100 * high, color=f"C{index}")
+            stretch_ax.plot(
+                xs,
+                100 * _seed_row(results, f"extension.{prefix}", seed),
+                color=f"C{index}",
+                linestyle=style,
+                marker=_MARKERS[index],
+                label=extension if style == "-" else None,
+            )
+    _length_axes(methods_ax, "position methods")
+    _length_axes(stretch_ax, "RoPE stretched to 4L (dashed) and fine-tuned there (solid)")
+    methods_ax.set_ylabel("passkey accuracy (%)")
+    for ax in (methods_ax, stretch_ax):
+        handles, labels = ax.get_legend_handles_labels()
+        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+        labels.append(f"range over {len(results.seeds)} seeds")
+        ax.legend(handles, labels, loc="lower left", fontsize="small", ncols=2)
+    return figure
+
+
+def _check_models(models: object, names: tuple[str, ...]) -> dict[str, TrainedModel]:
+    if not isinstance(models, Mapping) or list(models) != list(names):
+        raise ValueError(f"models must be a dict with the keys {list(names)}, got {_show(models)}")
+    for name, model in models.items():
+        if not isinstance(model, TrainedModel):
+            raise TypeError(f"models[{name!r}] must be a TrainedModel, got {_show(model)}")
+    return dict(models)
+
+
+_INDUCTION_NAMES = ("RoPE, two layers", "NoPE, two layers", "RoPE, one layer")
+
+
+class InductionHeads(LiveFigure):
+    """Where one query looks in each layer of an induction model, for one repeated sequence.
+
+    Left: the first layer's attention row of the query at position *query* (the dashed line
+    marks the key just before it: a previous-token head puts its weight there). Right: the
+    last layer's row, with the keys an induction head should pick — those right after an
+    earlier copy of the query's token — marked by squares. The model is picked by name:
+    RoPE or NoPE with two layers, or RoPE with one layer (its single layer is on the left;
+    there is no right panel to fill). Titles give each layer's score on this sequence.
+
+    Parameters
+    ----------
+    models : dict of str to TrainedModel, optional
+        The three models, keyed as the model choice (``"RoPE, two layers"``, ``"NoPE, two
+        layers"``, ``"RoPE, one layer"``), trained on the lesson's repeated task. Default: the
+        lesson's, trained once per session (seed 0).
+
+    Examples
+    --------
+    >>> figure = InductionHeads().draw(query=20)
+    >>> figure.axes[0].get_title().startswith("layer 1 of RoPE, two layers: query 20")
+    True
+    """
+
+    controls = {
+        "model": choice_control("model", _INDUCTION_NAMES, "RoPE, two layers"),
+        "query": int_control("query position", 20, 1, INDUCTION["length"] - 1),
+    }
+    layout = side_by_side()
+
+    def __init__(self, models: Mapping[str, TrainedModel] | None = None) -> None:
+        models = _default_induction_models() if models is None else models
+        self.models = _check_models(models, _INDUCTION_NAMES)
+        self.length = INDUCTION["length"]
+        task = self.models[_INDUCTION_NAMES[0]].task
+        batch = task_batch(task, 64, self.length, INDUCTION["vocab_size"], seed=TEST_SEED + 1)
+        # The sequence shown: the first with a short segment, so that it repeats twice or more.
+        periods = batch.scored.argmax(axis=1)  # the first scored position is the period
+        shown = int(np.argmax(periods <= self.length // 3))
+        self.tokens, self.period = batch.tokens[shown], int(periods[shown])
+        self.targets = induction_targets(self.tokens[None])[0]  # (n, n)
+        self._rows: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+
+    def _attention(self, name: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """The first and last layer's weights of the shown sequence, (n, n) each (the one-layer
+        model has no second)."""
+        if name not in self._rows:
+            model = self.models[name]
+            first = model.attention(self.tokens, layer=1)[0]
+            last = model.attention(self.tokens)[0] if model.config.n_layers > 1 else None
+            self._rows[name] = (first, last)
+        return self._rows[name]
+
+    def build(self, axes) -> SimpleNamespace:
+        first_ax, last_ax = axes
+        keys = np.arange(self.length)
+        for ax in axes:
+            ax.set_xlim(-0.5, self.length - 0.5)
+            ax.set_ylim(0, 1.15)
+            ax.set_xticks(keys[:: max(1, self.period)])
+            ax.set_xlabel(f"key position (the segment repeats every {self.period} tokens)")
+        first_ax.set_ylabel("attention weight")
+        (first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
+        previous = first_ax.axvline(0, color="0.3", linestyle="--", label="key t - 1")
+        first_ax.legend(loc="upper left", fontsize="small")
+        (last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
+        (targets,) = last_ax.plot(
+            [],
+            [],
+            color="C3",
+            marker="s",
+            markersize=9,
+            fillstyle="none",
+            linestyle="none",
+            label="after an earlier copy",
+        )
+        last_ax.legend(loc="upper left", fontsize="small")
+        note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
+        return SimpleNamespace(
+            first_ax=first_ax,
+            last_ax=last_ax,
+            first=first,
+            previous=previous,
+            last=last,
+            targets=targets,
+            note=note,
+        )
+
+    def update(self, art: SimpleNamespace, model: str, query: int) -> None:
+        first, last = self._attention(model)
+        keys = np.arange(query + 1)  # the causal mask: keys 0 .. query
+        art.first.set_data(keys, first[query, : query + 1])
+        art.previous.set_xdata([query - 1] * 2)
+        prev = float(previous_token_score(first[None, None], self.tokens[None])[0])
+        art.first_ax.title.set_text(
+            f"layer 1 of {model}: query {query}; a[t, t-1] = {first[query, query - 1]:.2f} "
+            f"(mean {prev:.2f})"
+        )
+        wanted = np.flatnonzero(self.targets[query])
+        if last is None:
+            art.last.set_data([], [])
+            art.targets.set_data(wanted, np.full(wanted.size, 1.05))
+            art.note.set_text("one layer only:\nno second layer to look")
+            art.last_ax.title.set_text(f"{model}: no layer 2")
+            return
+        art.last.set_data(keys, last[query, : query + 1])
+        art.targets.set_data(wanted, np.full(wanted.size, 1.05))
+        art.note.set_text("" if wanted.size else "no earlier copy of this token yet")
+        score = float(induction_score(last[None, None], self.tokens[None])[0])
+        on = float(last[query, wanted].sum()) if wanted.size else 0.0
+        art.last_ax.title.set_text(f"layer 2: on the marked keys {on:.2f} (mean {score:.2f})")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [
+            art.first,
+            art.previous,
+            art.first_ax.title,
+            art.last,
+            art.targets,
+            art.note,
+            art.last_ax.title,
+        ]
+
+
+class PasskeyLengths(LiveFigure):
+    """Passkey accuracy against test length for the RoPE model run one way, and where it looks.
+
+    Left: for the extension picked by name (plain RoPE, PI, NTK-aware or YaRN, context factor
+    4), the range over the shipped seeds without training (grey band, dashed line: this run)
+    and after the short fine-tune at 4L (coloured band; the fine-tuned runs are not repeated
+    live); the dotted line marks the test length picked. Right: on one test sequence of that
+    length, the last layer's attention of the final marker over every key, with the key's
+    position marked; the title says whether this run answers it.
+
+    Parameters
+    ----------
+    results : SeedResults, optional
+        ``load_results("two_layers")`` (default: loaded).
+    model : TrainedModel, optional
+        The RoPE passkey model of this run; default the lesson's (seed 0), trained once per
+        session.
+
+    Examples
+    --------
+    >>> figure = PasskeyLengths().draw(extension="YaRN", length=64)
+    >>> figure.axes[1].get_title()[:22]
+    'YaRN at 64: the key is'
+    """
+
+    controls = {
+        "extension": choice_control("RoPE run as", EXTENSIONS, "YaRN"),
+        "length": int_control("test length", 64, 16, 128, 16),
+    }
+    layout = side_by_side()
+
+    def __init__(self, results: SeedResults | None = None, model: TrainedModel | None = None):
+        from ...seeds import load_results
+
+        self.results = load_results("two_layers") if results is None else _check_results(results)
+        model = _default_passkey_model() if model is None else model
+        if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+            raise TypeError(
+                f"model must be a RoPE TrainedModel (train_passkey), got {_show(model)}"
+            )
+        self.model = model
+        longest = max(SCALES.values())
+        batch = task_batch(model.task, 1, longest, model.config.vocab_size, seed=TEST_SEED + 1)
+        self.tokens = batch.tokens[0]
+        self._models: dict[str, TrainedModel] = {}
+        self._curves: dict[str, np.ndarray] = {}
+
+    def _run(self, extension: str) -> TrainedModel:
+        if extension not in self._models:
+            self._models[extension] = (
+                self.model if extension == "RoPE" else stretch(self.model, extension)
+            )
+        return self._models[extension]
+
+    def _curve(self, extension: str) -> np.ndarray:
+        if extension not in self._curves:
+            found = passkey_accuracies(self._run(extension))
+            self._curves[extension] = np.array([found[s] for s in SCALES])
+        return self._curves[extension]
+
+    def build(self, axes) -> SimpleNamespace:
+        curve_ax, look_ax = axes
+        art = SimpleNamespace(curve_ax=curve_ax, look_ax=look_ax, bands={}, tuned={})
+        for extension in EXTENSIONS:
+            xs, low, high = _band(self.results, f"extension.{extension}")
+            art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.5")
+            xs, low, high = _band(self.results, f"extension.tuned_{extension}")
+            art.tuned[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="C2")
+        (art.this_run,) = curve_ax.plot(
+            [], [], color="C0", linestyle="--", marker="o", label="this run, no training"
+        )
+        art.picked = curve_ax.axvline(64, color="C3", linestyle=":", linewidth=2)
+        _length_axes(curve_ax, "")
+        curve_ax.set_ylabel("passkey accuracy (%)")
+        handles, labels = curve_ax.get_legend_handles_labels()
+        handles += [Patch(color="0.5", alpha=0.35), Patch(color="C2", alpha=0.35)]
+        labels += ["seeds, no training", "seeds, fine-tuned at 4L"]
+        curve_ax.legend(handles, labels, loc="lower left", fontsize="small")
+        (art.row,) = look_ax.plot([], [], color="C0", linewidth=1.2)
+        art.key = look_ax.axvline(0, color="C3", linestyle="--", label="the key")
+        look_ax.set_xlim(-1, max(SCALES.values()))
+        look_ax.set_ylim(0, 1.1)
+        look_ax.set_xlabel("key position")
+        look_ax.set_ylabel("attention of the last marker (layer 2)")
+        look_ax.legend(loc="upper left", fontsize="small")
+        return art
+
+    def update(self, art: SimpleNamespace, extension: str, length: int) -> None:
+        for name in EXTENSIONS:
+            art.bands[name].set_visible(name == extension)
+            art.tuned[name].set_visible(name == extension)
+        art.this_run.set_data(_LENGTHS, 100 * self._curve(extension))
+        art.picked.set_xdata([length] * 2)
+        scale = _scale(length)
+        where = ""
+        if scale is not None:
+            median = self.results.median(f"extension.{extension}.{scale}")
+            where = f"; at {scale}, median over seeds {100 * median:.0f}%"
+        art.curve_ax.title.set_text(f"RoPE run as {extension}{where}")
+        model = self._run(extension)
+        tokens = _passkey_sequence(self.tokens, length)
+        weights = model.attention(tokens)[0, -1]  # (keys,)
+        key = int(np.flatnonzero(tokens[:-1] == 0)[0]) + 1
+        art.row.set_data(np.arange(length), weights)
+        art.key.set_xdata([key] * 2)
+        answer = int(model.predict(tokens)[0, -1])
+        verdict = "found" if answer == tokens[key] else f"missed (answers {answer})"
+        art.look_ax.title.set_text(f"{extension} at {length}: the key is {verdict}")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        return [
+            *art.bands.values(),
+            *art.tuned.values(),
+            art.this_run,
+            art.picked,
+            art.curve_ax.title,
+            art.row,
+            art.key,
+            art.look_ax.title,
+        ]
+
+
+def _scale(length: int) -> str | None:
+    """The name of a test length in :data:`SCALES` ("2L"), or None."""
+    for name, value in SCALES.items():
+        if value == length:
+            return name
+    return None
+
+
+def _passkey_sequence(tokens: np.ndarray, length: int) -> np.ndarray:
+    """A passkey sequence of ``length`` from the figure's longest one: its marker and key moved
+    to the same share of the way along, the filler cut."""
+    longest = tokens.size
+    where = int(np.flatnonzero(tokens[:-1] == 0)[0])
+    out = np.concatenate([tokens[: length - 1].copy(), [0]])
+    out[:-1][out[:-1] == 0] = 1  # the old marker, if it is in the cut, becomes filler
+    at = min(length - 3, where * length // longest)
+    out[at], out[at + 1] = 0, tokens[where + 1]
+    return out

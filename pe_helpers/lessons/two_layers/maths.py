@@ -1,0 +1,460 @@
+"""Lesson 13 · Two layers: the lesson's models, its two scores, its limits and its seeds.
+
+See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..._validate import _show, check_array, check_choice, check_int
+from ...rope_scaling import ntk_aware_base, rope_frequencies
+from ...tasks import Batch, make_task, task_batch
+from ...training import TrainedModel, train
+
+__all__ = [
+    "EXTENSIONS",
+    "INDUCTION",
+    "LESSON_METHODS",
+    "PASSKEY",
+    "SCALES",
+    "SEED_EXPERIMENTS",
+    "TEST_SEED",
+    "extension_frequencies",
+    "fine_tune",
+    "induction_order_blind_limit",
+    "induction_score",
+    "induction_targets",
+    "passkey_accuracies",
+    "previous_token_score",
+    "stretch",
+    "train_induction",
+    "train_passkey",
+]
+
+#: The position methods compared, by their names in :data:`pe_helpers.model.METHODS`.
+LESSON_METHODS = ("none", "sinusoidal", "learned", "rope_adjacent", "alibi", "t5_bias")
+#: Ways to run the RoPE model past its training length (lesson 10's methods, by name).
+EXTENSIONS = ("RoPE", "PI", "NTK-aware", "YaRN")
+#: Seed of every test batch (training data come from ``seed + 1``).
+TEST_SEED = 12345
+#: ALiBi's slope for a model of one head: the steepest of an 8-head ALiBi model, 1/2 (with
+#: one head, ``alibi_slopes(1)`` would give 1/256, almost no bias at all).
+_ALIBI_SLOPE = (0.5,)
+
+#: The induction models: repeated segments of 3 .. 12 distinct tokens in 24, vocabulary 16,
+#: one head per layer, 400 Adam steps of 16 sequences (lr 0.01).
+INDUCTION = {
+    "task": ("repeated", 3),
+    "length": 24,
+    "vocab_size": 16,
+    "d_model": 32,
+    "n_heads": 1,
+    "steps": 400,
+    "batch_size": 16,
+    "lr": 0.01,
+}
+#: The passkey models: filler and key share ids 1 .. 15 (only its place tells the key), L = 16,
+#: one head per layer, 800 Adam steps of 32 sequences (lr 0.005).
+PASSKEY = {
+    "task": ("passkey", 0),
+    "length": 16,
+    "vocab_size": 16,
+    "d_model": 32,
+    "n_heads": 1,
+    "steps": 800,
+    "batch_size": 32,
+    "lr": 0.005,
+}
+#: The test lengths, by the names the shipped results carry.
+SCALES = {"L": 16, "2L": 32, "4L": 64, "8L": 128}
+#: The context factor s of PI, NTK-aware and YaRN (the window they stretch L to: 4L).
+FACTOR = 4.0
+#: The short fine-tune at 4L: Adam steps, sequences per step, step size.
+TUNE = {"steps": 60, "batch_size": 16, "lr": 0.005}
+
+
+def _options(setup: Mapping, method: str, n_layers: int) -> dict:
+    options = dict(
+        length=setup["length"],
+        vocab_size=setup["vocab_size"],
+        d_model=setup["d_model"],
+        n_heads=setup["n_heads"],
+        steps=setup["steps"],
+        batch_size=setup["batch_size"],
+        lr=setup["lr"],
+        n_layers=n_layers,
+    )
+    if method == "alibi":
+        options["slopes"] = _ALIBI_SLOPE
+    return options
+
+
+def _check_method(method: object) -> str:
+    return check_choice("method", method, LESSON_METHODS)
+
+
+def train_induction(method: str, *, n_layers: int = 2, seed: int = 0) -> TrainedModel:
+    """A model trained on the repeated-segment task of :data:`INDUCTION` (about a second).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`LESSON_METHODS`.
+    n_layers : int, default 2
+        1 or 2 attention layers.
+    seed : int, default 0
+        Seeds the weights (``seed``) and the training data (``seed + 1``).
+
+    Examples
+    --------
+    >>> model = train_induction("rope_adjacent", n_layers=1)
+    >>> model.config.n_layers, model.length
+    (1, 24)
+    """
+    method = _check_method(method)
+    n_layers = check_int("n_layers", n_layers, minimum=1, maximum=2)
+    task = make_task(*INDUCTION["task"])
+    return train(task, method, seed=seed, **_options(INDUCTION, method, n_layers))
+
+
+def train_passkey(method: str, *, seed: int = 0) -> TrainedModel:
+    """A two-layer model trained on the passkey task of :data:`PASSKEY` at L = 16 (a few s).
+
+    Examples
+    --------
+    >>> train_passkey("alibi").config.slopes
+    (0.5,)
+    """
+    method = _check_method(method)
+    task = make_task(*PASSKEY["task"])
+    return train(task, method, seed=seed, **_options(PASSKEY, method, 2))
+
+
+# --- the two scores ---------------------------------------------------------------------------
+
+
+def _check_weights(weights: object, tokens: object) -> tuple[np.ndarray, np.ndarray]:
+    """Attention ``(batch, heads, n, n)`` and tokens ``(batch, n)`` that belong together."""
+    w = check_array("weights", weights, ndim=4).astype(np.float64)
+    t = check_array("tokens", tokens, ndim=2)
+    if not np.issubdtype(t.dtype, np.integer):
+        raise TypeError(f"tokens must hold integer ids, got dtype {t.dtype}")
+    batch, _, n, keys = w.shape
+    if n != keys or t.shape != (batch, n):
+        raise ValueError(
+            f"weights (batch, heads, n, n) and tokens (batch, n) must match, got {w.shape} "
+            f"and {t.shape}"
+        )
+    return w, t
+
+
+def previous_token_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
+    """Per head: the mean attention a query gives the key just before it, ``a[t, t - 1]``.
+
+    Averaged over every query ``t >= 1`` of every sequence: 1 for a perfect previous-token
+    head, about ``H_t / t`` (small) for a head that spreads its attention.
+
+    Parameters
+    ----------
+    weights : array_like
+        Attention of one layer, ``(batch, heads, n, n)``, rows summing to 1.
+    tokens : array_like of int
+        The sequences, ``(batch, n)`` (checked against ``weights``; the score ignores them).
+
+    Returns
+    -------
+    numpy.ndarray
+        One score in [0, 1] per head.
+
+    Examples
+    --------
+    >>> a = np.tril(np.eye(4, k=-1)) + np.eye(4)[:, :] * [1, 0, 0, 0]  # query t looks at t - 1
+    >>> previous_token_score(a[None, None], np.zeros((1, 4), dtype=int)).tolist()
+    [1.0]
+    """
+    w, _ = _check_weights(weights, tokens)
+    n = w.shape[-1]
+    t = np.arange(1, n)
+    return w[:, :, t, t - 1].mean(axis=(0, 2))
+
+
+def induction_targets(tokens: ArrayLike) -> np.ndarray:
+    """Which keys an induction head should attend to: ``(batch, n, n)`` booleans.
+
+    Key ``j`` is a target of query ``t`` when ``1 <= j <= t`` and the token before it is the
+    query's own token, ``tokens[j - 1] == tokens[t]`` (with ``j - 1 < t``): the token that
+    followed an earlier copy of the current one.
+
+    Examples
+    --------
+    >>> induction_targets([[5, 7, 5]])[0, 2].tolist()  # query 2 (a 5): key 1 followed a 5
+    [False, True, False]
+    """
+    t = check_array("tokens", tokens, ndim=2)
+    if not np.issubdtype(t.dtype, np.integer):
+        raise TypeError(f"tokens must hold integer ids, got dtype {t.dtype}")
+    n = t.shape[1]
+    after = np.zeros(t.shape[:1] + (n, n), dtype=bool)
+    # after[b, q, j] = tokens[b, j - 1] == tokens[b, q] for keys j = 1 .. q
+    after[:, :, 1:] = t[:, :, None] == t[:, None, :-1]
+    query, key = np.arange(n)[:, None], np.arange(n)[None, :]
+    return after & (key <= query) & (key >= 1)
+
+
+def induction_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
+    """Per head: the mean attention a query gives the keys an induction head would pick.
+
+    For every query with at least one target in :func:`induction_targets` (a token seen
+    before), the total weight on those targets, averaged: 1 for a perfect induction head.
+
+    Examples
+    --------
+    >>> a = np.zeros((1, 1, 3, 3)); a[0, 0, :, 0] = 1; a[0, 0, 2] = [0, 1, 0]
+    >>> induction_score(a, [[5, 7, 5]]).tolist()
+    [1.0]
+    """
+    w, t = _check_weights(weights, tokens)
+    targets = induction_targets(t)  # (B, n, n)
+    has = targets.any(axis=-1)  # (B, n): queries with something to find
+    if not has.any():
+        raise ValueError("tokens must repeat a token somewhere, or there is nothing to find")
+    on_targets = (w * targets[:, None]).sum(axis=-1)  # (B, H, n)
+    return on_targets.transpose(1, 0, 2)[:, has].mean(axis=-1)
+
+
+def induction_order_blind_limit(n_samples: int = 4000, seed: int = 0) -> float:
+    """The best accuracy on :data:`INDUCTION`'s task of a reader that sees its prefix as a bag.
+
+    At a scored query ``t >= m`` the prefix holds every token of the segment, those up to
+    position ``t mod m`` once more than the rest; the next token is one of the others, and
+    nothing in a bag tells which: the best guess is right ``1 / (m - ((t + 1) mod m))`` of
+    the time (``m`` when all counts are equal). The value is the mean over sampled sequences
+    and scored queries: what a one-layer model, whose values carry no word of their
+    neighbours, can at best read from its prefix's contents.
+
+    Examples
+    --------
+    >>> 0.3 < induction_order_blind_limit(n_samples=200) < 0.5
+    True
+    """
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=100_000)
+    length, vocab = INDUCTION["length"], INDUCTION["vocab_size"]
+    batch = task_batch(make_task(*INDUCTION["task"]), n_samples, length, vocab, seed=seed)
+    periods = batch.scored.argmax(axis=1)[:, None]  # the first scored position is m
+    t = np.arange(length)[None, :]
+    candidates = periods - (t + 1) % periods
+    return float((1.0 / candidates)[batch.scored].mean())
+
+
+def _test_batch(model: TrainedModel, length: int, n_samples: int) -> Batch:
+    return task_batch(model.task, n_samples, length, model.config.vocab_size, seed=TEST_SEED)
+
+
+def _scores(model: TrainedModel, n_samples: int = 128) -> dict[str, float]:
+    """Accuracy, and the best head's previous-token score (layer 1) and induction score (the
+    last layer), on test sequences of the training length."""
+    batch = _test_batch(model, model.length, n_samples)
+    first = model.attention(batch.tokens, layer=1)
+    last = model.attention(batch.tokens)
+    return {
+        "accuracy": model.accuracy(n_samples=256, seed=TEST_SEED),
+        "previous_token": float(previous_token_score(first, batch.tokens).max()),
+        "induction": float(induction_score(last, batch.tokens).max()),
+    }
+
+
+# --- past the training length -------------------------------------------------------------------
+
+
+def extension_frequencies(extension: str, d_head: int, train_length: int, base: float = 1e4):
+    """RoPE frequencies and attention factor of ``extension`` for context factor :data:`FACTOR`.
+
+    Computed by lesson 10's :func:`pe_helpers.rope_scaling.rope_frequencies` (PI is its
+    "linear" type, YaRN its "yarn" type with ``original_max_position_embeddings`` = the
+    training length); NTK-aware is the default type with the base
+    :func:`~pe_helpers.rope_scaling.ntk_aware_base`.
+
+    Examples
+    --------
+    >>> inv, att = extension_frequencies("PI", 4, 16)
+    >>> inv.tolist(), att
+    ([0.25, 0.0025], 1.0)
+    """
+    extension = check_choice("extension", extension, EXTENSIONS)
+    d_head = check_int("d_head", d_head, minimum=2)
+    train_length = check_int("train_length", train_length, minimum=1)
+    if extension == "RoPE":
+        block = {"rope_type": "default", "rope_theta": base}
+    elif extension == "PI":
+        block = {"rope_type": "linear", "rope_theta": base, "factor": FACTOR}
+    elif extension == "NTK-aware":
+        block = {"rope_type": "default", "rope_theta": ntk_aware_base(base, d_head, FACTOR)}
+    else:
+        block = {
+            "rope_type": "yarn",
+            "rope_theta": base,
+            "factor": FACTOR,
+            "original_max_position_embeddings": train_length,
+        }
+    return rope_frequencies(block, d_head)
+
+
+def _check_rope(model: object) -> TrainedModel:
+    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+        raise TypeError(
+            "model must be a TrainedModel with method 'rope_adjacent', got "
+            f"{_show(model) if not isinstance(model, TrainedModel) else model.config.method}"
+        )
+    return model
+
+
+def stretch(model: TrainedModel, extension: str) -> TrainedModel:
+    """The RoPE model's weights run with ``extension``'s frequencies; no training.
+
+    Examples
+    --------
+    >>> model = train("passkey", "rope_adjacent", length=8, steps=2, n_layers=2)
+    >>> stretch(model, "PI").config.inv_freq[0]
+    0.25
+    """
+    model = _check_rope(model)
+    inv, att = extension_frequencies(
+        extension, model.config.d_head, model.length, model.config.base
+    )
+    return model.replace(inv_freq=inv, attention_factor=att)
+
+
+def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedModel:
+    """:data:`TUNE`'s short fine-tune at 4L of the RoPE model under ``extension``'s frequencies.
+
+    ``seed`` picks the fine-tuning data (from ``seed + 1``); over seeds the lesson passes the
+    model's seed plus one.
+
+    Examples
+    --------
+    >>> model = train("passkey", "rope_adjacent", length=8, steps=2, n_layers=2)
+    >>> fine_tune(model, "YaRN").length
+    64
+    """
+    model = _check_rope(model)
+    config = model.config
+    inv, att = extension_frequencies(extension, config.d_head, model.length, config.base)
+    return train(
+        model.task,
+        config.method,
+        length=SCALES["4L"],
+        vocab_size=config.vocab_size,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        n_layers=config.n_layers,
+        seed=check_int("seed", seed, minimum=0),
+        params=model.params,
+        inv_freq=inv,
+        attention_factor=att,
+        **TUNE,
+    )
+
+
+def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
+    """Passkey accuracy at each length of :data:`SCALES` (NaN where a learned table refuses).
+
+    Examples
+    --------
+    >>> model = train("passkey", "learned", length=16, steps=2, n_layers=2)
+    >>> passkey_accuracies(model, n_samples=8)["2L"]
+    nan
+    """
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    found = {}
+    for scale, length in SCALES.items():
+        refused = model.config.method == "learned" and length > model.config.max_len
+        found[scale] = (
+            math.nan
+            if refused
+            else model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
+        )
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _default_induction_models() -> dict[str, TrainedModel]:
+    """The notebook's three induction models (seed 0), trained once per session."""
+    return {
+        "RoPE, two layers": train_induction("rope_adjacent"),
+        "NoPE, two layers": train_induction("none"),
+        "RoPE, one layer": train_induction("rope_adjacent", n_layers=1),
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def _default_passkey_model() -> TrainedModel:
+    """The notebook's RoPE passkey model (seed 0), trained once per session."""
+    return train_passkey("rope_adjacent")
+
+
+# --- the lesson's models over seeds (pe_helpers.seeds) ---------------------------------------
+
+
+def _induction_experiment(seed: int) -> dict[str, float]:
+    """Section 2's live models: RoPE and NoPE with two layers, RoPE with one."""
+    found = {}
+    for method in ("rope_adjacent", "none"):
+        found |= {
+            f"{method}.{k}": v for k, v in _scores(train_induction(method, seed=seed)).items()
+        }
+    one = train_induction("rope_adjacent", n_layers=1, seed=seed)
+    found["one_layer.accuracy"] = one.accuracy(n_samples=256, seed=TEST_SEED)
+    return found
+
+
+def _induction_methods_experiment(seed: int) -> dict[str, float]:
+    """Section 2's table: the other position methods with two layers."""
+    found = {}
+    for method in ("sinusoidal", "learned", "alibi", "t5_bias"):
+        found |= {
+            f"{method}.{k}": v for k, v in _scores(train_induction(method, seed=seed)).items()
+        }
+    return found
+
+
+def _passkey_experiment(seed: int) -> dict[str, float]:
+    """Section 3: every method but RoPE (the extension group's), at L, 2L, 4L and 8L."""
+    found = {}
+    for method in LESSON_METHODS:
+        if method == "rope_adjacent":
+            continue
+        accuracies = passkey_accuracies(train_passkey(method, seed=seed))
+        found |= {f"{method}.{s}": v for s, v in accuracies.items() if not math.isnan(v)}
+    return found
+
+
+def _extension_experiment(seed: int) -> dict[str, float]:
+    """Section 3's RoPE model: as trained, stretched by PI / NTK-aware / YaRN, and each of
+    the four fine-tuned briefly at 4L (``tuned_``), at L, 2L, 4L and 8L."""
+    model = train_passkey("rope_adjacent", seed=seed)
+    found = {}
+    for extension in EXTENSIONS:
+        stretched = model if extension == "RoPE" else stretch(model, extension)
+        tuned = fine_tune(model, extension, seed=seed + 1)
+        for prefix, which in ((extension, stretched), (f"tuned_{extension}", tuned)):
+            found |= {f"{prefix}.{s}": v for s, v in passkey_accuracies(which).items()}
+    return found
+
+
+#: Group -> function of a seed: every model the notebook trains or quotes, measured as it
+#: measures them (``make experiments LESSONS=two_layers`` writes
+#: ``pe_helpers/data/seeds/two_layers.json``).
+SEED_EXPERIMENTS = {
+    "induction": _induction_experiment,
+    "induction_methods": _induction_methods_experiment,
+    "passkey": _passkey_experiment,
+    "extension": _extension_experiment,
+}

@@ -1,0 +1,270 @@
+"""Lesson 13 · Two layers: the model's extra layers, the tasks, the scores and the checkers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pe_helpers.lessons import two_layers as tl
+from pe_helpers.lessons.two_layers.exercises import _cases, _slip_scores
+from pe_helpers.model import (
+    METHODS,
+    ModelConfig,
+    forward,
+    gradient_check,
+    init_params,
+    loss_and_grads,
+)
+from pe_helpers.rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from pe_helpers.tasks import copy_back, make_task, passkey, repeated, task_batch
+from pe_helpers.training import train
+
+# --- the model with more layers -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("residual", [False, True])
+def test_two_layer_gradients_match_central_differences(method, residual):
+    config = ModelConfig(
+        method,
+        vocab_size=5,
+        d_model=8,
+        n_heads=2,
+        max_len=6,
+        n_layers=2,
+        residual=residual,
+        num_buckets=4,
+        max_distance=4,
+    )
+    errors = gradient_check(config)
+    assert {"layer1.w_q", "layer1.w_k", "layer1.w_v", "layer1.w_o"} <= set(errors)
+    assert max(errors.values()) < 1e-6, errors
+
+
+def test_the_gradient_check_looks_at_attention_far_from_saturated():
+    """A saturated softmax has a vanishing gradient, which would pass any check."""
+    config = ModelConfig("rope_adjacent", vocab_size=5, d_model=8, n_heads=2, n_layers=2)
+    params = init_params(config)
+    _, weights = forward(params, config, copy_back(2, 5, 5).tokens, return_attention=True)
+    assert weights.shape == (2, 2, 2, 5, 5)
+    assert weights[:, :, :, 1:].max(axis=-1).min() < 0.99  # neither layer is one-hot
+
+
+def test_three_layers_and_a_shared_t5_table():
+    config = ModelConfig(
+        "t5_bias", vocab_size=4, d_model=4, n_heads=1, n_layers=3, num_buckets=4, max_distance=4
+    )
+    shapes = config.param_shapes()
+    assert "layer2.w_o" in shapes and sum(name.endswith("t5_bias") for name in shapes) == 1
+    assert max(gradient_check(config, length=4).values()) < 1e-6
+
+
+def test_one_layer_is_lesson_08s_model():
+    one = ModelConfig("rope_adjacent", vocab_size=6)
+    assert one.n_layers == 1
+    assert list(one.param_shapes()) == ["embed", "w_q", "w_k", "w_v", "w_o", "b_o"]
+    two = ModelConfig("rope_adjacent", vocab_size=6, n_layers=2)
+    assert two.param_shapes()["layer1.w_o"] == (2, 16, 32)  # heads write into the stream
+    assert two.param_shapes()["w_o"] == (2, 16, 6)  # the last layer reads the logits
+
+
+def test_a_zero_first_layer_leaves_the_last_layer_alone():
+    """With layer 1's output matrix at zero the residual stream is the embedding: the two-layer
+    model computes what the one-layer model with the same last layer does."""
+    one = ModelConfig("sinusoidal", vocab_size=6, d_model=8)
+    two = ModelConfig("sinusoidal", vocab_size=6, d_model=8, n_layers=2)
+    params = init_params(two, seed=3)
+    params["layer1.w_o"][:] = 0.0
+    tokens = np.arange(7) % 6
+    same = {name: value for name, value in params.items() if not name.startswith("layer")}
+    np.testing.assert_allclose(forward(params, two, tokens), forward(same, one, tokens))
+    batch = copy_back(2, 7, 6)
+    _, grads = loss_and_grads(params, two, batch)
+    assert np.abs(grads["layer1.w_q"]).max() == 0.0  # nothing flows back through a zero W_O
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        (0, ValueError, "n_layers must be >= 1, got 0"),
+        (9, ValueError, "n_layers must be at most 8"),
+        (2.0, TypeError, "n_layers must be an integer"),
+        (True, TypeError, "n_layers"),
+    ],
+)
+def test_n_layers_is_checked(value, error, match):
+    with pytest.raises(error, match=match):
+        ModelConfig("none", vocab_size=4, n_layers=value)
+
+
+def test_attention_of_a_layer_is_picked_and_checked():
+    model = train(
+        "repeated",
+        "rope_adjacent",
+        task_arg=3,
+        length=8,
+        vocab_size=6,
+        steps=2,
+        n_layers=2,
+        n_heads=1,
+    )
+    tokens = task_batch(model.task, 2, 8, 6).tokens
+    assert model.attention(tokens, layer=1).shape == (2, 1, 8, 8)
+    assert not np.allclose(model.attention(tokens, layer=1), model.attention(tokens))
+    np.testing.assert_array_equal(model.attention(tokens), model.attention(tokens, layer=2))
+    with pytest.raises(ValueError, match="layer must be at most 2"):
+        model.attention(tokens, layer=3)
+    with pytest.raises(TypeError, match="layer must be an integer"):
+        model.attention(tokens, layer="1")
+
+
+# --- the tasks ------------------------------------------------------------------------------------
+
+
+def test_repeated_sequences_repeat_distinct_segments():
+    batch = repeated(50, 24, 16, shortest=3, seed=2)
+    periods = batch.scored.argmax(axis=1)
+    assert periods.min() >= 3 and periods.max() <= 12 and len(set(periods.tolist())) > 3
+    for tokens, targets, m in zip(batch.tokens, batch.targets, periods, strict=True):
+        assert len(set(tokens[:m].tolist())) == m
+        np.testing.assert_array_equal(tokens[m:], tokens[:-m])
+        np.testing.assert_array_equal(targets[m:-1], tokens[m + 1 :])
+        assert (targets[:m] == -1).all()
+
+
+def test_passkey_sequences_hold_one_key_after_the_marker():
+    batch = passkey(64, 20, 16, seed=4)
+    for tokens, targets in zip(batch.tokens, batch.targets, strict=True):
+        markers = np.flatnonzero(tokens == 0)
+        assert markers.size == 2 and markers[-1] == 19
+        assert targets[-1] == tokens[markers[0] + 1] and (targets[:-1] == -1).all()
+    apart = passkey(64, 20, 16, key_ids=4, seed=4)
+    keys = apart.targets[:, -1]
+    assert keys.min() >= 1 and keys.max() <= 4
+    filler = apart.tokens[(apart.tokens != 0) & ~np.isin(apart.tokens, keys[:, None])]
+    assert filler.min() >= 5
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: repeated(2, 8, 3), ValueError, "vocab_size.* must be >= 4"),
+        (lambda: repeated(2, 8, 8, shortest=1), ValueError, "shortest.* must be >= 2"),
+        (lambda: repeated(2, 5, 8, shortest=3), ValueError, "length.* must be >= 6"),
+        (lambda: passkey(2, 2, 8), ValueError, "length.* must be >= 3"),
+        (lambda: passkey(2, 8, 5, key_ids=4), ValueError, "vocab_size.* must be >= 6"),
+        (lambda: passkey(2, 8, 5, key_ids=-1), ValueError, "key_ids.* must be >= 0"),
+        (lambda: make_task("repeated", 1), ValueError, "repeated.* must be >= 2, got 1"),
+    ],
+)
+def test_task_arguments_are_checked(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_the_order_blind_limit_of_the_old_tasks_refuses_the_new_ones():
+    from pe_helpers.tasks import order_blind_accuracy
+
+    with pytest.raises(ValueError, match="knows copy_back and token_at"):
+        order_blind_accuracy("passkey", 8, 8)
+
+
+# --- the scores and the limit ---------------------------------------------------------------------
+
+
+def test_scores_of_perfect_heads():
+    tokens = np.array([[4, 1, 7, 4, 1, 7, 4, 1]])
+    n = tokens.shape[1]
+    previous = np.zeros((1, 1, n, n))
+    previous[0, 0, 0, 0] = 1.0
+    previous[0, 0, np.arange(1, n), np.arange(n - 1)] = 1.0
+    assert tl.previous_token_score(previous, tokens).tolist() == [1.0]
+    targets = tl.induction_targets(tokens)[0]
+    induction = np.where(targets, 1.0, 0.0)
+    induction[~targets.any(axis=1), 0] = 1.0
+    induction /= induction.sum(axis=1, keepdims=True)
+    assert tl.induction_score(induction[None, None], tokens).tolist() == [1.0]
+    assert tl.induction_score(previous, tokens)[0] == 0.0
+    assert targets[3].tolist() == [False, True, False, False, False, False, False, False]
+
+
+def test_score_arguments_are_checked():
+    with pytest.raises(ValueError, match="must match"):
+        tl.previous_token_score(np.ones((1, 1, 3, 3)), np.zeros((1, 4), dtype=int))
+    with pytest.raises(TypeError, match="integer ids"):
+        tl.induction_score(np.ones((1, 1, 3, 3)), np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="nothing to find"):
+        tl.induction_score(np.ones((1, 1, 3, 3)) / 3, np.array([[0, 1, 2]]))
+
+
+def test_the_order_blind_limit_is_what_a_bag_reader_gets():
+    """Brute force: at each scored query, guess uniformly among the tokens seen least often."""
+    setup = tl.INDUCTION
+    batch = task_batch(make_task(*setup["task"]), 300, setup["length"], setup["vocab_size"], seed=0)
+    right = []
+    for tokens, targets, scored in zip(batch.tokens, batch.targets, batch.scored, strict=True):
+        for t in np.flatnonzero(scored):
+            counts = np.bincount(tokens[: t + 1], minlength=setup["vocab_size"])
+            fewest = np.flatnonzero(counts == counts[counts > 0].min())
+            right.append(float(targets[t] in fewest) / fewest.size)
+    assert tl.induction_order_blind_limit(n_samples=300) == pytest.approx(np.mean(right))
+
+
+def test_extension_frequencies_come_from_rope_frequencies():
+    inv, att = tl.extension_frequencies("PI", 32, 16)
+    np.testing.assert_allclose(inv, default_frequencies(1e4, 32) / 4)
+    inv, _ = tl.extension_frequencies("NTK-aware", 32, 16)
+    np.testing.assert_allclose(inv, default_frequencies(ntk_aware_base(1e4, 32, 4.0), 32))
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16}
+    want = rope_frequencies(yarn, 32)
+    got = tl.extension_frequencies("YaRN", 32, 16)
+    np.testing.assert_allclose(got[0], want[0])
+    assert got[1] == want[1] > 1
+    with pytest.raises(ValueError, match="extension"):
+        tl.extension_frequencies("LongRoPE", 32, 16)
+
+
+def test_stretch_and_fine_tune_refuse_other_models():
+    model = train("passkey", "sinusoidal", length=8, steps=1, n_layers=2)
+    with pytest.raises(TypeError, match="rope_adjacent"):
+        tl.stretch(model, "PI")
+    with pytest.raises(TypeError, match="rope_adjacent"):
+        tl.fine_tune(model, "PI")
+    with pytest.raises(ValueError, match="method"):
+        tl.train_passkey("rope")
+
+
+# --- the checkers ---------------------------------------------------------------------------
+
+
+def test_induction_checker_right_and_every_slip():
+    assert tl.check_induction_score(tl.induction_score).status == "correct"
+    assert tl.check_induction_score(None).status == "todo"
+    weights, tokens = _cases()[0]
+    for index, (_, message) in enumerate(_slip_scores(weights, tokens)):
+
+        def slip(w, t, index=index):
+            return _slip_scores(w, t)[index][0]
+
+        feedback = tl.check_induction_score(slip)
+        assert feedback.status == "wrong" and feedback.message == message
+    other = tl.check_induction_score(lambda w, t: np.zeros(w.shape[1]))
+    assert other.status == "wrong" and "expected" in other.message
+
+
+def test_failure_length_checker():
+    from pe_helpers.seeds import load_results
+
+    want = tl.failure_length(load_results("two_layers"))
+    assert tl.check_failure_length(want).status == "correct"
+    assert tl.check_failure_length(None).status == "todo"
+    order = ["2L", "4L", "8L", "none"]
+    for other in order:
+        if other != want:
+            message = tl.check_failure_length(other).message
+            earlier = order.index(other) < order.index(want)
+            assert message.startswith("earlier" if earlier else "later")
+    if want != "none":
+        assert tl.check_failure_length(tl.SCALES[want]).status == "correct"
+    assert "must be" in tl.check_failure_length(3.5).message
+    assert "must be" in tl.check_failure_length("L").message

@@ -1,0 +1,200 @@
+"""Lesson 14 · Position from content: CoPE and the forget gate in the model, the task, PaTH's
+maths, the figure's inputs and the checkers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pe_helpers.lessons import position_from_content as pc
+from pe_helpers.model import ModelConfig, forward, gradient_check, init_params
+from pe_helpers.tasks import make_task, skip_back, task_batch
+from pe_helpers.training import train
+
+# --- the two methods in the model ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["cope", "forgetting"])
+@pytest.mark.parametrize("n_layers", [1, 2, 3])
+def test_content_gradients_match_central_differences(method, n_layers):
+    config = ModelConfig(
+        method, vocab_size=5, d_model=6, n_heads=2, n_layers=n_layers, cope_positions=3
+    )
+    errors = gradient_check(config, length=6)
+    assert max(errors.values()) < 1e-6, errors
+    extra = {"cope": "cope_pos", "forgetting": "w_forget"}[method]
+    assert extra in errors and (n_layers == 1 or f"layer1.{extra}" in errors)
+
+
+def test_cope_with_every_gate_open_counts_tokens():
+    """Gates of 1 make p_ij = i - j + 1: CoPE's term is then a relative table in tokens."""
+    model = train(
+        "skip_back",
+        "cope",
+        task_arg=1,
+        length=6,
+        vocab_size=4,
+        d_model=4,
+        n_heads=1,
+        cope_positions=16,
+        steps=1,
+    )
+    params = model.params
+    params["w_k"][:] = params["w_q"][:] = 50.0  # huge positive scores: every σ is 1
+    params["embed"][:] = np.abs(params["embed"]) + 1.0
+    positions = pc.cope_positions(model, [1, 2, 3, 1, 2])[0]
+    n = 5
+    want = np.where(
+        np.tril(np.ones((n, n), dtype=bool)), np.subtract.outer(np.arange(n), np.arange(n)) + 1, 0
+    )
+    np.testing.assert_allclose(positions, want, atol=1e-9)
+
+
+def test_forget_gate_of_one_is_no_position_at_all():
+    """f = 1 everywhere adds nothing: the forgetting model is then the NoPE model."""
+    config = ModelConfig("forgetting", vocab_size=5, d_model=4, n_heads=1)
+    nope = ModelConfig("none", vocab_size=5, d_model=4, n_heads=1)
+    params = init_params(config, seed=3)
+    params["b_forget"] = np.full(1, 60.0)  # σ(60) = 1 to machine precision
+    params["w_forget"] = np.zeros_like(params["w_forget"])
+    plain = {k: v for k, v in params.items() if k not in ("w_forget", "b_forget")}
+    tokens = [0, 1, 2, 3, 4, 1]
+    np.testing.assert_allclose(forward(params, config, tokens), forward(plain, nope, tokens))
+
+
+def test_content_methods_refuse_a_bidirectional_model_and_bad_tables():
+    for method in ("cope", "forgetting"):
+        with pytest.raises(ValueError, match="causal=True"):
+            ModelConfig(method, vocab_size=4, causal=False)
+    with pytest.raises(ValueError, match="cope_positions"):
+        ModelConfig("cope", vocab_size=4, cope_positions=1)
+    with pytest.raises(TypeError, match="cope_positions"):
+        ModelConfig("cope", vocab_size=4, cope_positions=2.5)
+    assert "cope_pos" not in ModelConfig("none", vocab_size=4).param_shapes()
+
+
+def test_lesson_08_and_13_models_keep_their_arrays():
+    config = ModelConfig("rope_adjacent", vocab_size=8, n_layers=2)
+    assert not any("cope" in name or "forget" in name for name in config.param_shapes())
+
+
+# --- the task -----------------------------------------------------------------------------------
+
+
+def test_skip_back_targets_are_the_kth_word_back():
+    batch = skip_back(20, 30, 7, back=2, seed=5)
+    for tokens, targets, scored in zip(*batch, strict=True):
+        for t in range(30):
+            words = tokens[: t + 1][tokens[: t + 1] != 0]
+            assert scored[t] == (words.size >= 2)
+            if scored[t]:
+                assert targets[t] == words[-2]
+    assert task_batch(make_task("skip_back", 3), 2, 8, 5).tokens.shape == (2, 8)
+    assert 0.4 < (batch.tokens == 0).mean() < 0.6
+
+
+def test_skip_back_checks_its_arguments():
+    with pytest.raises(ValueError, match="back"):
+        skip_back(1, 8, 5, back=0)
+    with pytest.raises(ValueError, match="vocab_size"):
+        skip_back(1, 8, 2)
+    with pytest.raises(TypeError, match="back"):
+        skip_back(1, 8, 5, back=1.5)
+
+
+# --- the lesson's maths ---------------------------------------------------------------------------
+
+
+def test_word_counts_and_the_map():
+    assert pc.word_counts([0, 4, 0, 2]).tolist() == [
+        [0, 0, 0, 0],
+        [1, 1, 0, 0],
+        [1, 1, 0, 0],
+        [2, 2, 1, 1],
+    ]
+    assert set(pc.SCORE_TERMS) >= {"CoPE", "forget gate (FoX)", "PaTH", "RoPE"}
+
+
+def test_path_with_one_rotation_is_rope_and_ignores_what_came_before():
+    rng = np.random.default_rng(1)
+    n, d = 6, 2
+    angle = 0.3
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    q, k = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+    scores = pc.path_scores(q, k, np.broadcast_to(turn, (n, d, d)))
+    for i in range(n):
+        for j in range(i + 1):
+            power = np.linalg.matrix_power(turn, i - j)
+            assert scores[i, j] == pytest.approx(k[j] @ power @ q[i])
+    assert np.isneginf(scores[0, 1])
+    w = rng.normal(size=(n, d))
+    h = np.stack([pc.path_transform(w[t], 1.3) for t in range(n)])
+    whole = pc.path_scores(q, k, h)
+    later = pc.path_scores(q[2:], k[2:], h[2:])
+    seen = np.tril(np.ones((n - 2, n - 2), dtype=bool))
+    np.testing.assert_allclose(whole[2:, 2:][seen], later[seen])
+
+
+def test_path_checks_its_arguments():
+    with pytest.raises(ValueError, match="q and k"):
+        pc.path_scores(np.ones((3, 2)), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="transforms"):
+        pc.path_scores(np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="beta"):
+        pc.path_transform([1.0, 0.0], "two")
+
+
+def test_lesson_functions_refuse_other_models():
+    model = train("skip_back", "none", task_arg=2, length=8, steps=1)
+    with pytest.raises(ValueError, match="cope"):
+        pc.cope_positions(model, [1, 0, 2])
+    with pytest.raises(ValueError, match="forgetting"):
+        pc.gate_summary(model)
+    with pytest.raises(ValueError, match="method"):
+        pc.train_skip_back("t5_bias")
+    with pytest.raises(TypeError, match="TrainedModel"):
+        pc.skip_back_accuracies("model")
+
+
+def test_the_figure_refuses_wrong_models():
+    with pytest.raises(ValueError, match="models"):
+        pc.ContentGates({"CoPE": None})
+
+
+# --- the checkers -------------------------------------------------------------------------------
+
+
+def test_checkers_accept_the_right_answers():
+    assert pc.check_cope_positions(pc.positions_from_gates).status == "correct"
+    assert pc.check_forget_bias(pc.forget_bias).status == "correct"
+    assert pc.check_cope_positions(lambda g: None).status == "todo"
+
+
+@pytest.mark.parametrize(
+    ("slip", "words"),
+    [
+        (lambda g: np.tril(np.cumsum(np.tril(g), axis=-1)), "from the first key"),
+        (lambda g: pc.positions_from_gates(g) - np.tril(g), "own gate"),
+        (lambda g: np.flip(np.cumsum(np.flip(g, -1), axis=-1), -1), "after the query"),
+    ],
+)
+def test_cope_checker_names_each_slip(slip, words):
+    feedback = pc.check_cope_positions(slip)
+    assert feedback.status == "wrong" and words in feedback.message
+
+
+def _c(f):
+    return np.cumsum(np.log(f))
+
+
+@pytest.mark.parametrize(
+    ("slip", "words"),
+    [
+        (lambda f: np.tril(_c(f)[:, None] - _c(f)[None, :] + np.log(f)[None, :]), "l = j + 1"),
+        (lambda f: np.tril(np.exp(_c(f)[:, None] - _c(f)[None, :])), "logarithm"),
+        (lambda f: np.tril(_c(f)[None, :] - _c(f)[:, None]), "sign"),
+    ],
+)
+def test_forget_checker_names_each_slip(slip, words):
+    feedback = pc.check_forget_bias(slip)
+    assert feedback.status == "wrong" and words in feedback.message
