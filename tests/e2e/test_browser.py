@@ -93,9 +93,12 @@ def _move(control, kind: str) -> str:
             handle.press("ArrowLeft" if at_max else "ArrowRight")
         return control.locator(".widget-readout").inner_text()
     if kind == "toggle":
-        choice = control.locator("button:not(.mod-active)").first
+        # Read the name before the click: the locator is re-evaluated, and once clicked the
+        # button is the active one (so "the first inactive" would then be another).
+        choice = control.locator("button:not(.mod-active)").first.element_handle()
+        name = choice.inner_text()
         choice.click()
-        return choice.inner_text()
+        return name
     select = control.locator("select")
     options = select.locator("option").all_inner_texts()
     other = next(o for o in options if o != select.input_value())
