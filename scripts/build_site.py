@@ -1,6 +1,6 @@
 """Build the whole course as a static website: ``make site``.
 
-Usage: python scripts/build_site.py [--out DIR]
+Usage: python scripts/build_site.py [--out DIR] [--jobs N] [--fresh]
 
 The committed notebooks are never re-executed: their stored outputs are the ones
 strict nbval tests. Sphinx (with myst-nb and sphinx-book-theme, configured in
@@ -13,37 +13,55 @@ in the repository, so relative links keep working, in which this script
   ``guide.md#github-form``) into a link to an explicit target placed before that
   heading, since Sphinx's own heading ids follow neither rule, and a link to a file
   that is not a page (README.md, say) into its text and the file's path;
-* puts a note after every cell that makes a live slider view: on the site there is
-  no kernel, so the sliders exist only in JupyterLab;
+* gives every live figure its controls without a kernel: the cell's stored view (its
+  ``pe_helpers`` metadata names the figure and its starting values) is replaced by HTML
+  sliders and buttons over an ``<img>``, and the figure's pictures over a grid of values
+  per control (:data:`SITE_GRIDS`, or :func:`plan_axes`'s rule) are drawn now, by the
+  figure's own view, and written into ``_static/live/``; ``site/static/live_figures.js``
+  swaps the picture as a control moves, fetching each one when first needed;
 * copies MathJax 3 from the ``django-static-mathjax`` package into the site, so
   the mathematics is typeset without the network.
 
+The pictures are drawn on every core (``--jobs``) and kept in ``build/site-work/frames``
+under a key of the code they depend on (the package's shared modules and the figure's own
+lesson home) and of the grid, so a build after an edit to the notebooks' text, the docs
+or another lesson draws that figure's pictures no more (``--fresh`` ignores what is kept).
 The site lands in ``build/site`` (``index.html`` opens the contents page).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
+import html
+import importlib
 import importlib.util
 import json
+import math
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "site"
 OUT = ROOT / "build" / "site"
 WORK = ROOT / "build" / "site-work"  # the prepared sources; site/conf.py reads its static/
+PACKAGE = ROOT / "pe_helpers"  # the live figures' code: the pictures' cache key reads it
 
 LINK = re.compile(r"(?<!!)(\[([^\]]*)\]\()([^)\s]+)(\))")  # links, not images
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 LIVE_VIEW = re.compile(r"\.view\(")
-IGNORE_OUTPUT = "NBVAL_IGNORE_OUTPUT"
+#: The mime type of a stored widget: a live view's output carries it beside its picture.
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 #: MathJax 3 files the site needs (from the django-static-mathjax package, which ships
 #: MathJax's own es5 build): TeX input with CommonHTML output in one file, the TeX
 #: extensions it loads on demand, its web fonts, and the menu's parts.
@@ -54,15 +72,110 @@ MATHJAX_PARTS = [
     "ui",
     "a11y",
 ]
-LIVE_NOTE = """\
-```{admonition} Interactive in JupyterLab
-:class: tip pe-live-note
 
-The cell above builds a figure with sliders. Sliders need a running Python kernel, so this
-page cannot move them: open the notebook in JupyterLab (`make lab`) and run it to move the
-sliders. The pictures on this page are the figures the notebook draws at fixed settings.
-```
-"""
+#: Most pictures :func:`plan_axes` gives one figure by its own rule (a figure listed in
+#: :data:`SITE_GRIDS` may have more: its grid is chosen by hand).
+FRAME_BUDGET = 60
+#: Most pictures any one figure may have on the site, whoever chose its grid.
+MAX_FRAMES = 400
+#: The pictures' format: lossless WebP, the same pixels as the view's PNG in 0.48 of its
+#: bytes (measured on the course's figures) for 14 ms of CPU a picture; method 0 costs 12 ms
+#: for 0.73, quality 50 25 ms for 0.40.
+FRAME_EXTENSION = "webp"
+FRAME_OPTIONS = {"lossless": True, "method": 1, "quality": 0}
+#: Changed whenever the way pictures are drawn or stored changes: old kept pictures then go.
+FRAME_VERSION = 1
+
+
+def _decades(low: float, high: float, mantissas: tuple[float, ...]) -> tuple[float, ...]:
+    """Every ``m · 10^e`` in ``[low, high]`` with ``m`` in ``mantissas``, and both ends."""
+    found = {float(low), float(high)}
+    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in mantissas:
+            value = float(f"{mantissa * 10.0**exponent:.6g}")
+            if low <= value <= high:
+                found.add(value)
+    return tuple(sorted(found))
+
+
+def _steps(low: float, high: float, step: float) -> tuple[float, ...]:
+    """``low, low + step, …`` up to ``high``, rounded to 10 decimals (no float drift)."""
+    count = round((high - low) / step)
+    return tuple(round(low + k * step, 10) for k in range(count + 1))
+
+
+#: The values the site shows, figure by figure (by class name), for the controls where the
+#: rule of :func:`plan_axes` would not pick what a learner wants to see; the other controls
+#: of a listed figure, and every figure not listed, follow the rule. Each figure's starting
+#: value (the notebook's) is always added. Every picture costs about 0.1-0.4 s of a core to
+#: draw (``make site`` draws them all on a fresh checkout), so the grids stay near 50-100
+#: pictures a figure. ``tests/test_site_build.py`` checks that every entry names a live
+#: figure and its controls, and that every value is one they accept.
+SITE_GRIDS: dict[str, dict[str, tuple]] = {
+    # Lesson 01: the fading of a^(n-t) is fast below 0.7 and slow near 1.
+    "RecurrenceWeights": {
+        "decay": (0.0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0),
+        "n_steps": (2, 5, 10, 20, 40, 60),
+    },
+    # Lesson 02: every even width up to 16, then by about half an octave.
+    "DimensionPanels": {
+        "d_model": (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256),
+    },
+    # Lesson 03: widths 16, 64, 256; bases and positions by decades.
+    "EncodingAndWavelengths": {
+        "d_model": (16, 64, 256),
+        "base": _decades(10.0, 1e6, (1.0,)),
+        "position": (1, 10, 100, 1000),
+    },
+    # Lesson 04: every pair k; shifts of half a radian at first, then wider apart.
+    "PairRotation": {
+        "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
+        "frequency_index": tuple(range(8)),
+    },
+    # Lesson 05: lengths 10, 50, 200; widths 16, 64, 128; bases by decades.
+    "PEOverview": {
+        "n_positions": (10, 50, 200),
+        "d_model": (16, 64, 128),
+        "base": _decades(10.0, 1e6, (1.0,)),
+    },
+    # Lesson 06: widths by powers of two, the blend t in steps of 0.1.
+    "AttentionBlend": {"d_model": (8, 16, 32, 64, 128), "t": _steps(0.0, 1.0, 0.1)},
+    # Lesson 07: the base 1-2-5 per decade; the offset changes nothing, so three offsets.
+    "RopeOffset": {"base": _decades(10.0, 1e6, (1.0, 2.0, 5.0)), "offset": (0, 1000, 10000)},
+    # Lesson 08: the training length (16), twice and four times it; queries inside it, just
+    # past it and far past it; every method.
+    "QueryAttention": {"length": (16, 32, 64), "query": (1, 8, 15, 20, 24, 31, 48, 63)},
+    # Lesson 09: every head count (by the rule); bucket counts and distances by octaves.
+    "T5BucketMap": {"num_buckets": (4, 8, 16, 32, 64), "max_distance": (40, 64, 128, 256, 512)},
+    # Lesson 10: every model with s = 1, 8, 32; then, one at a time, the original length
+    # (1,024 or 8,192) and YaRN's two bounds.
+    "PairScaling": {
+        "factor": (1, 8, 32),
+        "log2_length": (10, 13),
+        "beta_fast": (8, 32),
+        "beta_slow": (1.0, 4.0),
+    },
+    # Lesson 11: positions 1-2-5 per decade, every dtype.
+    "AngleErrorPerPair": {"position": _decades(1.0, 1e6, (1.0, 2.0, 5.0))},
+    # Lesson 12: the query at a corner, near the middle and at the far side of the default
+    # 12 x 16 grid; then, one at a time, the grid's rows and columns and the temporal pairs.
+    "MropeScoreMap": {
+        "grid_h": (6, 12, 24),
+        "grid_w": (8, 16, 24),
+        "t_pairs": (0, 16, 32),
+        "row": (0, 5, 11),
+        "col": (0, 8, 15),
+    },
+}
+
+#: Figures whose listed controls move one at a time on the site: while one of them is off
+#: the notebook's starting value, the others are at theirs (moving one puts the others
+#: back), and the figure's other controls combine freely with each. It keeps a figure of
+#: five controls to a few dozen pictures without leaving any control with fewer values.
+SITE_ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
+    "PairScaling": ("log2_length", "beta_fast", "beta_slow"),
+    "MropeScoreMap": ("grid_h", "grid_w", "t_pairs"),
+}
 
 
 def jupyterlab_anchor(heading: str) -> str:
@@ -85,29 +198,6 @@ def github_anchor(heading: str) -> str:
     'lesson-03--choosing-the-frequencies'
     """
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def is_live_view(cell: dict) -> bool:
-    """True for a code cell that makes a slider view and stores no output.
-
-    Such cells call ``.view(...)`` and carry ``# NBVAL_IGNORE_OUTPUT``: their output
-    is a widget, which needs a kernel and is never committed.
-
-    Examples
-    --------
-    >>> is_live_view({"cell_type": "code", "outputs": [],
-    ...               "source": "# NBVAL_IGNORE_OUTPUT\\nPairRotation().view()"})
-    True
-    >>> is_live_view({"cell_type": "code", "outputs": [], "source": "x.view()"})
-    False
-    """
-    source = _text(cell["source"])
-    return (
-        cell["cell_type"] == "code"
-        and IGNORE_OUTPUT in source
-        and bool(LIVE_VIEW.search(source))
-        and not cell.get("outputs")
-    )
 
 
 def _text(source: str | list[str]) -> str:
@@ -270,23 +360,793 @@ def rewrite_links(pages: dict[Path, Document], src: Path) -> int:
     return rewritten
 
 
-def add_live_notes(pages: dict[Path, Document]) -> int:
-    """Insert a markdown note after every live-view cell; return how many were added."""
-    added = 0
-    for page in pages.values():
+def live_output(cell: dict) -> dict | None:
+    """The stored output of a live view's cell, or None for any other cell.
+
+    A live view's cell calls ``.view(`` and stores one output holding the widget, its first
+    picture (``image/png``) and, in its metadata, ``{"pe_helpers": {"figure": ..., "values":
+    ...}}``: the figure's module and class, and the controls' starting values.
+
+    Examples
+    --------
+    >>> output = {"output_type": "display_data", "data": {WIDGET_MIME: {}, "image/png": ""},
+    ...           "metadata": {"pe_helpers": {"figure": "m.Demo", "values": {}}}}
+    >>> cell = {"cell_type": "code", "source": "Demo().view()", "outputs": [output]}
+    >>> live_output(cell)["metadata"]
+    {'pe_helpers': {'figure': 'm.Demo', 'values': {}}}
+    >>> live_output({"cell_type": "code", "source": "Demo().view()", "outputs": []}) is None
+    True
+    """
+    if cell["cell_type"] != "code" or not LIVE_VIEW.search(_text(cell["source"])):
+        return None
+    for output in cell.get("outputs", []):
+        if output.get("output_type") not in ("display_data", "execute_result"):
+            continue
+        data, about = output.get("data", {}), output.get("metadata", {}).get("pe_helpers")
+        if WIDGET_MIME in data and "image/png" in data and isinstance(about, dict):
+            if isinstance(about.get("figure"), str) and isinstance(about.get("values"), dict):
+                return output
+    return None
+
+
+def is_live_view(cell: dict) -> bool:
+    """True for a code cell that makes a slider view and stores its output (:func:`live_output`).
+
+    Examples
+    --------
+    >>> is_live_view({"cell_type": "code", "outputs": [], "source": "PairRotation().view()"})
+    False
+    """
+    return live_output(cell) is not None
+
+
+class Axis(NamedTuple):
+    """One control of a live figure as the site shows it: the values it steps through.
+
+    Attributes
+    ----------
+    name, label, kind : str
+        The control's keyword, its label in the notebook and its kind (``Control.kind``).
+    values : tuple
+        The values the site has pictures for, in the control's order.
+    start : int
+        Index in ``values`` of the notebook's starting value.
+    full : int
+        How many values the notebook's control has: its options, or its slider's steps.
+    alone : bool
+        True for a control that moves one at a time with the figure's other such controls
+        (:data:`SITE_ONE_AT_A_TIME`): while it is off its starting value, they are at theirs.
+    """
+
+    name: str
+    label: str
+    kind: str
+    values: tuple
+    start: int
+    full: int
+    alone: bool = False
+
+    @property
+    def readouts(self) -> list[str]:
+        """Each value as the site's control shows it."""
+        return [readout(self.kind, value) for value in self.values]
+
+    @property
+    def every(self) -> bool:
+        """True when the site has every value of the notebook's control."""
+        return len(self.values) >= self.full
+
+
+def readout(kind: str, value: object) -> str:
+    """A control's value as text: a name, an integer, or a number without trailing zeros.
+
+    Examples
+    --------
+    >>> readout("log", 1e6), readout("float", 0.25), readout("even", 64), readout("choice", "x")
+    ('1,000,000', '0.25', '64', 'x')
+    """
+    if kind == "choice":
+        return str(value)
+    if kind in ("int", "even"):
+        return f"{int(value):,d}"
+    if kind == "log" and value >= 1 and float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:.6g}"
+
+
+def slider_count(control) -> int:
+    """How many values a control offers in JupyterLab: its options, or its slider's steps."""
+    if control.kind == "choice":
+        return len(control.options)
+    if control.kind == "log":
+        span = math.log10(control.maximum) - math.log10(control.minimum)
+        return round(span / control.step) + 1
+    return round((control.maximum - control.minimum) / control.step) + 1
+
+
+def value_levels(control, start: object) -> list[tuple]:
+    """The grids of the rule for one control, coarse to fine; each holds both ends and ``start``.
+
+    A choice has one: all its names. A log slider's go by decades, then 1-2-5 per decade,
+    then 1-1.5-2-3-…-9 per decade, then its own steps. A model width (``"even"``) starts with
+    the powers of two. Then every slider goes by round multiples of its step (…, 20, 10, 5,
+    2, 1 steps apart, from the widest spacing that leaves three multiples), down to every
+    step. A grid no larger than the one before it is skipped.
+
+    Examples
+    --------
+    >>> from pe_helpers.live import even_control, int_control
+    >>> [len(level) for level in value_levels(int_control("n", 20, 2, 60), 20)]
+    [4, 7, 13, 30, 59]
+    >>> value_levels(int_control("n", 20, 2, 60), 20)[1]
+    (2, 10, 20, 30, 40, 50, 60)
+    >>> value_levels(even_control("d", 64, 8, 128), 64)[0]
+    (8, 16, 32, 64, 128)
+    """
+    if control.kind == "choice":
+        return [tuple(control.options)]
+    low, high = control.minimum, control.maximum
+    ends = {low, high, start}
+    levels: list[set] = []
+    if control.kind == "log":
+        for mantissas in (
+            (1.0,),
+            (1.0, 2.0, 5.0),
+            (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0),
+        ):
+            levels.append(ends | set(_decades(low, high, mantissas)))
+        exponents = _steps(math.log10(low), math.log10(high), control.step)
+        levels.append(ends | {float(f"{10.0**e:.6g}") for e in exponents})
+    else:
+        every = _steps(low, high, control.step)
+        if control.kind == "even":
+            levels.append(ends | {2**k for k in range(1, 31) if low <= 2**k <= high})
+        multiples = sorted(
+            {f * 10**e for e in range(7) for f in (1, 2, 5) if f * 10**e < len(every)},
+            reverse=True,
+        )
+        for multiple in multiples:
+            on_grid = {v for v in every if _is_multiple(v, multiple * control.step)}
+            if len(on_grid) >= 3:  # coarser spacings leave too few values to be a grid
+                levels.append(ends | on_grid)
+        levels.append(ends | set(every))
+    cast = int if control.kind in ("int", "even") else float
+    grids = []
+    for level in levels:  # coarse to fine: each grid kept holds more values than the last
+        grid = tuple(sorted({cast(v) for v in level}))
+        if not grids or len(grid) > len(grids[-1]):
+            grids.append(grid)
+    return grids
+
+
+def grid_size(counts: Sequence[int], alone: Sequence[bool]) -> int:
+    """How many pictures a figure needs: every combination of the controls that move together,
+    times one for the starting values plus one per other value of each control that moves
+    alone.
+
+    Examples
+    --------
+    >>> grid_size([5, 3, 2, 2], [False, False, True, True])  # 15 x (1 + 1 + 1)
+    45
+    """
+    together = math.prod(n for n, one in zip(counts, alone, strict=True) if not one)
+    return together * (1 + sum(n - 1 for n, one in zip(counts, alone, strict=True) if one))
+
+
+def _is_multiple(value: float, spacing: float) -> bool:
+    ratio = value / spacing
+    return abs(ratio - round(ratio)) < 1e-9
+
+
+def plan_axes(figure_class: type, start: Mapping[str, object], budget: int = FRAME_BUDGET):
+    """The values the site shows for each control of a live figure: a list of :class:`Axis`.
+
+    The site has a picture for every combination of these values (the controls listed in
+    :data:`SITE_ONE_AT_A_TIME` excepted: those move one at a time, see :func:`grid_size`).
+    A control of a figure listed in :data:`SITE_GRIDS` gets the values listed there; every
+    other control starts
+    at its coarsest grid of :func:`value_levels` and is refined, the one with the smallest
+    share of its slider's values first, while the number of pictures stays within
+    ``budget``. The notebook's starting value is always one of the values.
+
+    Parameters
+    ----------
+    figure_class : type
+        A :class:`pe_helpers.live.LiveFigure` subclass.
+    start : mapping
+        The starting value of every control (the notebook's), by name.
+    budget : int, default FRAME_BUDGET
+        Most pictures the rule may give the figure.
+
+    Returns
+    -------
+    list of Axis
+        One per control, in the figure's order.
+
+    Examples
+    --------
+    >>> from pe_helpers.live import LiveFigure, choice_control, float_control
+    >>> class Demo(LiveFigure):
+    ...     controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05),
+    ...                 "how": choice_control("how", ("x", "y"), "x")}
+    >>> [(axis.name, len(axis.values)) for axis in plan_axes(Demo, {"a": 0.5, "how": "x"}, 30)]
+    [('a', 11), ('how', 2)]
+    """
+    controls = figure_class.controls
+    chosen = SITE_GRIDS.get(figure_class.__name__, {})
+    alone = set(SITE_ONE_AT_A_TIME.get(figure_class.__name__, ()))
+    for table, names in (("SITE_GRIDS", chosen), ("SITE_ONE_AT_A_TIME", alone)):
+        unknown = sorted(set(names) - set(controls))
+        if unknown:
+            raise ValueError(f"{table}[{figure_class.__name__!r}] names no control {unknown}")
+    if len(alone) == 1:
+        raise ValueError(f"SITE_ONE_AT_A_TIME[{figure_class.__name__!r}] needs two or more")
+    levels = {}
+    for name, control in controls.items():
+        value = control.check(name, start[name])
+        if name in chosen:
+            grid = {control.check(name, v) for v in chosen[name]} | {value}
+            levels[name] = [tuple(v for v in _ordered(control, grid))]
+        else:
+            levels[name] = value_levels(control, value)
+    level = dict.fromkeys(controls, 0)
+
+    def frames(trial: dict) -> int:
+        counts = [len(levels[name][trial[name]]) for name in controls]
+        return grid_size(counts, [name in alone for name in controls])
+
+    while True:
+        finer = [
+            name
+            for name in controls
+            if level[name] + 1 < len(levels[name])
+            and frames({**level, name: level[name] + 1}) <= budget
+        ]
+        if not finer:
+            break
+        share = {n: len(levels[n][level[n]]) / slider_count(controls[n]) for n in finer}
+        level[min(finer, key=share.get)] += 1
+    axes = []
+    for name, control in controls.items():
+        values = levels[name][level[name]]
+        axes.append(
+            Axis(
+                name,
+                control.label,
+                control.kind,
+                values,
+                values.index(control.check(name, start[name])),
+                slider_count(control),
+                name in alone,
+            )
+        )
+    if frames(level) > MAX_FRAMES:
+        raise ValueError(
+            f"{figure_class.__name__} would have {frames(level)} "
+            f"pictures on the site, more than MAX_FRAMES = {MAX_FRAMES}: list fewer values "
+            f"in SITE_GRIDS"
+        )
+    return axes
+
+
+def _ordered(control, values: set) -> list:
+    """Values in the control's own order: its options' for a choice, ascending otherwise."""
+    if control.kind == "choice":
+        return [o for o in control.options if o in values]
+    return sorted(values)
+
+
+def snake(shape: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every index of a grid of ``shape``, each one step from the last along one axis.
+
+    The last axis runs forward, then back, while the axis before it takes one step, and so
+    on: a view walking the grid this way changes one control by one value at a time.
+
+    Examples
+    --------
+    >>> list(snake((2, 3)))
+    [(0, 0), (0, 1), (0, 2), (1, 2), (1, 1), (1, 0)]
+    """
+    if not shape:
+        yield ()
+        return
+    *head, last = shape
+    forward = True
+    for prefix in snake(head):
+        for j in range(last) if forward else range(last - 1, -1, -1):
+            yield (*prefix, j)
+        forward = not forward
+
+
+class LiveCell(NamedTuple):
+    """One live figure of a page, as the site shows it.
+
+    Attributes
+    ----------
+    page : str
+        The notebook's stem, for example ``"07_rope"``.
+    number : int
+        The figure's place among the page's live figures, from 1.
+    figure : str
+        ``module.QualName`` of the figure's class, from the output's metadata.
+    start : dict
+        The notebook's starting value of every control, by name.
+    summary : str
+        The output's ``text/plain`` line (the picture's alternative text).
+    picture : bytes
+        The notebook's stored ``image/png``: the figure at ``start``.
+    axes : list of Axis
+        The values the site shows for each control.
+    """
+
+    page: str
+    number: int
+    figure: str
+    start: dict
+    summary: str
+    picture: bytes
+    axes: tuple[Axis, ...]
+
+    @property
+    def folder(self) -> str:
+        """The figure's folder under ``_static/live/``."""
+        return f"{self.page}-{self.number}"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(axis.values) for axis in self.axes)
+
+    @property
+    def frames(self) -> int:
+        """How many pictures the site has for this figure (:func:`grid_size`)."""
+        return grid_size(self.shape, [axis.alone for axis in self.axes])
+
+    @property
+    def start_index(self) -> tuple[int, ...]:
+        return tuple(axis.start for axis in self.axes)
+
+    def key(self, sources: str) -> str:
+        """What the pictures depend on, hashed: ``sources`` (:func:`source_digest`), the
+        figure, its starting values and its grid."""
+        grid = [(axis.name, list(axis.values), axis.alone) for axis in self.axes]
+        about = json.dumps([FRAME_VERSION, FRAME_OPTIONS, self.figure, self.start, grid])
+        return hashlib.sha256(f"{sources}\n{about}".encode()).hexdigest()[:20]
+
+
+def frame_name(index: Sequence[int]) -> str:
+    """The file of the picture at grid ``index`` (one index per control).
+
+    Examples
+    --------
+    >>> frame_name((3, 0, 12))
+    '3-0-12.webp'
+    """
+    return "-".join(map(str, index)) + "." + FRAME_EXTENSION
+
+
+def figure_class(path: str) -> type:
+    """The live figure class named ``module.QualName`` (from a live view's metadata)."""
+    from pe_helpers.live import LiveFigure
+
+    module_name, _, name = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError):
+        found = None
+    if not (isinstance(found, type) and issubclass(found, LiveFigure)):
+        raise ValueError(f"the stored view names {path!r}, which is no live figure")
+    return found
+
+
+def live_cells(pages: dict[Path, Document]) -> list[tuple[Document, dict, LiveCell]]:
+    """Every live view of the course's pages, with its page and cell, in page order."""
+    found = []
+    for page in sorted(pages.values(), key=lambda p: p.path):
         if page.notebook is None:
             continue
-        cells = []
+        number = 0
         for cell in page.notebook["cells"]:
-            cells.append(cell)
-            if is_live_view(cell):
-                added += 1
-                note_id = f"site-live-note-{added}"
-                cells.append(
-                    {"cell_type": "markdown", "id": note_id, "metadata": {}, "source": LIVE_NOTE}
+            output = live_output(cell)
+            if output is None:
+                continue
+            number += 1
+            about = output["metadata"]["pe_helpers"]
+            cls = figure_class(about["figure"])
+            unknown = sorted(set(about["values"]) - set(cls.controls))
+            if unknown:
+                raise ValueError(f"{page.path.name}: {cls.__name__} has no control {unknown}")
+            start = {
+                name: control.check(name, about["values"].get(name, control.default))
+                for name, control in cls.controls.items()
+            }
+            summary = _text(output["data"].get("text/plain", about["figure"])).strip()
+            picture = base64.b64decode(_text(output["data"]["image/png"]))
+            axes = tuple(plan_axes(cls, start))
+            live = LiveCell(page.path.stem, number, about["figure"], start, summary, picture, axes)
+            found.append((page, cell, live))
+    return found
+
+
+def source_digest(figure: str, folder: Path = PACKAGE) -> str:
+    """A hash of what a live figure's pictures depend on.
+
+    That is the package's shared code and data (everything outside ``lessons/``, and
+    ``lessons/__init__.py``), the figure's own lesson home (``lessons/<slug>.py`` or
+    ``lessons/<slug>/``: a home imports no other lesson's) and the versions of the libraries
+    that draw and store the pictures. A figure that lives elsewhere gets the whole package.
+    """
+    import matplotlib
+    import numpy
+    import PIL
+
+    def files(where: Path) -> list[Path]:
+        return sorted(p for p in where.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+    lessons = folder / "lessons"
+    chosen = [p for p in files(folder) if lessons not in p.parents] + [lessons / "__init__.py"]
+    parts = figure.split(".")
+    home = lessons / parts[2] if parts[:2] == [folder.name, "lessons"] and len(parts) > 3 else None
+    if home is not None and home.is_dir():
+        chosen += files(home)
+    elif home is not None and home.with_suffix(".py").is_file():
+        chosen.append(home.with_suffix(".py"))
+    else:
+        chosen = files(folder)
+    digest = hashlib.sha256()
+    for path in chosen:
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    for library in (matplotlib, numpy, PIL):
+        digest.update(f"{library.__name__} {library.__version__}".encode())
+    return digest.hexdigest()
+
+
+def walk(cell: LiveCell) -> list[tuple[int, ...]]:
+    """Every index of ``cell``'s grid, in the order a view draws them (:func:`snake`).
+
+    The controls that move together are walked as one grid, the one with the most values
+    varying fastest (most steps then move it alone); the grid is walked once with the
+    controls that move alone at their starting values, then once more per other value of
+    each of them, forth and back.
+
+    Examples
+    --------
+    >>> axes = (Axis("a", "a", "int", (0, 1, 2), 0, 3), Axis("b", "b", "int", (0, 1), 0, 2))
+    >>> walk(LiveCell("01_demo", 1, "m.Demo", {}, "", b"", axes))
+    [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
+    >>> alone = (axes[0], *(Axis(n, n, "int", (0, 1), 0, 2, True) for n in "bc"))
+    >>> walk(LiveCell("01_demo", 1, "m.Demo", {}, "", b"", alone))[2:7]
+    [(2, 0, 0), (2, 1, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1)]
+    """
+    together = sorted(
+        (i for i, axis in enumerate(cell.axes) if not axis.alone), key=lambda i: cell.shape[i]
+    )
+    settings = [cell.start_index]  # the controls that move alone: all at their start, or one off
+    for i, axis in enumerate(cell.axes):
+        if axis.alone:
+            settings += [
+                tuple(j if k == i else s for k, s in enumerate(cell.start_index))
+                for j in range(len(axis.values))
+                if j != axis.start
+            ]
+    grid = list(snake([cell.shape[i] for i in together]))
+    path = []
+    for n, setting in enumerate(settings):
+        for walked in grid if n % 2 == 0 else reversed(grid):
+            index = list(setting)
+            for i, j in zip(together, walked, strict=True):
+                index[i] = j
+            path.append(tuple(index))
+    return path
+
+
+def render_frames(cell: LiveCell, indices: Sequence[tuple[int, ...]], folder: Path) -> dict:
+    """Draw the pictures of ``cell`` at grid ``indices`` with its own view, into ``folder``.
+
+    The figure is built with no arguments and viewed at the notebook's starting values.
+    When ``indices`` holds the starting index, the view's first picture is written for it;
+    then the view's controls are set to each index in turn (one control changes per step
+    along :func:`walk`) and each ``view.image.value``, a PNG, is written losslessly as WebP.
+    Returns ``{"frames", "seconds", "width", "height"}``.
+    """
+    import io
+
+    from PIL import Image
+
+    began = time.perf_counter()
+    folder.mkdir(parents=True, exist_ok=True)
+    view = figure_class(cell.figure)().view(**cell.start)
+    written = 0
+
+    def write(index: tuple[int, ...], png: bytes) -> tuple[int, int]:
+        nonlocal written
+        with Image.open(io.BytesIO(png)) as image:
+            image.save(folder / frame_name(index), FRAME_EXTENSION.upper(), **FRAME_OPTIONS)
+            written += 1
+            return image.size
+
+    width, height = _picture_size(view.image.value)
+    if cell.start_index in indices:
+        write(cell.start_index, view.image.value)
+    for index in indices:
+        if index == cell.start_index:
+            continue
+        for axis, i in zip(cell.axes, index, strict=True):
+            if view.controls[axis.name].value != axis.values[i]:
+                view.controls[axis.name].value = axis.values[i]
+        write(index, view.image.value)
+    view.close()
+    seconds = time.perf_counter() - began
+    return {"frames": written, "seconds": seconds, "width": width, "height": height}
+
+
+#: Most pictures one process draws in one go: a figure's walk is cut into pieces this long,
+#: so two processes share even the largest figure.
+CHUNK_FRAMES = 40
+
+
+def draw_live_figures(
+    cells: list[LiveCell], frames: Path, jobs: int | None = None, fresh: bool = False
+) -> dict[str, dict]:
+    """Draw (or reuse) every figure's pictures under ``frames``; return stats by folder.
+
+    A figure's pictures live in ``frames/<folder>-<key>`` (:meth:`LiveCell.key`); one
+    already there (same sources, figure and grid) is reused unless ``fresh``, and
+    any other folder there is removed. Each figure's :func:`walk` is cut into pieces of
+    :data:`CHUNK_FRAMES` pictures, drawn ``jobs`` at a time (default: one per core) by
+    processes of their own, the largest figures first. Stats per figure: ``frames``,
+    ``bytes``, ``seconds`` (summed over its pieces), ``width``, ``height``, ``cache`` (its
+    folder) and ``drawn now``.
+    """
+    wanted = {
+        cell.folder: frames / f"{cell.folder}-{cell.key(source_digest(cell.figure))}"
+        for cell in cells
+    }
+    frames.mkdir(parents=True, exist_ok=True)
+    for old in frames.iterdir():  # pictures of another grid or of other sources
+        if old not in wanted.values() or fresh:
+            shutil.rmtree(old)
+    todo = sorted(
+        (c for c in cells if not (wanted[c.folder] / "stats.json").is_file()),
+        key=lambda c: c.frames,
+        reverse=True,
+    )
+    pieces = []
+    for cell in todo:
+        path = walk(cell)
+        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
+        for first in range(0, len(path), CHUNK_FRAMES):
+            pieces.append((cell, path[first : first + CHUNK_FRAMES], partial))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(pieces) or 1))
+    if jobs == 1:
+        results = [render_frames(*piece) for piece in pieces]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork: the workers start with the package imported, and need not import this script.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+            results = list(pool.map(render_frames, *zip(*pieces, strict=True)))
+    for cell in todo:
+        done = [r for (c, _, _), r in zip(pieces, results, strict=True) if c.folder == cell.folder]
+        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
+        stats = {
+            "frames": sum(r["frames"] for r in done),
+            "bytes": sum(p.stat().st_size for p in partial.iterdir()),
+            "seconds": round(sum(r["seconds"] for r in done), 2),
+            "width": done[0]["width"],
+            "height": done[0]["height"],
+        }
+        (partial / "stats.json").write_text(json.dumps(stats))
+        partial.rename(wanted[cell.folder])
+    stats = {}
+    for cell in cells:
+        stats[cell.folder] = json.loads((wanted[cell.folder] / "stats.json").read_text())
+        stats[cell.folder]["cache"] = wanted[cell.folder]
+        stats[cell.folder]["drawn now"] = any(cell.folder == c.folder for c in todo)
+    return stats
+
+
+def same_pixels(first: bytes, second: bytes) -> bool:
+    """True when two pictures (PNG, WebP, …) decode to the same RGB pixels."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(io.BytesIO(first)) as a, Image.open(io.BytesIO(second)) as b:
+        return a.size == b.size and np.array_equal(
+            np.asarray(a.convert("RGB")), np.asarray(b.convert("RGB"))
+        )
+
+
+def _picture_size(png: bytes) -> tuple[int, int]:
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size
+
+
+def _values_text(axis: Axis) -> str:
+    shown = axis.readouts
+    if axis.kind == "choice":
+        return f"all {len(shown)} ({', '.join(shown)})" if axis.every else ", ".join(shown)
+    if axis.every:
+        return f"every value from {shown[0]} to {shown[-1]}"
+    return ", ".join(shown)
+
+
+def live_caption(cell: LiveCell) -> str:
+    """The note under a figure: what the site covers, what it leaves out, what JupyterLab adds.
+
+    Examples
+    --------
+    >>> axes = (Axis("n", "heads", "int", (1, 2, 4), 2, 8),)
+    >>> caption = live_caption(LiveCell("09_demo", 1, "m.Demo", {"n": 4}, "", b"", axes))
+    >>> caption.startswith("This page has 3 pictures of the figure, drawn when the site")
+    True
+    >>> "combination of heads 1, 2, 4. The values in between are left out." in caption
+    True
+    """
+    together = [axis for axis in cell.axes if not axis.alone]
+    alone = [axis for axis in cell.axes if axis.alone]
+    text = (
+        f"This page has {cell.frames} pictures of the figure, drawn when the site was built by "
+        f"the figure's own code, one for "
+        + (
+            "each combination of "
+            + "; ".join(f"{axis.label} {_values_text(axis)}" for axis in together)
+            if together
+            else "the notebook's values"
+        )
+        + "."
+    )
+    if alone:
+        text += (
+            f" With {'each of those' if together else 'them'}, one at a time: "
+            + "; ".join(f"{axis.label} {_values_text(axis)}" for axis in alone)
+            + " (moving one of these puts the others back to the notebook's values)."
+        )
+    if all(axis.every for axis in cell.axes) and not alone:
+        text += " That is every value of every control."
+    else:
+        text += " The values in between are left out."
+    text += (
+        " In JupyterLab the sliders are continuous and combine freely: run the notebook there "
+        "(<code>make lab</code>) to see the figure at any value."
+    )
+    escaped = html.escape(text, quote=False)
+    return escaped.replace("&lt;code&gt;", "<code>").replace("&lt;/code&gt;", "</code>")
+
+
+def live_html(cell: LiveCell, frames_url: str, size: tuple[int, int]) -> str:
+    """The controls, the picture and the note that replace a live view's stored output.
+
+    ``frames_url`` is the figure's folder of pictures relative to the page. Numeric controls
+    are range inputs over the indices of the site's values (so they snap to the grid); a
+    choice is a row of toggle buttons, or a drop-down list past ``MAX_TOGGLE_OPTIONS``
+    names, as in the notebook. ``site/static/live_figures.js`` makes them move the picture.
+    """
+    from pe_helpers.live import MAX_TOGGLE_OPTIONS
+
+    prefix = f"pe-live-{cell.number}"
+    rows = []
+    for axis in cell.axes:
+        ident = f"{prefix}-{axis.name}"
+        label = html.escape(axis.label)
+        shown = [html.escape(text) for text in axis.readouts]
+        now = shown[axis.start]
+        if axis.kind != "choice":
+            last = len(axis.values) - 1
+            control = (
+                f'<label for="{ident}">{label}</label>'
+                f'<input type="range" id="{ident}" min="0" max="{last}" step="1" '
+                f'value="{axis.start}" aria-valuetext="{now}">'
+                f'<output id="{ident}-value" for="{ident}">{now}</output>'
+            )
+        elif len(axis.values) > MAX_TOGGLE_OPTIONS:
+            options = "".join(
+                f'<option value="{i}"{" selected" if i == axis.start else ""}>{text}</option>'
+                for i, text in enumerate(shown)
+            )
+            control = f'<label for="{ident}">{label}</label><select id="{ident}">{options}</select>'
+        else:
+            buttons = "".join(
+                f'<button type="button" data-index="{i}" '
+                f'aria-pressed="{"true" if i == axis.start else "false"}">{text}</button>'
+                for i, text in enumerate(shown)
+            )
+            control = (
+                f'<span class="pe-live-label" id="{ident}-label">{label}</span>'
+                f'<span class="pe-live-choice" role="group" id="{ident}" '
+                f'aria-labelledby="{ident}-label">{buttons}</span>'
+            )
+        kind = f"pe-live-control pe-live-{axis.kind}" + (" pe-live-alone" if axis.alone else "")
+        rows.append(f'<div class="{kind}" data-name="{axis.name}">{control}</div>')
+    config = {
+        "figure": cell.figure.rpartition(".")[2],
+        "frames": frames_url,
+        "extension": FRAME_EXTENSION,
+        "start": list(cell.start_index),
+        "controls": [
+            {"name": a.name, "label": a.label, "readouts": a.readouts, "alone": a.alone}
+            for a in cell.axes
+        ],
+    }
+    # "</" never appears inside the script: labels are text, and "/" is escaped.
+    data = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
+    width, height = size
+    return (
+        f'<div class="pe-live" id="{prefix}" data-figure="{html.escape(cell.figure)}">'
+        f'<script type="application/json" class="pe-live-config">{data}</script>'
+        f'<div class="pe-live-controls">{"".join(rows)}</div>'
+        f'<img class="pe-live-picture" src="{frames_url}{frame_name(cell.start_index)}" '
+        f'width="{width}" height="{height}" alt="{html.escape(cell.summary)}">'
+        f'<p class="pe-live-note">{live_caption(cell)}</p>'
+        f"</div>"
+    )
+
+
+def add_live_figures(
+    pages: dict[Path, Document],
+    src: Path,
+    static: Path,
+    frames: Path,
+    render: bool = True,
+    jobs: int | None = None,
+    fresh: bool = False,
+) -> dict[str, object]:
+    """Replace every live view's stored output by the site's controls; draw their pictures.
+
+    ``src`` is the folder the pages were copied into. The pictures are drawn into (or kept
+    in) ``frames`` and copied to ``static/live/<folder>/``, which Sphinx copies to
+    ``_static/live/``. With ``render=False`` no picture is drawn: the pages are written
+    as they would be, for tests. A figure whose picture at the notebook's starting values
+    differs from the notebook's stored one gets a warning (and fails the browser suite's
+    check): its sliders would show another figure than the notebook's. The site builds
+    every figure with no arguments, so the notebook must too, or draw the same when it does.
+
+    Returns counts: ``live figures``, ``pictures``, ``picture bytes``, ``pictures drawn``
+    (the rest were kept from an earlier build) and ``not the notebook's picture`` (folders).
+    """
+    cells = live_cells(pages)
+    counts: dict[str, object] = {"live figures": len(cells), "pictures": 0}
+    stats, differ = {}, []
+    if render and cells:
+        stats = draw_live_figures([live for _, _, live in cells], frames, jobs, fresh)
+    for page, cell, live in cells:
+        counts["pictures"] += live.frames
+        if render:
+            made = stats[live.folder]
+            start = (made["cache"] / frame_name(live.start_index)).read_bytes()
+            if not same_pixels(start, live.picture):
+                name = live.figure.rpartition(".")[2]
+                differ.append(live.folder)
+                print(
+                    f"WARNING: {live.page}: the site's {name}() does not draw the notebook's "
+                    f"picture at {live.start}, so its sliders would show another figure: "
+                    f"build the figure with no arguments in the notebook (or give the class "
+                    f"defaults that draw the same), then make regen",
+                    file=sys.stderr,
                 )
-        page.notebook["cells"] = cells
-    return added
+            target = static / "live" / live.folder
+            shutil.copytree(made["cache"], target, ignore=shutil.ignore_patterns("*.json"))
+        depth = len(page.path.relative_to(src).parts) - 1
+        url = "../" * depth + f"_static/live/{live.folder}/"
+        cell["outputs"] = [
+            {
+                "output_type": "display_data",
+                "data": {"text/html": live_html(live, url, _picture_size(live.picture))},
+                "metadata": {},
+            }
+        ]
+    if render:
+        counts["picture bytes"] = sum(s["bytes"] for s in stats.values())
+        counts["pictures drawn"] = sum(s["frames"] for s in stats.values() if s["drawn now"])
+        counts["not the notebook's picture"] = differ
+    return counts
 
 
 def add_contents(work: Path, pages: dict[Path, Document]) -> None:
@@ -345,18 +1205,29 @@ def copy_mathjax(static: Path) -> Path:
     return target
 
 
-def prepare(work: Path) -> dict[str, int]:
-    """Lay out the site's sources in ``work``; return counts of what was changed."""
-    if work.exists():
-        shutil.rmtree(work)
+def prepare(
+    work: Path, render: bool = True, jobs: int | None = None, fresh: bool = False
+) -> dict[str, object]:
+    """Lay out the site's sources in ``work``; return counts of what was changed.
+
+    Everything in ``work`` is made anew except ``work/frames``, the live figures' pictures
+    kept from the last build (see :func:`draw_live_figures`). With ``render=False`` no
+    picture is drawn (the pages are written as they would be: for tests).
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    for old in work.iterdir():
+        if old.name != "frames":
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
     pages = copy_sources(work / "src")
     links = rewrite_links(pages, work / "src")
-    notes = add_live_notes(pages)
+    live = add_live_figures(
+        pages, work / "src", work / "static", work / "frames", render, jobs, fresh
+    )
     add_contents(work / "src", pages)
     for page in pages.values():
         page.write()
     copy_mathjax(work / "static")
-    return {"pages": len(pages) + 1, "links rewritten": links, "live notes": notes}
+    return {"pages": len(pages) + 1, "links rewritten": links, **live}
 
 
 REDIRECT = """\
@@ -375,14 +1246,16 @@ REDIRECT = """\
 """
 
 
-def build(out: Path = OUT) -> dict[str, int]:
+def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict[str, object]:
     """Prepare the sources in ``build/site-work``, run Sphinx into ``out``; return counts.
 
-    ``site/conf.py`` finds the copied MathJax in ``build/site-work/static``.
+    ``site/conf.py`` finds the copied MathJax and the live figures' pictures in
+    ``build/site-work/static``. ``jobs`` and ``fresh`` go to :func:`draw_live_figures`.
     """
     start = time.perf_counter()
     work = WORK
-    counts = prepare(work)
+    counts = prepare(work, jobs=jobs, fresh=fresh)
+    counts["seconds to prepare"] = round(time.perf_counter() - start, 1)
     if out.exists():
         shutil.rmtree(out)
     command = [
@@ -395,6 +1268,7 @@ def build(out: Path = OUT) -> dict[str, int]:
     # The site opens on the course's contents page, which lives at notebooks/00_index.html.
     (out / "index.html").write_text(REDIRECT, encoding="utf-8")
     counts["html files"] = len(list(out.rglob("*.html")))
+    counts["site bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     counts["seconds"] = round(time.perf_counter() - start, 1)
     return counts
 
@@ -402,8 +1276,14 @@ def build(out: Path = OUT) -> dict[str, int]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="where the HTML goes")
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="figures drawn at once (default: one per core)"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="draw every live figure again, keeping nothing"
+    )
     args = parser.parse_args(argv)
-    counts = build(args.out.resolve())
+    counts = build(args.out.resolve(), args.jobs, args.fresh)
     print(", ".join(f"{key}: {value}" for key, value in counts.items()))
     print(f"site: {args.out / 'index.html'}")
     return 0

@@ -2,9 +2,10 @@
 
 The sources Sphinx reads are a copy of ``notebooks/`` and ``docs/`` that
 ``scripts/build_site.py`` prepares in ``build/site-work/src``; this folder holds only
-the configuration and the site's own stylesheet. Nothing here reaches the network:
-notebooks are shown with their committed outputs (never executed), MathJax 3 is served
-from the site itself, and the theme's assets ship inside its Python package.
+the configuration, the site's own stylesheet and the script that moves the live figures.
+Nothing here reaches the network: notebooks are shown with their committed outputs (never
+executed; a live view's pictures are drawn by the build script), MathJax 3 is served from
+the site itself, and the theme's assets ship inside its Python package.
 """
 
 project = "Positional encoding, interactively"
@@ -37,9 +38,13 @@ html_favicon = "static/favicon.svg"
 
 html_theme = "sphinx_book_theme"
 html_title = project
-# static/ holds the stylesheet and icon; build/site-work/static the MathJax copied at build time.
+# static/ holds the stylesheet, the live figures' script and the icon; build/site-work/static
+# the MathJax and the live figures' pictures, copied there at build time.
 html_static_path = ["static", "../build/site-work/static"]
 html_css_files = ["course.css"]
+# The live figures' controls (scripts/build_site.py writes them, with their pictures in
+# _static/live/): a small script of the course's own, no library, no network.
+html_js_files = [("live_figures.js", {"defer": "defer"})]
 html_last_updated_fmt = None
 html_show_sourcelink = False
 html_copy_source = False

@@ -2,17 +2,28 @@
 
 Each test lays out a small course in a temporary folder (or reads the real one) and
 checks what the build script writes: heading links become explicit targets, folder
-links open their index page, slider views get their note, the contents order is the
-course's. The browser checks of the built site are in ``tests/e2e/test_site.py``.
+links open their index page, a live view becomes HTML controls over its pictures, drawn
+by the figure's own view (one small figure, AlibiHeads, is drawn for real), every live
+figure of the course gets a grid within budget, the contents order is the course's. The
+browser checks of the built site are in ``tests/e2e/test_site.py``.
 """
 
 from __future__ import annotations
 
+import base64
+import doctest
 import importlib.util
+import io
 import json
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
+
+from pe_helpers.lessons import live_figures
+from pe_helpers.lessons.position_methods import AlibiHeads
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,12 +39,40 @@ def _load_build_site():
 build_site = _load_build_site()
 
 
-def _notebook(*cells: tuple[str, str]) -> str:
+FIGURE = f"{AlibiHeads.__module__}.AlibiHeads"
+
+
+@pytest.fixture(scope="module")
+def alibi_picture() -> bytes:
+    """AlibiHeads' first picture at its defaults: what a notebook's live cell stores."""
+    view = AlibiHeads().view()
+    try:
+        return view.image.value
+    finally:
+        view.close()
+
+
+def _live_output(picture: bytes, values: dict, figure: str = FIGURE) -> dict:
+    """A live view's stored output, as a kernel writes it."""
+    return {
+        "output_type": "execute_result",
+        "execution_count": 1,
+        "data": {
+            build_site.WIDGET_MIME: {"version_major": 2, "version_minor": 0, "model_id": "0"},
+            "image/png": base64.b64encode(picture).decode(),
+            "text/plain": ["AlibiHeads with controls: heads = 8"],
+        },
+        "metadata": {"pe_helpers": {"figure": figure, "values": values}},
+    }
+
+
+def _notebook(*cells: tuple[str, str], outputs: dict[int, list] | None = None) -> str:
+    outputs = outputs or {}
     return json.dumps(
         {
             "cells": [
                 {"cell_type": kind, "id": str(i), "metadata": {}, "source": source}
-                | ({"outputs": [], "execution_count": None} if kind == "code" else {})
+                | ({"outputs": outputs.get(i, []), "execution_count": 1} if kind == "code" else {})
                 for i, (kind, source) in enumerate(cells)
             ],
             "metadata": {},
@@ -44,16 +83,17 @@ def _notebook(*cells: tuple[str, str]) -> str:
 
 
 @pytest.fixture
-def course(tmp_path):
-    """A two-page course: a lesson with a maths heading and a slider view, and a guide."""
+def course(tmp_path, alibi_picture):
+    """A two-page course: a lesson with a maths heading and a live view, and a guide."""
     (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
     (tmp_path / "docs").mkdir()
     (tmp_path / "notebooks" / "01_demo.ipynb").write_text(
         _notebook(
             ("markdown", "# Demo\n\nSee the [guide](../docs/guide.md#lesson-01--demo)."),
             ("markdown", "## Fading: what is left of $x_1$\n\nText."),
-            ("code", "# NBVAL_IGNORE_OUTPUT\nDemo().view()"),
+            ("code", "AlibiHeads().view()"),
             ("markdown", "Solutions are in [the folder](solutions/)."),
+            outputs={2: [_live_output(alibi_picture, {"n_heads": 8})]},
         )
     )
     (tmp_path / "docs" / "guide.md").write_text(
@@ -98,24 +138,204 @@ def test_a_link_to_a_missing_heading_stops_the_build(course):
         build_site.rewrite_links(pages, folder)
 
 
-def test_every_slider_view_gets_the_jupyterlab_note(course):
+def _lesson(folder: Path, pages: dict) -> build_site.Document:
+    return pages[(folder / "notebooks" / "01_demo.ipynb").resolve()]
+
+
+def _add_live(folder: Path, pages: dict, **options) -> dict:
+    return build_site.add_live_figures(
+        pages, folder, folder / "static", folder / "frames", **options
+    )
+
+
+def test_a_live_view_becomes_labelled_controls_over_its_picture(course):
     folder, pages = course
-    assert build_site.add_live_notes(pages) == 1
-    cells = pages[(folder / "notebooks" / "01_demo.ipynb").resolve()].notebook["cells"]
-    assert cells[2]["source"].endswith(".view()")
-    assert cells[3]["cell_type"] == "markdown"
-    assert "Interactive in JupyterLab" in cells[3]["source"]
-    assert "pe-live-note" in cells[3]["source"]
+    counts = _add_live(folder, pages, render=False)
+    assert counts == {"live figures": 1, "pictures": 8}
+    (output,) = _lesson(folder, pages).notebook["cells"][2]["outputs"]
+    assert output["output_type"] == "display_data" and list(output["data"]) == ["text/html"]
+    page = output["data"]["text/html"]
+    # heads 1..8, starting at 8: the slider's last index, and its picture's file
+    assert '<label for="pe-live-1-n_heads">heads</label>' in page
+    assert '<input type="range" id="pe-live-1-n_heads" min="0" max="7" step="1" value="7"' in page
+    assert 'src="../_static/live/01_demo-1/7.webp"' in page
+    assert 'alt="AlibiHeads with controls: heads = 8"' in page
+    assert "That is every value of every control." in page
+    assert "In JupyterLab the sliders are continuous" in page
+    config = page.split('class="pe-live-config">')[1].split("</script>")[0]
+    assert json.loads(config)["controls"] == [
+        {"name": "n_heads", "label": "heads", "readouts": list("12345678"), "alone": False}
+    ]
 
 
-def test_live_view_rule_needs_the_marker_the_call_and_no_output():
-    view = "# NBVAL_IGNORE_OUTPUT\nPairRotation().view(d_model=64)"
-    cell = {"cell_type": "code", "source": view, "outputs": []}
+def test_a_choice_is_buttons_up_to_four_names_and_a_list_past_them():
+    from pe_helpers.lessons.conventions_and_numerics import AngleErrorPerPair
+    from pe_helpers.lessons.long_context import PairScaling
+
+    for figure, name, widget in [
+        (AngleErrorPerPair, "dtype", 'role="group"'),
+        (PairScaling, "preset", "<select"),
+    ]:
+        start = {n: c.default for n, c in figure.controls.items()}
+        axes = tuple(build_site.plan_axes(figure, start))
+        cell = build_site.LiveCell("10_demo", 1, f"m.{figure.__name__}", start, "", b"", axes)
+        page = build_site.live_html(cell, "../_static/live/10_demo-1/", (10, 10))
+        row = page.split(f'data-name="{name}">')[1].split("</div>")[0]
+        assert widget in row and figure.controls[name].label in row
+        assert all(option in row for option in figure.controls[name].options)
+
+
+def test_the_live_view_rule_needs_the_call_the_widget_the_picture_and_the_metadata(
+    alibi_picture,
+):
+    output = _live_output(alibi_picture, {"n_heads": 8})
+    cell = {"cell_type": "code", "source": "AlibiHeads().view()", "outputs": [output]}
     assert build_site.is_live_view(cell)
-    assert not build_site.is_live_view({**cell, "source": "PairRotation().view()"})
-    assert not build_site.is_live_view({**cell, "source": "# NBVAL_IGNORE_OUTPUT\nx = 1"})
-    assert not build_site.is_live_view({**cell, "outputs": [{"output_type": "stream"}]})
+    assert not build_site.is_live_view({**cell, "source": "AlibiHeads().draw()"})
     assert not build_site.is_live_view({**cell, "cell_type": "markdown"})
+    assert not build_site.is_live_view({**cell, "outputs": []})
+    for leave_out in (build_site.WIDGET_MIME, "image/png"):
+        data = {k: v for k, v in output["data"].items() if k != leave_out}
+        assert not build_site.is_live_view({**cell, "outputs": [{**output, "data": data}]})
+    assert not build_site.is_live_view({**cell, "outputs": [{**output, "metadata": {}}]})
+
+
+def _pixels(picture: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(picture)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def test_the_pictures_are_the_figures_own_view_at_every_value(course, alibi_picture):
+    folder, pages = course
+    counts = _add_live(folder, pages, jobs=1)
+    assert counts["pictures"] == counts["pictures drawn"] == 8
+    assert counts["not the notebook's picture"] == []
+    frames = folder / "static" / "live" / "01_demo-1"
+    assert sorted(p.name for p in frames.iterdir()) == [f"{i}.webp" for i in range(8)]
+    # The picture at the start is the notebook's, pixel for pixel (lossless WebP)
+    assert np.array_equal(_pixels((frames / "7.webp").read_bytes()), _pixels(alibi_picture))
+    # Every other picture is what the notebook's view shows at that value
+    view = AlibiHeads().view()
+    try:
+        for heads in (1, 3, 8):
+            view.controls["n_heads"].value = heads
+            shown = _pixels((frames / f"{heads - 1}.webp").read_bytes())
+            assert np.array_equal(shown, _pixels(view.image.value))
+    finally:
+        view.close()
+    pictures = {(frames / f"{i}.webp").read_bytes() for i in range(8)}
+    assert len(pictures) == 8
+
+
+def test_pictures_are_kept_between_builds_and_drawn_again_when_asked(course):
+    folder, pages = course
+    assert _add_live(folder, pages, jobs=1)["pictures drawn"] == 8
+    kept = list((folder / "frames").iterdir())
+    _, pages = _fresh_pages(folder)
+    assert _add_live(folder, pages, jobs=1)["pictures drawn"] == 0
+    assert list((folder / "frames").iterdir()) == kept
+    _, pages = _fresh_pages(folder)
+    assert _add_live(folder, pages, jobs=1, fresh=True)["pictures drawn"] == 8
+
+
+def _fresh_pages(folder: Path) -> tuple[Path, dict]:
+    """The fixture's pages read again (the build rewrites them in place)."""
+    import shutil
+
+    for part in ("static",):
+        shutil.rmtree(folder / part, ignore_errors=True)
+    path = folder / "notebooks" / "01_demo.ipynb"
+    return folder, {path.resolve(): build_site.Document(path)}
+
+
+def test_a_figure_that_is_not_the_notebooks_is_reported(course, alibi_picture, capsys):
+    folder, pages = course
+    lesson = _lesson(folder, pages)
+    view = AlibiHeads().view(n_heads=3)
+    other = view.image.value
+    view.close()
+    lesson.notebook["cells"][2]["outputs"] = [_live_output(other, {"n_heads": 8})]
+    counts = _add_live(folder, pages, jobs=1)
+    assert counts["not the notebook's picture"] == ["01_demo-1"]
+    assert "does not draw the notebook's picture" in capsys.readouterr().err
+
+
+def test_a_stored_view_of_no_live_figure_stops_the_build(course, alibi_picture):
+    folder, pages = course
+    cell = _lesson(folder, pages).notebook["cells"][2]
+    cell["outputs"] = [_live_output(alibi_picture, {}, figure="pe_helpers.live.snapshot")]
+    with pytest.raises(ValueError, match="no live figure"):
+        _add_live(folder, pages, render=False)
+
+
+def _defaults(figure: type) -> dict:
+    return {name: control.default for name, control in figure.controls.items()}
+
+
+@pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
+def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(figure):
+    axes = build_site.plan_axes(figure, _defaults(figure))
+    assert [axis.name for axis in axes] == list(figure.controls)
+    for axis in axes:
+        control = figure.controls[axis.name]
+        assert axis.label == control.label
+        assert len(axis.values) >= 2, f"{axis.name}: a control the reader cannot move"
+        assert axis.values[axis.start] == control.default
+        assert [control.check(axis.name, v) for v in axis.values] == list(axis.values)
+        if control.kind != "choice":
+            assert list(axis.values) == sorted(set(axis.values))
+    count = build_site.grid_size([len(a.values) for a in axes], [a.alone for a in axes])
+    assert count <= build_site.MAX_FRAMES
+    if figure.__name__ not in build_site.SITE_GRIDS:
+        assert count <= build_site.FRAME_BUDGET
+
+
+def test_every_chosen_grid_names_a_live_figure_and_its_controls():
+    names = {figure.__name__: figure for figure in live_figures()}
+    for table in (build_site.SITE_GRIDS, build_site.SITE_ONE_AT_A_TIME):
+        for name, controls in table.items():
+            assert name in names, f"{name}: no live figure of that name"
+            assert set(controls) <= set(names[name].controls)
+    assert all(len(c) >= 2 for c in build_site.SITE_ONE_AT_A_TIME.values())
+
+
+@pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
+def test_the_walk_draws_every_picture_once_moving_one_control_at_a_time(figure):
+    start = _defaults(figure)
+    axes = tuple(build_site.plan_axes(figure, start))
+    cell = build_site.LiveCell("01_demo", 1, "m.Demo", start, "", b"", axes)
+    path = build_site.walk(cell)
+    assert len(path) == len(set(path)) == cell.frames
+    assert cell.start_index in path
+    alone = [i for i, axis in enumerate(axes) if axis.alone]
+    for index in path:  # at most one control of the one-at-a-time ones off its start
+        assert sum(index[i] != cell.start_index[i] for i in alone) <= 1
+    for before, after in zip(path, path[1:], strict=False):
+        moved = [i for i in range(len(axes)) if before[i] != after[i]]
+        one_step = len(moved) == 1 and abs(before[moved[0]] - after[moved[0]]) == 1
+        assert one_step or set(moved) <= set(alone), (before, after)
+
+
+def test_the_grids_of_the_rule_refine_each_other_and_keep_the_ends_and_the_start():
+    from pe_helpers.live import even_control, float_control, int_control, log_control
+
+    for control, start in [
+        (int_control("n", 20, 2, 60), 20),
+        (even_control("d", 64, 8, 128), 64),
+        (float_control("t", 0.5, 0.0, 1.0, 0.05), 0.5),
+        (log_control("base", 1e4, 10.0, 1e6), 1e4),
+        (int_control("offset", 0, 0, 10000, 100), 0),
+    ]:
+        levels = build_site.value_levels(control, start)
+        assert [len(g) for g in levels] == sorted({len(g) for g in levels})
+        for grid in levels:
+            assert {control.minimum, control.maximum, start} <= set(grid)
+        assert len(levels[-1]) == build_site.slider_count(control)
+
+
+def test_the_build_scripts_examples_hold():
+    module = sys.modules.get(build_site.__name__, build_site)
+    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
 
 
 def test_anchor_rules_are_jupyterlabs_and_githubs():
@@ -130,17 +350,21 @@ def _needs_mathjax() -> None:
     pytest.importorskip("mathjax", reason="the site extra is not installed: run make site")
 
 
-def test_the_real_course_prepares_with_every_link_and_slider_view(tmp_path):
+def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     _needs_mathjax()
-    counts = build_site.prepare(tmp_path)
+    counts = build_site.prepare(tmp_path, render=False)
     notebooks = sorted((ROOT / "notebooks").rglob("*.ipynb"))
     docs = sorted((ROOT / "docs").glob("*.md"))
     assert counts["pages"] == len(notebooks) + len(docs) + 1  # and the solutions page
-    views = 0
+    views, calls = 0, 0
     for path in notebooks:
         for cell in json.loads(path.read_text())["cells"]:
             views += build_site.is_live_view(cell)
-    assert counts["live notes"] == views >= 12
+            source = "".join(cell["source"])
+            calls += cell["cell_type"] == "code" and ".view(" in source and "def " not in source
+    # Every cell that makes a view stores it (an unrun one would lose its sliders silently)
+    assert counts["live figures"] == views == calls >= 13
+    assert counts["pictures"] <= 1200
     assert counts["links rewritten"] > 100
     index = json.loads((tmp_path / "src" / "notebooks" / "00_index.ipynb").read_text())
     contents = index["cells"][-1]["source"]
@@ -155,7 +379,7 @@ def test_the_real_course_prepares_with_every_link_and_slider_view(tmp_path):
 def test_the_committed_notebooks_are_left_alone(tmp_path):
     _needs_mathjax()
     before = {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")}
-    build_site.prepare(tmp_path)
+    build_site.prepare(tmp_path, render=False)
     assert {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")} == before
 
 

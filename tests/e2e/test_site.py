@@ -4,11 +4,16 @@
 opened in headless Chromium. Every request to any other address is aborted and fails
 the test. For every page: no console error and no failed request; every internal link
 and ``#anchor`` resolves; every picture loads; every formula is typeset by MathJax and
-no raw ``$...$`` is left in the text; slider views carry their "Interactive in
-JupyterLab" note; a screenshot lands in ``test-artifacts/site/``. Search finds the
-RoPE lesson, and the sidebar and the prev/next links walk the course in order. The
-load time of every page (the largest one marked) goes to
-``test-artifacts/site/load_times.json``; speed is judged in ``benchmarks/bench_site.py``.
+no raw ``$...$`` is left in the text; every live view of its notebook is there as
+controls over a picture, with its note, and the first load fetches one picture per
+figure and no more; a screenshot lands in ``test-artifacts/site/``. For every live
+figure: the picture at the starting values has the pixels of the notebook's stored
+picture; each control is there, labelled as in the notebook, and moving it (keyboard, and
+the mouse for sliders and buttons) changes the picture, and moving it back restores it;
+controls that move one at a time put each other back. Search finds the RoPE lesson, and
+the sidebar and the prev/next links walk the course in order. The load time of every page
+(the largest one marked) goes to ``test-artifacts/site/load_times.json``; speed is judged
+in ``benchmarks/bench_site.py``.
 
 No site, or a site older than its sources: the tests skip saying "run make site",
 unless ``PE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns that into a failure.
@@ -17,8 +22,12 @@ Chromium is ``$PE_CHROMIUM`` (default ``/usr/bin/chromium``), from ``browser_sup
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import http.server
+import importlib.util
+import io
 import json
 import re
 import threading
@@ -26,8 +35,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 from browser_support import ROOT, chromium, require_browser, skip_or_fail
+from PIL import Image
 
 SITE = ROOT / "build" / "site"
 ARTIFACTS = ROOT / "test-artifacts" / "site"
@@ -36,7 +47,14 @@ SOURCES = [
     *sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")),
     *sorted((ROOT / "docs").glob("*.md")),
 ]
-BUILD_INPUTS = [*SOURCES, *sorted((ROOT / "site").rglob("*.*")), ROOT / "scripts/build_site.py"]
+#: What the site is built from: the Makefile's SITE_INPUTS, and the package that draws the
+#: live figures' pictures.
+BUILD_INPUTS = [
+    *SOURCES,
+    *sorted((ROOT / "site").rglob("*.*")),
+    ROOT / "scripts/build_site.py",
+    *sorted(p for p in (ROOT / "pe_helpers").rglob("*") if p.suffix in (".py", ".json")),
+]
 SOLUTIONS_PAGE = "notebooks/solutions/index.html"
 
 
@@ -54,18 +72,38 @@ PAGES = [*COURSE_ORDER, "search.html", "genindex.html"]
 RAW_DOLLARS = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[")
 
 
-def live_view_cells(notebook: Path) -> int:
-    """How many cells of ``notebook`` make a slider view (no stored output to show)."""
+def _load_build_site():
+    spec = importlib.util.spec_from_file_location("build_site", ROOT / "scripts/build_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build_site = _load_build_site()
+
+
+def live_views(notebook: Path) -> list[dict]:
+    """Every live view stored in ``notebook``: its page, folder, figure, values and picture."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
-    count = 0
+    found = []
     for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and "NBVAL_IGNORE_OUTPUT" in source:
-            count += ".view(" in source and not cell["outputs"]
-    return count
+        output = build_site.live_output(cell)
+        if output is not None:
+            about = output["metadata"]["pe_helpers"]
+            found.append(
+                {
+                    "page": _page_of(notebook),
+                    "folder": f"{notebook.stem}-{len(found) + 1}",
+                    "figure": about["figure"],
+                    "values": about["values"],
+                    "picture": base64.b64decode("".join(output["data"]["image/png"])),
+                }
+            )
+    return found
 
 
-LIVE_NOTES = {_page_of(p): live_view_cells(p) for p in SOURCES if p.suffix == ".ipynb"}
+LIVE = [view for p in SOURCES if p.suffix == ".ipynb" for view in live_views(p)]
+LIVE_PER_PAGE = {path: [v for v in LIVE if v["page"] == path] for path in PAGES}
 
 
 def _require_site() -> None:
@@ -119,6 +157,8 @@ class Visit:
         self.page.route("**/*", self._route(site_url))
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.requests: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on(
             "response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})")
@@ -264,13 +304,22 @@ def test_page_loads_cleanly_with_links_pictures_and_math(browser, site_url, path
         leftover = RAW_DOLLARS.findall(text)
         assert not leftover, f"{path}: raw TeX in the text: {leftover[:5]}"
 
-        notes = page.locator(".pe-live-note")
-        assert notes.count() == LIVE_NOTES.get(path, 0)
-        for i in range(notes.count()):
-            assert notes.nth(i).is_visible()
-            assert "Interactive in JupyterLab" in notes.nth(i).inner_text()
-        if notes.count():
-            notes.first.screenshot(path=str(ARTIFACTS / f"{shot}__live_note.png"))
+        live = page.locator(".pe-live")
+        expected = LIVE_PER_PAGE.get(path, [])
+        assert live.count() == len(expected), f"{path}: live figures on the page"
+        for i, view in enumerate(expected):
+            figure = live.nth(i)
+            assert figure.get_attribute("data-figure") == view["figure"]
+            assert figure.locator(".pe-live-controls").is_visible()
+            note = figure.locator(".pe-live-note")
+            assert note.is_visible() and "In JupyterLab the sliders are continuous" in (
+                note.inner_text()
+            )
+        # The first load fetches each figure's starting picture, and no other.
+        fetched = sorted({u for u in visit.requests if "/_static/live/" in u})
+        assert len(fetched) == len(expected), f"{path}: pictures fetched at load: {fetched}"
+        if expected:
+            live.first.screenshot(path=str(ARTIFACTS / f"{shot}__live.png"))
 
         if path in COURSE_ORDER:
             at = COURSE_ORDER.index(path)
@@ -355,9 +404,9 @@ def test_search_finds_the_rope_lesson_and_nothing_for_nonsense(browser, site_url
 
 
 def test_live_view_count_sees_the_course():
-    # The course has slider views, and the counting rule finds them (so the page test can fail).
-    assert sum(LIVE_NOTES.values()) >= len(LESSON_PAGES) - 1
-    assert all(LIVE_NOTES[p] == 0 for p in SOLUTION_PAGES)
+    # The course has live views, and the rule finds them (so the page and figure tests can fail).
+    assert len(LIVE) >= len(LESSON_PAGES) - 1
+    assert not any(LIVE_PER_PAGE[p] for p in SOLUTION_PAGES)
 
 
 def test_broken_link_check_sees_a_missing_page_and_a_missing_anchor():
@@ -402,6 +451,171 @@ def test_the_largest_page_loads_and_its_time_is_recorded(browser, site_url):
         print(
             f"\nlargest page {largest}: {_weight(largest) / 1e6:.1f} MB, loaded in "
             f"{visit.load_ms:.0f} ms, mathematics typeset at {visit.math_done_ms:.0f} ms"
+        )
+    finally:
+        visit.close()
+
+
+#: The pixels of the picture an <img> shows (RGBA, as a canvas reads them), hashed.
+PICTURE_HASH = """async img => {
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext('2d', {willReadFrequently: true});
+    context.drawImage(img, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const digest = await crypto.subtle.digest('SHA-256', pixels);
+    return [...new Uint8Array(digest)].map(b => b.toString(16).padStart(2, '0')).join('');
+}"""
+
+
+def _pixel_hash(picture: bytes) -> str:
+    with Image.open(io.BytesIO(picture)) as image:
+        return hashlib.sha256(np.asarray(image.convert("RGBA")).tobytes()).hexdigest()
+
+
+class LiveFigure:
+    """One live figure on its page: its controls, its picture and what it shows now."""
+
+    def __init__(self, visit: Visit, index: int) -> None:
+        self.page = visit.page
+        self.root = visit.page.locator(".pe-live").nth(index)
+        self.root.scroll_into_view_if_needed()
+        self.page.wait_for_function(
+            "el => el.dataset.ready === 'true'", arg=self.root.element_handle()
+        )
+        self.picture = self.root.locator("img.pe-live-picture")
+        self.config = json.loads(self.root.locator("script.pe-live-config").text_content())
+
+    def state(self) -> str:
+        return self.root.get_attribute("data-state")
+
+    def shown(self) -> str:
+        """The hash of the picture's pixels, once the picture of the current state is shown."""
+        want = f"/{self.state()}.{self.config['extension']}"
+        # The page puts the new picture's <img> in place of the old one once it is decoded.
+        self.page.wait_for_function(
+            """([root, want]) => {
+                const img = root.querySelector('img.pe-live-picture');
+                return img.complete && img.naturalWidth > 0 && img.src.endsWith(want);
+            }""",
+            arg=[self.root.element_handle(), want],
+            timeout=10_000,
+        )
+        return self.picture.evaluate(PICTURE_HASH)
+
+    def row(self, name: str):
+        return self.root.locator(f'.pe-live-control[data-name="{name}"]')
+
+
+def _move(figure: LiveFigure, name: str, how: str) -> None:
+    """Move control ``name`` one value away from where it is: by keyboard or by mouse."""
+    row = figure.row(name)
+    slider = row.locator('input[type="range"]')
+    if slider.count():
+        at, last = int(slider.input_value()), int(slider.get_attribute("max"))
+        if how == "keyboard":
+            slider.focus()
+            figure.page.keyboard.press("ArrowRight" if at < last else "ArrowLeft")
+        else:  # a click on the track, at the next value's place
+            box = slider.bounding_box()
+            to = at + 1 if at < last else at - 1
+            thumb = 16  # the track runs between the thumb's centres at its two ends
+            x = thumb / 2 + (box["width"] - thumb) * to / last
+            slider.click(position={"x": x, "y": box["height"] / 2})
+            assert int(slider.input_value()) != at, f"{name}: the click did not move the slider"
+        return
+    choice = row.locator("select")
+    if choice.count():
+        at = int(choice.input_value())
+        count = choice.locator("option").count()
+        if how == "keyboard":
+            choice.focus()
+            figure.page.keyboard.press("ArrowDown" if at + 1 < count else "ArrowUp")
+        else:
+            choice.select_option(str(at + 1 if at + 1 < count else at - 1))
+        return
+    buttons = row.locator("button")
+    pressed = [b.get_attribute("aria-pressed") for b in buttons.all()].index("true")
+    other = buttons.nth(pressed + 1 if pressed + 1 < buttons.count() else pressed - 1)
+    if how == "keyboard":
+        other.focus()
+        figure.page.keyboard.press("Enter")
+    else:
+        other.click()
+
+
+def _back(figure: LiveFigure, name: str, start: int) -> None:
+    """Put control ``name`` back to the value index ``start`` (by keyboard)."""
+    row = figure.row(name)
+    slider = row.locator('input[type="range"]')
+    if slider.count():
+        slider.focus()
+        at = int(slider.input_value())
+        for _ in range(abs(at - start)):
+            figure.page.keyboard.press("ArrowLeft" if at > start else "ArrowRight")
+        return
+    choice = row.locator("select")
+    if choice.count():
+        choice.select_option(str(start))
+        return
+    row.locator("button").nth(start).click()
+
+
+@pytest.mark.parametrize("view", LIVE, ids=lambda v: v["folder"])
+def test_a_live_figure_starts_at_the_notebooks_picture_and_every_control_moves_it(
+    browser, site_url, view
+):
+    figure_class = build_site.figure_class(view["figure"])
+    on_page = [v["folder"] for v in LIVE_PER_PAGE[view["page"]]].index(view["folder"])
+    visit = Visit(browser, site_url, view["page"])
+    try:
+        figure = LiveFigure(visit, on_page)
+        config = figure.config
+        start_state = "-".join(map(str, config["start"]))
+        # At the start: the notebook's picture, pixel for pixel, in the file and on the page
+        assert figure.state() == start_state
+        frame = SITE / "_static" / "live" / view["folder"] / f"{start_state}.webp"
+        same = build_site.same_pixels(frame.read_bytes(), view["picture"])
+        assert same, f"{view['folder']}: the site's picture at the start is not the notebook's"
+        start = figure.shown()
+        assert start == _pixel_hash(view["picture"])
+
+        names = [c["name"] for c in config["controls"]]
+        assert names == list(figure_class.controls), "every control, in the notebook's order"
+        for i, name in enumerate(names):
+            control = figure_class.controls[name]
+            row = figure.row(name)
+            label = row.locator("label, .pe-live-label").first
+            assert label.inner_text().strip() == control.label
+            if control.kind == "choice":
+                names_shown = row.locator("button, option").all_inner_texts()
+                assert [n.strip() for n in names_shown] == list(control.options)
+            else:
+                assert figure.page.get_by_label(control.label, exact=True).count() >= 1
+            for how in ("keyboard", "mouse"):
+                _move(figure, name, how)
+                moved = figure.shown()
+                assert figure.state() != start_state, f"{name} ({how}): the state did not move"
+                assert moved != start, f"{name} ({how}): moving it left the picture as it was"
+                _back(figure, name, config["start"][i])
+                assert figure.state() == start_state
+                assert figure.shown() == start, f"{name}: moving it back did not restore it"
+
+        alone = [c["name"] for c in config["controls"] if c["alone"]]
+        if alone:  # moving one of them puts the one moved before back
+            first, second = alone[:2]
+            _move(figure, first, "keyboard")
+            _move(figure, second, "keyboard")
+            figure.shown()
+            state = figure.state().split("-")
+            assert state[names.index(first)] == str(config["start"][names.index(first)])
+            assert state[names.index(second)] != str(config["start"][names.index(second)])
+        assert not visit.errors and not visit.failed and not visit.outside, (
+            visit.errors,
+            visit.failed,
+            visit.outside,
         )
     finally:
         visit.close()
