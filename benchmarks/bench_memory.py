@@ -9,6 +9,7 @@ Prints one line per notebook and exits 1 when a run grows the kernel by more tha
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,8 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNS = int(__import__("os").environ.get("RUNS", 3))
+#: Run Alls per notebook (``PE_MEMORY_RUNS`` in the environment to change it).
+RUNS = int(os.environ.get("PE_MEMORY_RUNS", "3"))
 TARGET_MB = 5.0
 #: Run in the kernel before each reading: free what nothing holds, and hand the C heap's free
 #: pages back to the system (glibc's malloc_trim), so the reading is what the kernel keeps,
