@@ -27,21 +27,6 @@ from pe_helpers.lessons import NOTEBOOKS, lessons
 ROOT = NOTEBOOKS.parent
 TAG = "nav"
 GUARD = "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n"
-#: The set-up lines notebooks began with before :data:`GUARD`: replaced by it when found.
-OLD_GUARD = """\
-import importlib.util  # set-up check, written by scripts/navigation.py
-
-if importlib.util.find_spec("pe_helpers") is None:
-    raise ModuleNotFoundError(
-        "pe_helpers is not installed in this kernel: run `make lab` from the course folder "
-        "(or `pip install -e .` there), then restart the kernel.",
-        name="pe_helpers",
-    )
-
-from pe_helpers.figures import draw_inline_once
-
-draw_inline_once()  # each figure drawn once, as laid out: no redraw, no trimming pass
-"""
 
 
 def lesson_paths() -> list[Path]:
@@ -103,11 +88,11 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` whose first code cell holds :data:`GUARD` once, as isort places it.
 
     That is just before the cell's first line importing from ``pe_helpers`` (``import x``
-    comes before ``from x import`` within a section); the old set-up lines are dropped.
+    comes before ``from x import`` within a section).
     """
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
-        lines = code[0].source.removeprefix(OLD_GUARD).lstrip("\n").split("\n")
+        lines = code[0].source.lstrip("\n").split("\n")
         # A bare ``import pe_helpers`` (with or without the comment) becomes the guard.
         lines = [line for line in lines if line.split("#")[0].strip() != "import pe_helpers"]
         guard = GUARD.rstrip("\n")

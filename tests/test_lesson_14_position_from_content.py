@@ -140,6 +140,8 @@ def test_path_checks_its_arguments():
         pc.path_scores(np.ones((3, 2)), np.ones((3, 3)))
     with pytest.raises(ValueError, match="transforms"):
         pc.path_scores(np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match="at most 512 tokens"):  # refused before any loop
+        pc.path_scores(np.ones((100_000, 2)), np.ones((100_000, 2)))
     with pytest.raises(TypeError, match="beta"):
         pc.path_transform([1.0, 0.0], "two")
 

@@ -132,10 +132,10 @@ def test_the_set_up_line_is_written_once_and_says_what_to_run():
     first = next(c for c in twice.cells if c.cell_type == "code").source
     assert first.count("import pe_helpers") == 1
     assert first == next(c for c in nb.cells if c.cell_type == "code").source
-    # The old set-up lines are replaced by the one line.
-    old = nav.nbformat.v4.new_notebook()
-    old.cells = [nav.nbformat.v4.new_code_cell(nav.OLD_GUARD + "\nimport numpy as np\n")]
-    assert nav.with_guard(old).cells[0].source == "import numpy as np\n\n" + nav.GUARD
+    # A cell with no import from the package gets the line after its other imports.
+    bare = nav.nbformat.v4.new_notebook()
+    bare.cells = [nav.nbformat.v4.new_code_cell("import numpy as np\n")]
+    assert nav.with_guard(bare).cells[0].source == "import numpy as np\n\n" + nav.GUARD
     # A kernel without the course shows the line, whose comment says what to run.
     namespace: dict = {}
     line = nav.GUARD.replace("import pe_helpers", "import pe_helpers_not_installed")

@@ -45,6 +45,10 @@ METHOD_NAMES = {
 }
 #: Seed of every test batch (training data come from ``seed + 1``).
 TEST_SEED = 12345
+#: Most tokens and widest vectors :func:`path_scores` takes (its loops run n² matrix products:
+#: at the limits, a second or two).
+MAX_PATH_TOKENS = 512
+MAX_PATH_WIDTH = 256
 #: ALiBi's slope with one head: the steepest of an 8-head ALiBi model (as in lesson 13).
 _ALIBI_SLOPE = (0.5,)
 #: The task and the models: the second word back among blanks, L = 16, vocabulary 16 (token 0
@@ -254,6 +258,11 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same shape (n, d), got {q.shape} and {k.shape}")
     n, d = q.shape
+    if n > MAX_PATH_TOKENS or d > MAX_PATH_WIDTH:
+        raise ValueError(
+            f"q and k may have at most {MAX_PATH_TOKENS} tokens of width {MAX_PATH_WIDTH} "
+            f"(the loops run n² matrix products), got shape {q.shape}"
+        )
     if transforms is None:
         transforms = np.broadcast_to(np.eye(d), (n, d, d))
     h = check_array("transforms", transforms, ndim=3).astype(np.float64)
