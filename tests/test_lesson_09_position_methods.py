@@ -179,6 +179,15 @@ def test_same_token_scores_are_the_scores_the_model_attends_with(method, causal)
     assert np.allclose(softmax(scores, axis=-1), weights[0], atol=1e-12)
 
 
+@pytest.mark.parametrize("method", ["cope", "forgetting"])
+def test_the_content_methods_are_refused_not_measured_without_their_term(method):
+    config = ModelConfig(method, vocab_size=5, d_model=8, n_heads=2)
+    with pytest.raises(ValueError, match=f"config.method '{method}'"):
+        pm.same_token_scores(init_params(config), config, 5)
+    with pytest.raises(ValueError, match="method"):
+        pm.method_properties(method)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [

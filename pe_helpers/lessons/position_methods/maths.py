@@ -15,6 +15,7 @@ from ..._validate import TRAINING_BUDGET, _show, check_choice, check_int, check_
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
 from ...model import (
+    CONTENT_METHODS,
     FLOPS_PER_SECOND,
     METHODS,
     ModelConfig,
@@ -250,6 +251,11 @@ def same_token_scores(
     ((2, 5, 5), True)
     """
     config = _check_config(config)
+    if config.method in CONTENT_METHODS:
+        raise ValueError(
+            f"same_token_scores does not model config.method {config.method!r}: its score term "
+            "depends on the gates of the content (lesson 14), not on positions alone"
+        )
     params = _check_params(params, config)
     n = check_int("n_positions", n_positions, minimum=1)
     if n > MAX_POSITIONS:
@@ -324,7 +330,9 @@ def method_properties(
     """
     n = check_int("n_positions", n_positions, minimum=2)
     model_options = _check_model_options(model_options)
-    if check_choice("method", method, METHODS) == "learned":
+    # lesson 14's content methods score by their gates: not measurable on one repeated token
+    position_only = tuple(m for m in METHODS if m not in CONTENT_METHODS)
+    if check_choice("method", method, position_only) == "learned":
         model_options.setdefault("max_len", n)
     config = ModelConfig(method, vocab_size=2, causal=False, **model_options)
     params = init_params(config, seed)
