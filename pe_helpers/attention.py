@@ -211,7 +211,11 @@ def causal_mask(n: int) -> np.ndarray:
     >>> causal_mask(2).tolist()
     [[True, False], [True, True]]
     """
-    n = check_int("n", n, minimum=1)
+    return _causal_mask(check_int("n", n, minimum=1))
+
+
+def _causal_mask(n: int) -> np.ndarray:
+    """:func:`causal_mask` of a checked length: lower-triangular ``(n, n)`` bools."""
     return np.tril(np.ones((n, n), dtype=bool))
 
 
@@ -302,7 +306,11 @@ def relative_deviation(scores: ArrayLike) -> float:
     >>> relative_deviation(np.cos(j - i))
     0.0
     """
-    s = check_array("scores", scores, ndim=2).astype(np.float64)
+    return _relative_deviation(check_array("scores", scores, ndim=2).astype(np.float64))
+
+
+def _relative_deviation(s: np.ndarray) -> float:
+    """:func:`relative_deviation` of a finite float64 matrix ``s`` (n, m)."""
     # Scale to max |s| = 1 first: the value is scale-invariant, but squaring entries
     # near 1e155 overflows to inf and near 1e-200 underflows to 0 (both gave 0.0).
     peak = np.max(np.abs(s))

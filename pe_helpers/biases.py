@@ -58,6 +58,11 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     """
     n_heads = check_int("n_heads", n_heads, minimum=1)
     check_memory(f"n_heads = {n_heads}", 8 * 6 * n_heads)  # the slopes of P and 2P heads
+    return _alibi_slopes(n_heads)
+
+
+def _alibi_slopes(n_heads: int) -> np.ndarray:
+    """:func:`alibi_slopes` of a checked head count: ``2 ** (-8h / P)``, then every other of 2P."""
     power = 2 ** int(math.floor(math.log2(n_heads)))
     own = 2.0 ** (-8.0 * np.arange(1, power + 1) / power)
     if power == n_heads:
@@ -116,10 +121,13 @@ def alibi_bias(
         if n_heads is not None and check_int("n_heads", n_heads, minimum=1) != m.size:
             raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {m.size}")
     check_memory(f"n_positions = {n} with n_heads = {heads}", 8 * (heads + 2) * n * n)
-    if slopes is None:
-        m = alibi_slopes(heads)
-    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    return -m[:, None, None] * distance
+    return _alibi_bias(n, _alibi_slopes(heads) if slopes is None else m)
+
+
+def _alibi_bias(n_positions: int, slopes: np.ndarray) -> np.ndarray:
+    """:func:`alibi_bias` of a checked length and float64 slopes (H,): ``(H, n, n)``."""
+    distance = np.abs(np.subtract.outer(np.arange(n_positions), np.arange(n_positions)))
+    return -slopes[:, None, None] * distance
 
 
 #: Largest ALiBi slope (in absolute value) :func:`alibi_bias` and the model take: the bias
@@ -187,8 +195,21 @@ def t5_relative_bucket(
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     max_distance = check_int("max_distance", max_distance, minimum=1)
+    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+    if max_distance <= max_exact:
+        per = " of a side" if bidirectional else ""
+        raise ValueError(
+            f"max_distance must exceed the {max_exact} exact buckets{per} (num_buckets = "
+            f"{num_buckets}), got max_distance = {max_distance}"
+        )
+    return _t5_relative_bucket(rel, bidirectional, num_buckets, max_distance)
+
+
+def _t5_relative_bucket(
+    rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int
+) -> np.ndarray:
+    """:func:`t5_relative_bucket` of checked integer offsets and sizes: same shape as ``rel``."""
     buckets = np.zeros(rel.shape, dtype=np.int64)
-    total = num_buckets
     if bidirectional:
         num_buckets //= 2
         buckets += (rel > 0) * num_buckets
@@ -196,12 +217,6 @@ def t5_relative_bucket(
     else:
         distance = -np.minimum(rel, 0)
     max_exact = num_buckets // 2
-    if max_distance <= max_exact:
-        per = " of a side" if bidirectional else ""
-        raise ValueError(
-            f"max_distance must exceed the {max_exact} exact buckets{per} (num_buckets = "
-            f"{total}), got max_distance = {max_distance}"
-        )
     is_small = distance < max_exact
     # float32 throughout, as torch does for a float tensor divided by Python scalars.
     ratio = np.maximum(distance, 1).astype(np.float32) / np.float32(max_exact)

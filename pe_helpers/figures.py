@@ -323,7 +323,11 @@ def format_base(base: float) -> str:
     >>> format_base(10000.0), format_base(31.622)
     ('10,000', '31.6')
     """
-    base = check_real("base", base, positive=True)
+    return _format_base(check_real("base", base, positive=True))
+
+
+def _format_base(base: float) -> str:
+    """:func:`format_base` of a checked base."""
     return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
 
 

@@ -47,9 +47,15 @@ from ._validate import (
     check_real,
     check_seconds,
 )
-from .attention import _softmax, _softmax_backward, causal_mask, softmax_backward
-from .biases import _check_slopes, alibi_bias, t5_relative_bucket
-from .encodings import frequencies, sinusoidal_pe
+from .attention import _causal_mask, _softmax, _softmax_backward, softmax_backward
+from .biases import (
+    _alibi_bias,
+    _alibi_slopes,
+    _check_slopes,
+    _t5_relative_bucket,
+    t5_relative_bucket,
+)
+from .encodings import _frequencies, _sinusoidal_pe
 from .rope import _turn_pairs
 from .tasks import Batch, make_task, task_batch
 
@@ -335,36 +341,40 @@ def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 class _Tables:
-    """Everything about positions that depends only on the config and the length ``n``."""
+    """Everything about positions that depends only on the config and the length ``n``.
+
+    Both are checked (the config when it was made, ``n`` with the tokens): the tables come
+    from the kernels alone.
+    """
 
     def __init__(self, config: ModelConfig, n: int):
         method = config.method
         self.n = n
         self.pe = self.cos = self.sin = self.bias = self.buckets = None
         if method == "sinusoidal":
-            self.pe = sinusoidal_pe(n, config.d_model, config.base)
+            positions = np.arange(n, dtype=np.float64)
+            self.pe = _sinusoidal_pe(positions, _frequencies(config.d_model, config.base))
         if method in ROPE_METHODS:
             inv_freq = config.inv_freq
             if inv_freq is None:
-                inv_freq = frequencies(config.d_head, config.base)
+                inv_freq = _frequencies(config.d_head, config.base)
             angles = np.multiply.outer(np.arange(n, dtype=np.float64), inv_freq)
             self.cos = config.attention_factor * np.cos(angles)
             self.sin = config.attention_factor * np.sin(angles)
         if method == "alibi":
-            self.bias = alibi_bias(n, config.n_heads, slopes=config.slopes)
+            slopes = config.slopes
+            slopes = _alibi_slopes(config.n_heads) if slopes is None else np.array(slopes)
+            self.bias = _alibi_bias(n, slopes)
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
-            self.buckets = t5_relative_bucket(
-                offsets,
-                bidirectional=not config.causal,
-                num_buckets=config.num_buckets,
-                max_distance=config.max_distance,
+            self.buckets = _t5_relative_bucket(
+                offsets, not config.causal, config.num_buckets, config.max_distance
             )
         # What every forward pass adds to the scores: the fixed bias, and -inf where the
         # causal mask hides a key (added in place, instead of a bias sum and a masked copy).
         self.added = self.bias
         if config.causal:
-            hidden = np.where(causal_mask(n), 0.0, -np.inf)
+            hidden = np.where(_causal_mask(n), 0.0, -np.inf)
             self.added = hidden if self.bias is None else self.bias + hidden
 
 
@@ -430,7 +440,7 @@ def _cope_forward(scores: np.ndarray, q: np.ndarray, table: np.ndarray, tables: 
     """
     n = scores.shape[-1]
     top = table.shape[-1] - 1
-    visible = causal_mask(n)
+    visible = _causal_mask(n)
     # g_it = σ(s_it) on the visible keys, 0 on the hidden ones: (B, H, n, n)
     gates = np.where(visible, 0.5 * (1.0 + np.tanh(0.5 * scores)), 0.0)
     # p_ij = Σ_{t >= j} g_it: a cumulative sum from the right

@@ -131,7 +131,14 @@ def rope_angle_error(
         raise ValueError(f"d_model must be at most {2 * MAX_ENTRIES:,}, got {2 * pairs:,}")
     t = _checked_positions("positions", positions, pairs)
     theta = frequencies(d_model, _rope_base(base))
-    cos, sin = _cos_sin(t, theta, _float_dtype(dtype), _check_fix(fix))
+    return _rope_angle_error(t, theta, _float_dtype(dtype), _check_fix(fix))
+
+
+def _rope_angle_error(
+    t: np.ndarray, theta: np.ndarray, low: np.dtype, fix: bool | str
+) -> np.ndarray:
+    """:func:`rope_angle_error` of float64 positions ``t`` (n,) and frequencies (d / 2,)."""
+    cos, sin = _cos_sin(t, theta, low, fix)
     return np.abs(_wrap(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
 
 

@@ -195,6 +195,7 @@ def halves_permutation(d_model: int) -> np.ndarray:
 
 
 def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
+    """A 1-D real vector of even width, as float64."""
     arr = check_array(name, value, ndim=1).astype(np.float64)
     check_d_model(arr.size, name=f"{name}.size")
     return arr
@@ -252,6 +253,13 @@ def rope_scores(
     ):
         if t.size == 0:
             raise ValueError(f"{name} must hold at least one position, got {given!r}")
+    return _rope_scores(q, k, tq, tk, w, pairing)
+
+
+def _rope_scores(
+    q: np.ndarray, k: np.ndarray, tq: np.ndarray, tk: np.ndarray, w: np.ndarray, pairing: str
+) -> np.ndarray:
+    """:func:`rope_scores` of float64 vectors (d,), positions (m,), (n,) and frequencies (d/2,)."""
     out = np.empty((tq.size, tk.size))
     if tq.size <= tk.size:
         # Rotate the queries once; walk through the keys a block at a time.

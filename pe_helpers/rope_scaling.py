@@ -147,6 +147,11 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
     dim = _check_head_dim(dim, "dim")
+    return _default_frequencies(base, dim)
+
+
+def _default_frequencies(base: float, dim: int) -> np.ndarray:
+    """:func:`default_frequencies` of a checked base and width: shape ``(dim // 2,)``."""
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
@@ -157,15 +162,24 @@ def _ntk_args(base: Any, head_dim: Any, factor: Any) -> tuple[float, int, float]
     return _number("base", base, positive=True), head_dim, _number("factor", factor, positive=True)
 
 
-def _raised_base(base: float, ratio: float, exponent: float, what: str) -> float:
-    """``base * ratio ** exponent``, or a ValueError naming ``what`` if it passes 1e300."""
-    log_base = math.log(base) + exponent * math.log(ratio)
+def _check_raised_base(base: float, ratio: float, head_dim: int, what: str) -> None:
+    """Raise a ValueError naming ``what`` if ``base * ratio ** (d / (d - 2))`` passes 1e300."""
+    log_base = math.log(base) + head_dim / (head_dim - 2) * math.log(ratio)
     if log_base > math.log(1e300):
         raise ValueError(
             f"{what} give a base of about 10^{log_base / math.log(10):.0f}, past the largest "
             "float: use a smaller factor or base"
         )
-    return base * ratio**exponent
+
+
+def _ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
+    """:func:`ntk_aware_base` of checked numbers: ``b * s ** (d / (d - 2))``."""
+    return base * factor ** (head_dim / (head_dim - 2))
+
+
+def _dynamic_ratio(factor: float, seq_len: int, length0: int) -> float:
+    """The bracket of "dynamic", ``1 + s (max(L, L0) / L0 - 1)``, of checked numbers."""
+    return 1.0 + factor * (max(seq_len, length0) / length0 - 1.0)
 
 
 def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
@@ -180,8 +194,8 @@ def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
     20221
     """
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
-    what = f"base = {base:g} and factor = {factor:g}"
-    return _raised_base(base, factor, head_dim / (head_dim - 2), what)
+    _check_raised_base(base, factor, head_dim, f"base = {base:g} and factor = {factor:g}")
+    return _ntk_aware_base(base, head_dim, factor)
 
 
 def dynamic_ntk_base(
@@ -203,10 +217,9 @@ def dynamic_ntk_base(
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
     seq_len = _positive_int("seq_len", seq_len)
     length0 = _positive_int("max_position_embeddings", max_position_embeddings)
-    seq_len = max(seq_len, length0)
-    ratio = 1.0 + factor * (seq_len / length0 - 1.0)
     what = f"base = {base:g}, factor = {factor:g} and seq_len / max_position_embeddings"
-    return _raised_base(base, ratio, head_dim / (head_dim - 2), what)
+    _check_raised_base(base, _dynamic_ratio(factor, seq_len, length0), head_dim, what)
+    return _ntk_aware_base(base, head_dim, _dynamic_ratio(factor, seq_len, length0))
 
 
 def pair_wavelengths(inv_freq: ArrayLike) -> np.ndarray:
@@ -268,8 +281,11 @@ def get_mscale(scale: float, mscale: float = 1.0) -> float:
     >>> get_mscale(0.5)
     1.0
     """
-    scale = _number("scale", scale)
-    mscale = _number("mscale", mscale)
+    return _get_mscale(_number("scale", scale), _number("mscale", mscale))
+
+
+def _get_mscale(scale: float, mscale: float = 1.0) -> float:
+    """:func:`get_mscale` of checked numbers."""
     if scale <= 1:
         return 1.0
     return 0.1 * mscale * math.log(scale) + 1.0
@@ -294,6 +310,11 @@ def yarn_correction_dim(
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
     length0 = _positive_int("original_max_position_embeddings", original_max_position_embeddings)
+    return _yarn_correction_dim(num_rotations, dim, base, length0)
+
+
+def _yarn_correction_dim(num_rotations: float, dim: int, base: float, length0: int) -> float:
+    """:func:`yarn_correction_dim` of checked numbers: ``d ln(L0 / (2 pi r)) / (2 ln b)``."""
     return (dim * math.log(length0 / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
@@ -315,12 +336,28 @@ def _yarn_setup(
     truncate = params.get("truncate", True)
     if truncate is not None:
         check_bool("truncate", truncate)
-    low = yarn_correction_dim(beta_fast, dim, base, original)
-    high = yarn_correction_dim(beta_slow, dim, base, original)
+    low, high = _yarn_bounds(dim, base, original, beta_fast, beta_slow, bool(truncate))
+    return {"dim": dim, "base": base, "factor": factor, "low": low, "high": high}
+
+
+def _yarn_bounds(
+    dim: int, base: float, original: int, beta_fast: float, beta_slow: float, truncate: bool
+) -> tuple[float, float]:
+    """YaRN's ramp bounds ``(low, high)`` of checked numbers, clamped to ``[0, dim - 1]``."""
+    low = _yarn_correction_dim(beta_fast, dim, base, original)
+    high = _yarn_correction_dim(beta_slow, dim, base, original)
     if truncate:
         low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    return {"dim": dim, "base": base, "factor": factor, "low": low, "high": high}
+    return max(low, 0), min(high, dim - 1)
+
+
+def _yarn_frequencies(base: float, dim: int, factor: float, low: float, high: float) -> np.ndarray:
+    """YaRN's frequencies: ``theta_i / s`` blended into ``theta_i`` by the ramp over ``[low,
+    high]``."""
+    extrapolation = _default_frequencies(base, dim)
+    interpolation = extrapolation / factor
+    ramp = _ramp(low, high, dim // 2)
+    return interpolation * ramp + extrapolation * (1 - ramp)
 
 
 def _ramp(low: float, high: float, size: int) -> np.ndarray:
@@ -355,11 +392,9 @@ def yarn_correction_range(
     return setup["low"], setup["high"]
 
 
-def _llama3_bands(
-    params: Mapping[str, Any], base: float, dim: int, original: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Plain frequencies, the low-frequency and medium masks and ``smooth`` of "llama3"."""
-    _factor(params)
+def _llama3_factors(params: Mapping[str, Any]) -> tuple[float, float, float]:
+    """The checked ``factor``, ``low_freq_factor`` and ``high_freq_factor`` of "llama3"."""
+    factor = _factor(params)
     low_ff = _number("low_freq_factor", params["low_freq_factor"], positive=True)
     high_ff = _number("high_freq_factor", params["high_freq_factor"], positive=True)
     if high_ff <= low_ff:
@@ -367,12 +402,29 @@ def _llama3_bands(
             f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high_ff!r} "
             f"and low_freq_factor={low_ff!r}"
         )
-    inv_freq = default_frequencies(base, dim)
+    return factor, low_ff, high_ff
+
+
+def _llama3_bands(
+    base: float, dim: int, original: int, low_ff: float, high_ff: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Plain frequencies, the low-frequency and medium masks and ``smooth`` of "llama3"."""
+    inv_freq = _default_frequencies(base, dim)
     wavelen = 2 * math.pi / inv_freq
     low = wavelen > original / low_ff
     medium = ~(wavelen < original / high_ff) & ~low
     smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
     return inv_freq, low, medium, smooth
+
+
+def _llama3_frequencies(
+    base: float, dim: int, factor: float, original: int, low_ff: float, high_ff: float
+) -> np.ndarray:
+    """Llama 3's frequencies of checked numbers: slow pairs ``/ s``, the middle band blended."""
+    inv_freq, low, medium, smooth = _llama3_bands(base, dim, original, low_ff, high_ff)
+    scaled = np.where(low, inv_freq / factor, inv_freq)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    return np.where(medium, smoothed, scaled)
 
 
 # ------------------------------------------------------------------------------ main entry
@@ -485,15 +537,15 @@ def _rope_frequencies(
         attention_factor = _number("attention_factor", attention_factor, minimum=0.0)
 
     if rope_type == "default":
-        return default_frequencies(base, dim), 1.0
+        return _default_frequencies(base, dim), 1.0
 
     if rope_type == "linear":
-        return default_frequencies(base, dim) / _factor(params), 1.0
+        return _default_frequencies(base, dim) / _factor(params), 1.0
 
     if rope_type == "proportional":
         # theta_i = base^(-2i / head_dim) for the first dim / 2 pairs, 0 for the rest; / factor
         factor = _factor(params) if "factor" in params else 1.0
-        inv_freq = default_frequencies(base, head_dim)
+        inv_freq = _default_frequencies(base, head_dim)
         inv_freq[dim // 2 :] = 0.0
         return inv_freq / factor, 1.0
 
@@ -507,7 +559,7 @@ def _rope_frequencies(
             raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {dim}")
         length = max_pos if seq_len is None else seq_len
         new_base = dynamic_ntk_base(base, dim, factor, length, max_pos)
-        return default_frequencies(new_base, dim), 1.0
+        return _default_frequencies(new_base, dim), 1.0
 
     if rope_type == "yarn":
         setup = _yarn_setup(params, head_dim, max_pos)
@@ -518,20 +570,15 @@ def _rope_frequencies(
                 for key in ("mscale", "mscale_all_dim")
             )
             if mscale and mscale_all_dim:
-                attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+                attention_factor = _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
             else:
-                attention_factor = get_mscale(factor)
-        extrapolation = default_frequencies(base, dim)
-        interpolation = extrapolation / factor
-        ramp = _ramp(setup["low"], setup["high"], dim // 2)
-        return interpolation * ramp + extrapolation * (1 - ramp), float(attention_factor)
+                attention_factor = _get_mscale(factor)
+        inv_freq = _yarn_frequencies(base, dim, factor, setup["low"], setup["high"])
+        return inv_freq, float(attention_factor)
 
     if rope_type == "llama3":
-        inv_freq, low, medium, smooth = _llama3_bands(params, base, dim, original)
-        factor = _factor(params)
-        scaled = np.where(low, inv_freq / factor, inv_freq)
-        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-        return np.where(medium, smoothed, scaled), 1.0
+        factor, low_ff, high_ff = _llama3_factors(params)
+        return _llama3_frequencies(base, dim, factor, original, low_ff, high_ff), 1.0
 
     # longrope
     factors = {}
@@ -553,7 +600,7 @@ def _rope_frequencies(
         else:
             attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
     chosen = "long_factor" if seq_len and seq_len > original else "short_factor"
-    return default_frequencies(base, dim) / factors[chosen], float(attention_factor)
+    return _default_frequencies(base, dim) / factors[chosen], float(attention_factor)
 
 
 # ------------------------------------------------------------------------ per-pair picture
@@ -593,8 +640,10 @@ def interpolation_weights(
         return _ramp(setup["low"], setup["high"], dim // 2)
     if rope_type == "llama3":
         original = _original_length(params, rope_type, max_pos)
+        base = _theta(params)
+        _, low_ff, high_ff = _llama3_factors(params)
         with np.errstate(over="ignore"):
-            _, low, medium, smooth = _llama3_bands(params, _theta(params), dim, original)
+            _, low, medium, smooth = _llama3_bands(base, dim, original, low_ff, high_ff)
         return np.where(medium, 1 - smooth, np.where(low, 1.0, 0.0))
     raise ValueError(
         f"rope_type {rope_type!r} does not blend theta and theta / factor per pair; "

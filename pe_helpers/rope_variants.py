@@ -321,6 +321,11 @@ def mrope_pair_axes(mrope_section: Sequence[int], head_dim: int) -> np.ndarray:
             f"mrope_section must add up to head_dim // 2 = {head_dim // 2}, "
             f"got {sections} (sum {sum(sections)})"
         )
+    return _mrope_pair_axes(sections)
+
+
+def _mrope_pair_axes(sections: tuple[int, int, int]) -> np.ndarray:
+    """:func:`mrope_pair_axes` of checked sections: axis 0, 1, 2 repeated (t, h, w) times."""
     return np.repeat(np.arange(3), sections)
 
 
@@ -363,6 +368,11 @@ def mrope_position_ids(
             raise ValueError(f"{name} must be at most {MAX_GRID}, got {side}")
     if before + after > MAX_TOKENS:
         raise ValueError(f"text_before + text_after must be at most {MAX_TOKENS:,}")
+    return _mrope_position_ids(before, rows, cols, after)
+
+
+def _mrope_position_ids(before: int, rows: int, cols: int, after: int) -> np.ndarray:
+    """:func:`mrope_position_ids` of checked counts: int64, shape ``(3, n)``."""
     text = np.broadcast_to(np.arange(before), (3, before))
     row, col = np.divmod(np.arange(rows * cols), cols)
     image = before + np.stack([np.zeros_like(row), row, col])
@@ -418,8 +428,14 @@ def apply_mrope(
     pairing = check_choice("pairing", pairing, PAIRINGS)
     axes = mrope_pair_axes(mrope_section, x.shape[1])
     w = frequencies(x.shape[1], check_base(base))
-    angles = ids[axes].T * w
-    return _rotate(x, angles, pairing)
+    return _apply_mrope(x, ids, axes, w, pairing)
+
+
+def _apply_mrope(
+    x: np.ndarray, ids: np.ndarray, axes: np.ndarray, w: np.ndarray, pairing: str
+) -> np.ndarray:
+    """:func:`apply_mrope` of float64 rows (n, d), ids (3, n), pair axes and frequencies (d/2,)."""
+    return _rotate(x, ids[axes].T * w, pairing)
 
 
 # --- decoupled RoPE (DeepSeek-V2 multi-head latent attention) -------------------------------

@@ -141,6 +141,11 @@ def _tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndar
         f"batch_size = {batch_size} sequences of length = {length}",
         _BATCH_BYTES * batch_size * length,
     )
+    return _random_tokens(batch_size, length, vocab_size, seed)
+
+
+def _random_tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndarray:
+    """Uniform random token ids of checked sizes, shape ``(batch_size, length)``."""
     rng = np.random.default_rng(seed)
     return rng.integers(0, vocab_size, size=(batch_size, length))
 
@@ -190,6 +195,11 @@ def copy_back(
     offset = check_int("offset", offset, minimum=1)
     tokens = _tokens(batch_size, length, vocab_size, seed)
     _check_fits("copy_back", offset, tokens.shape[1])
+    return _copy_back(tokens, offset)
+
+
+def _copy_back(tokens: np.ndarray, offset: int) -> Batch:
+    """:func:`copy_back` of random tokens (B, L) and a checked offset ``k < L``."""
     targets = np.full_like(tokens, -1)
     targets[:, offset:] = tokens[:, :-offset]
     return Batch(tokens, targets, targets >= 0)
@@ -227,6 +237,11 @@ def token_at(
     position = check_int("position", position, minimum=0)
     tokens = _tokens(batch_size, length, vocab_size, seed)
     _check_fits("token_at", position, tokens.shape[1])
+    return _token_at(tokens, position)
+
+
+def _token_at(tokens: np.ndarray, position: int) -> Batch:
+    """:func:`token_at` of random tokens (B, L) and a checked position ``p < L``."""
     targets = np.full_like(tokens, -1)
     targets[:, position:] = tokens[:, position : position + 1]
     return Batch(tokens, targets, targets >= 0)
@@ -252,6 +267,20 @@ def task_batch(
     if task.name == "passkey":
         return passkey(batch_size, length, vocab_size, key_ids=task.arg, seed=seed)
     return token_at(batch_size, length, vocab_size, position=task.arg, seed=seed)
+
+
+def _task_batch(task: Task, batch_size: int, length: int, vocab_size: int, seed: int) -> Batch:
+    """:func:`task_batch` of a checked task and sizes that suit it, through the kernels."""
+    if task.name == "repeated":
+        return _repeated(batch_size, length, vocab_size, task.arg, seed)
+    if task.name == "skip_back":
+        return _skip_back(batch_size, length, vocab_size, task.arg, seed)
+    if task.name == "passkey":
+        return _passkey(batch_size, length, vocab_size, task.arg, seed)
+    tokens = _random_tokens(batch_size, length, vocab_size, seed)
+    if task.name == "copy_back":
+        return _copy_back(tokens, task.arg)
+    return _token_at(tokens, task.arg)
 
 
 def repeated(
@@ -310,6 +339,12 @@ def repeated(
         f"batch_size = {batch_size} with length = {length} and vocab_size = {vocab_size}",
         _BATCH_BYTES * batch_size * length + 16 * batch_size * vocab_size,
     )
+    return _repeated(batch_size, length, vocab_size, shortest, seed)
+
+
+def _repeated(batch_size: int, length: int, vocab_size: int, shortest: int, seed: int) -> Batch:
+    """:func:`repeated` of checked sizes: segments of ``shortest .. length // 2`` tokens."""
+    longest = length // 2
     rng = np.random.default_rng(seed)
     periods = rng.integers(shortest, longest + 1, size=batch_size)  # (B,)
     # The first ``longest`` entries of a random permutation: distinct tokens, (B, longest).
@@ -374,6 +409,11 @@ def passkey(
         f"batch_size = {batch_size} sequences of length = {length}",
         _BATCH_BYTES * batch_size * length,
     )
+    return _passkey(batch_size, length, vocab_size, key_ids, seed)
+
+
+def _passkey(batch_size: int, length: int, vocab_size: int, key_ids: int, seed: int) -> Batch:
+    """:func:`passkey` of checked sizes: one marker, its key and the final marker per row."""
     rng = np.random.default_rng(seed)
     first_filler = key_ids + 1 if key_ids else 1
     tokens = rng.integers(first_filler, vocab_size, size=(batch_size, length))
@@ -434,6 +474,11 @@ def skip_back(
         f"batch_size = {batch_size} sequences of length = {length}",
         2 * _BATCH_BYTES * batch_size * length,
     )
+    return _skip_back(batch_size, length, vocab_size, back, seed)
+
+
+def _skip_back(batch_size: int, length: int, vocab_size: int, back: int, seed: int) -> Batch:
+    """:func:`skip_back` of checked sizes: words among blanks (0), the ``back``-th word back."""
     rng = np.random.default_rng(seed)
     words = rng.integers(1, vocab_size, size=(batch_size, length))
     tokens = np.where(rng.random((batch_size, length)) < 0.5, 0, words)

@@ -46,7 +46,7 @@ from .model import (
     _Tables,
     init_params,
 )
-from .tasks import Task, _make_task, make_task, task_batch
+from .tasks import Batch, Task, _make_task, _task_batch, make_task, task_batch
 
 __all__ = ["Adam", "TrainedModel", "train", "training_seconds"]
 
@@ -215,13 +215,20 @@ class TrainedModel:
         return self._tables[n]
 
     def _logits(self, tokens: ArrayLike) -> tuple[np.ndarray, dict]:
-        tokens = _check_tokens(tokens, self.config)
+        """Logits and the forward cache of ``tokens``, checked here."""
+        return self._forward_pass(_check_tokens(tokens, self.config))
+
+    def _forward_pass(self, tokens: np.ndarray) -> tuple[np.ndarray, dict]:
+        """Logits and the forward cache of checked int64 tokens ``(batch, n)``."""
         return _forward(self.params, self.config, tokens, self._tables_for(tokens.shape[1]))
 
     def logits(self, tokens: ArrayLike) -> np.ndarray:
         """Logits, shape ``(batch, n, vocab_size)``, for ``tokens`` of shape ``(n,)`` or
         ``(batch, n)``."""
-        tokens = _check_tokens(tokens, self.config, block=_SCORES_PER_BLOCK)
+        return self._blocked_logits(_check_tokens(tokens, self.config, block=_SCORES_PER_BLOCK))
+
+    def _blocked_logits(self, tokens: np.ndarray) -> np.ndarray:
+        """:meth:`logits` of checked int64 tokens ``(batch, n)``, a block of sequences at once."""
         tables = self._tables_for(tokens.shape[1])
         # Blocks of sequences whose attention scores fit in the CPU's cache: the same numbers,
         # about twice as fast for a long test (256 sequences of 64 tokens, 8 heads).
@@ -244,9 +251,15 @@ class TrainedModel:
         ``layer`` picks the attention layer, 1 to ``config.n_layers`` (default: the last)."""
         last = self.config.n_layers
         layer = last if layer is None else check_int("layer", layer, minimum=1, maximum=last)
-        cache = self._logits(tokens)[1]
-        weights = cache["weights"] if layer == last else cache["inner"][layer - 1]["weights"]
+        weights = self._attention(_check_tokens(tokens, self.config), layer)
         return weights[0] if np.ndim(tokens) == 1 else weights
+
+    def _attention(self, tokens: np.ndarray, layer: int) -> np.ndarray:
+        """Attention weights ``(batch, n_heads, n, n)`` of checked tokens at a checked layer."""
+        cache = self._forward_pass(tokens)[1]
+        if layer == self.config.n_layers:
+            return cache["weights"]
+        return cache["inner"][layer - 1]["weights"]
 
     def accuracy(
         self,
@@ -290,7 +303,19 @@ class TrainedModel:
         )
         _check_size(self.config, n_samples, length, "the test sequences (n_samples, length)", 1)
         batch = task_batch(task, n_samples, length, self.config.vocab_size, seed=seed)
-        hits = (self.predict(batch.tokens) == batch.targets) & batch.scored
+        tokens = _check_tokens(batch.tokens, self.config, block=_SCORES_PER_BLOCK)
+        return self._score(tokens, batch, per_position)
+
+    def _accuracy(
+        self, length: int, n_samples: int, per_position: bool, seed: int = 12345
+    ) -> float | np.ndarray:
+        """:meth:`accuracy` on the training task, of sizes checked against it and the model."""
+        batch = _task_batch(self.task, n_samples, length, self.config.vocab_size, seed)
+        return self._score(batch.tokens, batch, per_position)
+
+    def _score(self, tokens: np.ndarray, batch: Batch, per_position: bool) -> float | np.ndarray:
+        """Share of ``batch``'s scored positions predicted right (its checked ``tokens``)."""
+        hits = (self._blocked_logits(tokens).argmax(axis=-1) == batch.targets) & batch.scored
         if per_position:
             counts = batch.scored.sum(axis=0)
             with np.errstate(invalid="ignore"):

@@ -769,6 +769,50 @@ def test_every_live_view_pictures_each_step_as_a_full_redraw_would(figure_class)
     view.close()
 
 
+_PACKAGE = os.path.dirname(live.__file__)
+_VALIDATE = os.path.join(_PACKAGE, "_validate.py")
+
+
+def _is_validation(code) -> bool:
+    """Whether ``code`` is a check: anything in _validate.py, or a ``check_`` / ``_check*`` of
+    the package."""
+    if code.co_filename == _VALIDATE:
+        return True
+    return code.co_filename.startswith(_PACKAGE + os.sep) and code.co_name.startswith(
+        ("check_", "_check")
+    )
+
+
+@pytest.mark.parametrize("figure_class", live_figures(), ids=lambda c: c.__name__)
+def test_a_live_step_validates_nothing(figure_class):
+    # The controls checked each value where it entered: a step calls kernels only, never a
+    # public function that validates again (CONTRIBUTING.md, "Validation").
+    view = figure_class().view()
+    calls: dict[str, int] = {}  # every check called, by "check <- caller (file)"
+
+    def profile(frame, event, arg):
+        if event == "call" and _is_validation(frame.f_code):
+            caller = frame.f_back.f_code
+            module = os.path.basename(caller.co_filename)
+            where = f"{frame.f_code.co_name} <- {caller.co_name} ({module})"
+            calls[where] = calls.get(where, 0) + 1
+
+    sys.setprofile(profile)
+    try:
+        for name, control in figure_class.controls.items():
+            for value in _other_values(control):
+                view.controls[name].value = value
+    finally:
+        sys.setprofile(None)
+        view.close()
+    # The message names where a step enters the checks (a check calling another is left out).
+    entries = {where: n for where, n in calls.items() if not where.endswith("(_validate.py)")}
+    assert sum(calls.values()) == 0, (
+        f"{sum(calls.values())} check calls in the steps of {figure_class.__name__}, "
+        f"entered at {entries or calls}"
+    )
+
+
 def test_snapshots_of_figures_with_nan_cells_compare_equal():
     scores = np.where(causal_mask(4), np.arange(16.0).reshape(4, 4), np.nan)
     assert snapshot(heatmap(scores).figure) == snapshot(heatmap(scores).figure)

@@ -16,7 +16,7 @@ from ..._docs import fill_doc
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
-from .maths import ProbeResult, position_probe, random_cosines
+from .maths import ProbeResult, _position_probe, _random_cosines
 
 __all__ = [
     "COSINE_BINS",
@@ -186,9 +186,13 @@ class DimensionPanels(LiveFigure):
 
     def data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
         """The cosines and the probe drawn for width ``d_model``."""
-        d_model = self.controls["d_model"].check("d_model", d_model)
-        cosines = random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
-        return cosines, position_probe(d_model, np.random.default_rng(self.seed))
+        return self._data(self.controls["d_model"].check("d_model", d_model))
+
+    def _data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
+        """:meth:`data` of a checked width: what a step draws."""
+        cosines = _random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
+        probe = _position_probe(d_model, np.random.default_rng(self.seed))  # its defaults
+        return cosines, probe
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
@@ -210,7 +214,7 @@ class DimensionPanels(LiveFigure):
         return SimpleNamespace(left=left, right=right, histogram=histogram, points=points)
 
     def update(self, art: SimpleNamespace, d_model: int) -> None:
-        cosines, probe = self.data(d_model)
+        cosines, probe = self._data(d_model)
         counts, _ = np.histogram(cosines, bins=COSINE_BINS)
         art.histogram.set_data(counts / cosines.size)
         art.points.set_offsets(np.column_stack([probe.true_positions, probe.predicted_positions]))

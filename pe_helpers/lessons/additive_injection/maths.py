@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_base, check_d_model, check_int, check_real
-from ...encodings import frequencies, sinusoidal_pe
+from ...encodings import _frequencies, _sinusoidal_pe, frequencies
 
 __all__ = [
     "MAX_CELLS",
@@ -70,7 +70,11 @@ def random_cosines(d_model: int, n_pairs: int, rng: np.random.Generator) -> np.n
     d_model = check_int("d_model", d_model, minimum=1)
     n_pairs = check_int("n_pairs", n_pairs, minimum=1)
     _cells(f"random_cosines({d_model}, {n_pairs})", 2 * d_model * n_pairs)
-    rng = _generator(rng)
+    return _random_cosines(d_model, n_pairs, _generator(rng))
+
+
+def _random_cosines(d_model: int, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`random_cosines` of checked sizes: ``u·v / (|u| |v|)`` per pair, ``(n_pairs,)``."""
     u = rng.standard_normal((n_pairs, d_model))
     v = rng.standard_normal((n_pairs, d_model))
     cos = np.sum(u * v, axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
@@ -178,7 +182,23 @@ def position_probe(
     if scale < 0:
         raise ValueError(f"embedding_scale must be >= 0, got {scale}")
     keep = np.arange(d_model) if columns is None else _columns(columns, d_model)
-    pe = sinusoidal_pe(n_positions, d_model, check_base(base))
+    base = check_base(base)
+    return _position_probe(d_model, rng, n_positions, n_samples, vocab_size, base, scale, keep)
+
+
+def _position_probe(
+    d_model: int,
+    rng: np.random.Generator,
+    n_positions: int = 32,
+    n_samples: int = 1600,
+    vocab_size: int = 1000,
+    base: float = 10000.0,
+    scale: float = 1.0,
+    keep: np.ndarray | None = None,
+) -> ProbeResult:
+    """:func:`position_probe` of checked arguments (same defaults); it sees the columns ``keep``."""
+    keep = np.arange(d_model) if keep is None else keep
+    pe = _sinusoidal_pe(np.arange(n_positions, dtype=np.float64), _frequencies(d_model, base))
     embeddings = scale * rng.standard_normal((vocab_size, d_model))
     tokens = rng.integers(0, vocab_size, n_samples)
     positions = rng.integers(0, n_positions, n_samples)

@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
-from ...attention import attention, relative_deviation
-from ...encodings import sinusoidal_pe
+from ...attention import _relative_deviation, attention
+from ...encodings import _frequencies, _sinusoidal_pe
 
 __all__ = [
     "BLEND_T_VALUES",
@@ -103,6 +103,11 @@ def random_projection(
         generator = seed
     else:
         generator = np.random.default_rng(check_int("seed", seed, minimum=0))
+    return _random_projection(d_model, d_k, generator)
+
+
+def _random_projection(d_model: int, d_k: int, generator: np.random.Generator) -> np.ndarray:
+    """:func:`random_projection` of checked widths: ``N(0, 1 / d_model)`` entries."""
     return generator.normal(size=(d_model, d_k)) / np.sqrt(d_model)
 
 
@@ -112,6 +117,7 @@ def _blend(t: float, w: np.ndarray) -> np.ndarray:
 
 
 def _position_scores(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, t: float) -> np.ndarray:
+    """``(p W_Q)(p W_K)ᵀ`` with both projections blended by ``t``: shape ``(n, n)``."""
     return (p @ _blend(t, w_q)) @ (p @ _blend(t, w_k)).T
 
 
@@ -151,8 +157,9 @@ def blend_position_scores(
     return _position_scores(p, w_q, w_k, t)
 
 
-def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]):
-    return np.array([relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
+def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]) -> np.ndarray:
+    """The relative deviation of the blended position term at each blend in ``ts``."""
+    return np.array([_relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
 
 
 def blend_deviations(
@@ -199,8 +206,10 @@ def blend_deviations(
 
 
 def _inputs(d_model: int, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
-    p = sinusoidal_pe(n_positions, d_model)
-    return p, random_projection(d_model, seed=seed), random_projection(d_model, seed=seed + 1)
+    """:func:`blend_inputs` of checked sizes and seed."""
+    p = _sinusoidal_pe(np.arange(n_positions, dtype=np.float64), _frequencies(d_model, 10000.0))
+    w_q = _random_projection(d_model, d_model, np.random.default_rng(seed))
+    return p, w_q, _random_projection(d_model, d_model, np.random.default_rng(seed + 1))
 
 
 def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np.ndarray, ...]:

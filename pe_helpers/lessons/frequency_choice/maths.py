@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_base, check_d_model, check_int
-from ...encodings import frequencies
+from ...encodings import _frequencies
 
 __all__ = [
     "MAX_BITS",
@@ -64,8 +64,14 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> (wavelengths(4, base=100.0) / (2 * np.pi)).tolist()
     [1.0, 10.0]
     """
-    _check_cells("the wavelengths", check_d_model(d_model) // 2)
-    return 2.0 * np.pi / frequencies(d_model, base)
+    d_model = check_d_model(d_model)
+    _check_cells("the wavelengths", d_model // 2)
+    return _wavelengths(d_model, check_base(base))
+
+
+def _wavelengths(d_model: int, base: float) -> np.ndarray:
+    """:func:`wavelengths` of a checked width and base: ``2π / w_k``, shape ``(d // 2,)``."""
+    return 2.0 * np.pi / _frequencies(d_model, base)
 
 
 def _column_reading(d_model: int, base: float) -> np.ndarray:

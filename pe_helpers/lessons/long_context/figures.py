@@ -14,8 +14,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ...figures import plain_log_ticks
 from ...live import LiveFigure, choice_control, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
-from ...rope_scaling import default_frequencies, yarn_correction_dim
-from .maths import aligned_scores, method_frequencies
+from ...rope_scaling import _default_frequencies, _yarn_correction_dim
+from .maths import _aligned_scores, _method_frequencies
 
 __all__ = [
     "FIGURE_METHODS",
@@ -173,25 +173,20 @@ class PairScaling(LiveFigure):
     ) -> None:
         geometry = PRESETS[preset]
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
-        plain = default_frequencies(theta, d)
+        # The controls checked every value: the step calls the kernels, which check nothing.
+        plain = _default_frequencies(theta, d)
         index = np.arange(d // 2)
         distances = _distances(factor * original)
         yarn_factor = 1.0
         for method in FIGURE_METHODS:
-            inv, att = method_frequencies(
-                method,
-                d,
-                float(factor),
-                original,
-                rope_theta=theta,
-                beta_fast=beta_fast,
-                beta_slow=beta_slow,
+            inv, att = _method_frequencies(
+                method, d, float(factor), original, theta, original, beta_fast, beta_slow
             )
             art.pairs[method].set_data(index, inv / plain)
-            art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
+            art.curves[method].set_data(distances, _aligned_scores(inv, distances, att))
             if method == "YaRN":
                 yarn_factor = att
-        rope = aligned_scores(plain, distances)
+        rope = _aligned_scores(plain, distances)
         inside = distances <= original
         art.inside.set_data(distances[inside], rope[inside])
         art.beyond.set_data(distances[distances >= original], rope[distances >= original])
@@ -200,7 +195,7 @@ class PairScaling(LiveFigure):
             ("beta_fast", beta_fast, "β_fast"),
             ("beta_slow", beta_slow, "β_slow"),
         ):
-            where = yarn_correction_dim(turns, d, theta, original)
+            where = _yarn_correction_dim(turns, d, theta, original)
             art.marks[key].set_xdata([where, where])
             art.labels[key].set_x(where)
             art.labels[key].set_text(text if key == "turn" else f"{text} = {turns:g}")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._rope_parameters import _check_head_dim
 from ..._validate import (
     TRAINING_BUDGET,
     _show,
@@ -23,7 +24,17 @@ from ..._validate import (
 )
 from ...model import MAX_ATTENTION_FACTOR
 from ...rope import _turn_pairs
-from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from ...rope_scaling import (
+    _default_frequencies,
+    _dynamic_ratio,
+    _get_mscale,
+    _llama3_frequencies,
+    _ntk_aware_base,
+    _yarn_bounds,
+    _yarn_frequencies,
+    dynamic_ntk_base,
+    ntk_aware_base,
+)
 from ...seeds import SeedResults
 from ...training import TrainedModel, train, training_seconds
 
@@ -187,18 +198,51 @@ def method_frequencies(
     if head_dim > _MAX_HEAD_DIM:
         raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
     length = original if length is None else check_int("length", length, minimum=1)
+    _check_head_dim(head_dim)  # even: RoPE turns pairs
+    # The NTK methods raise their base by d / (d - 2): no head of 2, no base past a float.
     if method == "NTK-aware":
-        base = ntk_aware_base(rope_theta, head_dim, factor)
-        return default_frequencies(base, head_dim), 1.0
-    block = rope_block(
-        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
+        ntk_aware_base(rope_theta, head_dim, factor)
+    if method == "dynamic NTK":
+        if head_dim <= 2:
+            raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {head_dim}")
+        dynamic_ntk_base(rope_theta, head_dim, factor, length, original)
+    return _method_frequencies(
+        method, head_dim, factor, original, rope_theta, length, beta_fast, beta_slow
     )
-    if method != "dynamic NTK":
-        return rope_frequencies(block, head_dim)
-    return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
+
+
+def _method_frequencies(
+    method: str,
+    head_dim: int,
+    factor: float,
+    original: int,
+    rope_theta: float,
+    length: int,
+    beta_fast: float,
+    beta_slow: float,
+) -> tuple[np.ndarray, float]:
+    """:func:`method_frequencies` of checked arguments, through rope_scaling's kernels."""
+    plain = _default_frequencies(rope_theta, head_dim)
+    if method == "RoPE":
+        return plain, 1.0
+    if method == "PI":
+        return plain / factor, 1.0
+    if method in ("NTK-aware", "dynamic NTK"):
+        ratio = factor if method == "NTK-aware" else _dynamic_ratio(factor, length, original)
+        return _default_frequencies(_ntk_aware_base(rope_theta, head_dim, ratio), head_dim), 1.0
+    if method == "YaRN":
+        low, high = _yarn_bounds(head_dim, rope_theta, original, beta_fast, beta_slow, True)
+        inv_freq = _yarn_frequencies(rope_theta, head_dim, factor, low, high)
+        return inv_freq, _get_mscale(factor)
+    # Llama 3
+    inv_freq = _llama3_frequencies(
+        rope_theta, head_dim, factor, original, _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR
+    )
+    return inv_freq, 1.0
 
 
 def _attention_factor(value: object) -> float:
+    """The checked ``attention_factor``, in ``(0, MAX_ATTENTION_FACTOR]``."""
     factor = check_real("attention_factor", value, positive=True)
     if factor > MAX_ATTENTION_FACTOR:
         raise ValueError(
@@ -266,8 +310,14 @@ def aligned_scores(
         raise ValueError(
             f"distances may have at most {MAX_DISTANCES} entries, got {distances.size}"
         )
-    factor = _attention_factor(attention_factor)
-    return factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
+    return _aligned_scores(inv_freq, distances, _attention_factor(attention_factor))
+
+
+def _aligned_scores(
+    inv_freq: np.ndarray, distances: np.ndarray, attention_factor: float = 1.0
+) -> np.ndarray:
+    """:func:`aligned_scores` of checked float64 arrays: ``m² mean_i cos(θ_i Δ)`` per distance."""
+    return attention_factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
 
 
 def dynamic_key_angles(

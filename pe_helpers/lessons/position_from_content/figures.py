@@ -23,11 +23,11 @@ from .maths import (
     METHOD_NAMES,
     SCALES,
     SKIP_BACK,
+    _cope_positions,
     _default_models,
-    cope_positions,
-    forget_gates,
-    test_sequence,
-    word_counts,
+    _forget_gates,
+    _test_sequence,
+    _word_counts,
 )
 
 if TYPE_CHECKING:
@@ -87,14 +87,15 @@ class ContentGates(LiveFigure):
         """Tokens, targets, the gate quantity, attention and answers of one sequence."""
         key = (method, sequence)
         if key not in self._seen:
-            tokens, targets = test_sequence(self.length, sequence)
+            # Kernels only: the models were checked in __init__, the sliders checked the rest.
+            tokens, targets = _test_sequence(self.length, sequence)
             model = self.models[method]
             if method == "CoPE":
-                gate = cope_positions(model, tokens)[0]  # (n, n)
+                gate = _cope_positions(model, tokens)[0]  # (n, n)
             else:
-                gate = forget_gates(model, tokens)[0]  # (n,)
-            weights = model.attention(tokens)[0]  # (n, n)
-            answers = model.predict(tokens)[0]
+                gate = _forget_gates(model, tokens)[0]  # (n,)
+            weights = model._attention(tokens[None], model.config.n_layers)[0, 0]  # (n, n)
+            answers = model._blocked_logits(tokens[None]).argmax(axis=-1)[0]
             self._seen[key] = (tokens, targets, gate, weights, answers)
         return self._seen[key]
 
@@ -135,7 +136,7 @@ class ContentGates(LiveFigure):
             art.words.set_data(places, np.full(places.size, -0.3))
             art.measured.set_data(keys, gate[query, : query + 1])
             art.measured.set_label("CoPE's position p_ij")
-            counts = np.minimum(word_counts(tokens)[query, : query + 1], top)
+            counts = np.minimum(_word_counts(tokens)[query, : query + 1], top)
             art.reference.set_data(keys, counts)
             art.reference.set_label("words in j .. i")
             art.gates.set_data([], [])

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_choice, check_int, check_real
-from ...tasks import make_task, task_batch
+from ...tasks import Task, _task_batch, make_task
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -154,9 +154,13 @@ def test_sequence(length: int = 16, index: int = 0) -> tuple[np.ndarray, np.ndar
     """
     length = check_int("length", length, minimum=2, maximum=256)
     index = check_int("index", index, minimum=0, maximum=63)
-    batch = task_batch(
-        make_task(*SKIP_BACK["task"]), 64, length, SKIP_BACK["vocab_size"], seed=TEST_SEED + 1
-    )
+    return _test_sequence(length, index)
+
+
+def _test_sequence(length: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`test_sequence` of a checked length and index: tokens and targets, ``(n,)`` each."""
+    task = Task(*SKIP_BACK["task"])  # the lesson's own task, valid as it stands
+    batch = _task_batch(task, 64, length, SKIP_BACK["vocab_size"], TEST_SEED + 1)
     return batch.tokens[index], batch.targets[index]
 
 
@@ -169,7 +173,11 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
     >>> word_counts([3, 0, 5]).tolist()
     [[1, 0, 0], [1, 0, 0], [2, 1, 1]]
     """
-    t = check_array("tokens", tokens, ndim=1)
+    return _word_counts(check_array("tokens", tokens, ndim=1))
+
+
+def _word_counts(t: np.ndarray) -> np.ndarray:
+    """:func:`word_counts` of a non-empty 1-D token array: ``(n, n)`` ints."""
     words = (t != 0).astype(np.int64)
     after = np.cumsum(words)  # words at 0 .. i
     before = np.concatenate([[0], after[:-1]])  # words at 0 .. j - 1
@@ -180,6 +188,11 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
     """The last layer's cache of one sequence (the forward pass of the trained model)."""
     return model._logits(np.asarray(tokens)[None])[1]
+
+
+def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:
+    """:func:`_cache` of checked int64 tokens ``(n,)``: the last layer's cache."""
+    return model._forward_pass(tokens[None])[1]
 
 
 def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
@@ -198,6 +211,11 @@ def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     return _cache(model, tokens)["positions"][0]
 
 
+def _cope_positions(model: TrainedModel, tokens: np.ndarray) -> np.ndarray:
+    """:func:`cope_positions` of a checked CoPE model and int64 tokens ``(n,)``."""
+    return _forward_cache(model, tokens)["positions"][0]
+
+
 def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     """The forget gate f_t = σ(w · x_t + b) of every token, per head: ``(heads, n)``.
 
@@ -210,6 +228,11 @@ def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     """
     model = _check_model(model, "forgetting")
     return _cache(model, tokens)["forget"][0]
+
+
+def _forget_gates(model: TrainedModel, tokens: np.ndarray) -> np.ndarray:
+    """:func:`forget_gates` of a checked forgetting model and int64 tokens ``(n,)``."""
+    return _forward_cache(model, tokens)["forget"][0]
 
 
 # --- PaTH, as maths only ---------------------------------------------------------------------

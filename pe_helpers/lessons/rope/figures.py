@@ -8,10 +8,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ...attention import relative_deviation
-from ...figures import diverging_cmap, format_base
+from ...attention import _relative_deviation
+from ...encodings import _frequencies
+from ...figures import _format_base, diverging_cmap
 from ...live import LiveFigure, int_control, log_control, side_by_side
-from ...rope import rope_scores
+from ...rope import _rope_scores
 from .maths import (
     _check_width,
 )
@@ -25,13 +26,18 @@ __all__ = ["RopeOffset", "offset_title"]
 def offset_title(offset: float, n_positions: int, deviation: float) -> str:
     """Title of the RoPE score heatmap: the positions shown and the relative deviation.
 
+    A deviation at rounding level is shown as a bound: its digits differ from CPU to CPU.
+
     Examples
     --------
-    >>> offset_title(100, 24, 0.0)
-    'positions 100 to 123: relative deviation 0.0e+00'
+    >>> offset_title(100, 24, 1.4e-15)
+    'positions 100 to 123: relative deviation below 1e-12'
+    >>> offset_title(0, 24, 0.25)
+    'positions 0 to 23: relative deviation 0.250'
     """
     last = offset + n_positions - 1
-    return f"positions {offset:g} to {last:g}: relative deviation {deviation:.1e}"
+    shown = "below 1e-12" if deviation < 1e-12 else f"{deviation:.3f}"
+    return f"positions {offset:g} to {last:g}: relative deviation {shown}"
 
 
 class RopeOffset(LiveFigure):
@@ -126,15 +132,17 @@ class RopeOffset(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, base: float, offset: int) -> None:
-        q, k, distances = self.q, self.k, self.distances
-        grid = offset + np.arange(self.n_positions)
-        matrix = rope_scores(q, k, grid, grid, base)
-        art.curve.set_ydata(rope_scores(q, k, [offset], offset + distances, base)[0])
-        art.reference.set_ydata(rope_scores(q, k, [0], distances, base)[0])
-        art.curve_ax.title.set_text(f"Score vs distance, base = {format_base(base)}")
+        q, k, w = self.q, self.k, _frequencies(self.q.size, base)
+        distances = self.distances.astype(np.float64)
+        grid = offset + np.arange(self.n_positions, dtype=np.float64)
+        at = np.array([offset], dtype=np.float64)
+        matrix = _rope_scores(q, k, grid, grid, w, "adjacent")
+        art.curve.set_ydata(_rope_scores(q, k, at, offset + distances, w, "adjacent")[0])
+        art.reference.set_ydata(_rope_scores(q, k, np.zeros(1), distances, w, "adjacent")[0])
+        art.curve_ax.title.set_text(f"Score vs distance, base = {_format_base(base)}")
         art.image.set_data(matrix)
         art.heat_ax.title.set_text(
-            offset_title(offset, self.n_positions, relative_deviation(matrix))
+            offset_title(offset, self.n_positions, _relative_deviation(matrix))
         )
 
     def moving(self, art: SimpleNamespace) -> list:

@@ -11,8 +11,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_int, check_real
-from ...rope_variants import apply_mrope, mrope_position_ids
+from ..._validate import check_array, check_base, check_int, check_real
+from ...encodings import frequencies
+from ...rope_variants import _apply_mrope, _mrope_position_ids, _width, mrope_pair_axes
 
 __all__ = [
     "LLAMA4_ATTN_SCALE",
@@ -211,10 +212,21 @@ def patch_scores(
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
     rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
     cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
-    ids = mrope_position_ids(0, rows, cols)
+    # apply_mrope's checks of the rotated rows, in its order: their width, the sections, base
+    _width("x.shape[1]", q.size)
+    axes = mrope_pair_axes(mrope_section, q.size)
+    w = frequencies(q.size, check_base(base))
+    return _patch_scores(q, k, rows, cols, axes, w)
+
+
+def _patch_scores(
+    q: np.ndarray, k: np.ndarray, rows: int, cols: int, axes: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """:func:`patch_scores` of float64 vectors (d,), a checked grid, pair axes and frequencies."""
+    ids = _mrope_position_ids(0, rows, cols, 0).astype(np.float64)
     ones = np.ones((rows * cols, 1))
-    rotated_q = apply_mrope(ones * q, ids, mrope_section, base)
-    rotated_k = apply_mrope(ones * k, ids, mrope_section, base)
+    rotated_q = _apply_mrope(ones * q, ids, axes, w, "adjacent")
+    rotated_k = _apply_mrope(ones * k, ids, axes, w, "adjacent")
     return rotated_q @ rotated_k.T
 
 

@@ -17,9 +17,10 @@ from ..._validate import (
     check_positions,
     check_real,
 )
+from ...encodings import frequencies
 from ...figures import FIGSIZE, course_style, new_axes
 from ...live import Layout, LiveFigure, float_control, int_control
-from .maths import MAX_LABELLED_POSITIONS, pair_points, rotation_caption
+from .maths import MAX_LABELLED_POSITIONS, _pair_points, _rotation_caption
 
 __all__ = ["PairRotation", "plot_shift_scatter"]
 
@@ -70,6 +71,7 @@ class PairRotation(LiveFigure):
                 f"positions must hold 1 to {MAX_LABELLED_POSITIONS} positions (each is "
                 f"labelled), got {self.positions.size:,}"
             )
+        self.w = frequencies(self.d_model, self.base)  # w_k of every pair, checked once
 
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)
@@ -96,13 +98,11 @@ class PairRotation(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, delta: float, frequency_index: int) -> None:
-        pairs, shifted, angle = pair_points(
-            self.positions, delta, frequency_index, self.d_model, self.base
-        )
+        pairs, shifted, angle = _pair_points(self.positions, delta, self.w[frequency_index])
         art.before.set_offsets(pairs)
         art.after.set_offsets(shifted)
         art.chords.set_segments(list(np.stack([pairs, shifted], axis=1)))
-        art.caption.set_text(rotation_caption(angle, frequency_index))
+        art.caption.set_text(_rotation_caption(angle, frequency_index))
         for label, (x, y) in zip(art.labels, pairs, strict=True):
             label.set_position((1.12 * x, 1.12 * y))
         art.axes.set_title(

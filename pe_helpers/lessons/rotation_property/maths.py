@@ -69,10 +69,16 @@ def pair_points(
     k = check_int("frequency_index", frequency_index, minimum=0)
     if k >= w.size:
         raise ValueError(f"frequency_index must be < d_model/2 = {w.size}, got {k}")
-    return _pair(w[k] * t), _pair(w[k] * (t + delta)), float(w[k] * delta)
+    return _pair_points(t, delta, w[k])
+
+
+def _pair_points(t: np.ndarray, delta: float, w_k: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`pair_points` of float64 positions ``t`` (n,), a shift and one frequency ``w_k``."""
+    return _pair(w_k * t), _pair(w_k * (t + delta)), float(w_k * delta)
 
 
 def _pair(angles: np.ndarray) -> np.ndarray:
+    """``(sin, cos)`` of each angle, shape ``(n, 2)``."""
     return np.column_stack([np.sin(angles), np.cos(angles)])
 
 
@@ -87,7 +93,11 @@ def rotation_caption(angle: float, frequency_index: int) -> str:
     'w_0·Δ = 6.500 rad = 372.4° ≡ 12.4° (clockwise)'
     """
     angle = check_real("angle", angle)
-    frequency_index = check_int("frequency_index", frequency_index, minimum=0)
+    return _rotation_caption(angle, check_int("frequency_index", frequency_index, minimum=0))
+
+
+def _rotation_caption(angle: float, frequency_index: int) -> str:
+    """:func:`rotation_caption` of a checked angle and pair index."""
     degrees = float(np.degrees(angle))
     text = f"w_{frequency_index}·Δ = {angle:.3f} rad = {degrees:.1f}°"
     if abs(degrees) >= 360:

@@ -27,10 +27,10 @@ from .maths import (
     TEST_SEED,
     _default_induction_models,
     _default_passkey_model,
-    induction_score,
+    _induction_score,
+    _passkey_accuracies,
+    _previous_token_score,
     induction_targets,
-    passkey_accuracies,
-    previous_token_score,
     stretch,
 )
 
@@ -201,8 +201,9 @@ class InductionHeads(LiveFigure):
         model has no second)."""
         if name not in self._rows:
             model = self.models[name]
-            first = model.attention(self.tokens, layer=1)[0]
-            last = model.attention(self.tokens)[0] if model.config.n_layers > 1 else None
+            tokens, layers = self.tokens[None], model.config.n_layers  # checked in __init__
+            first = model._attention(tokens, 1)[0, 0]
+            last = model._attention(tokens, layers)[0, 0] if layers > 1 else None
             self._rows[name] = (first, last)
         return self._rows[name]
 
@@ -246,7 +247,7 @@ class InductionHeads(LiveFigure):
         keys = np.arange(query + 1)  # the causal mask: keys 0 .. query
         art.first.set_data(keys, first[query, : query + 1])
         art.previous.set_xdata([query - 1] * 2)
-        prev = float(previous_token_score(first[None, None], self.tokens[None])[0])
+        prev = float(_previous_token_score(first[None, None])[0])
         art.first_ax.title.set_text(
             f"layer 1 of {model}: query {query}; a[t, t-1] = {first[query, query - 1]:.2f} "
             f"(mean {prev:.2f})"
@@ -261,7 +262,7 @@ class InductionHeads(LiveFigure):
         art.last.set_data(keys, last[query, : query + 1])
         art.targets.set_data(wanted, np.full(wanted.size, 1.05))
         art.note.set_text("" if wanted.size else "no earlier copy of this token yet")
-        score = float(induction_score(last[None, None], self.tokens[None])[0])
+        score = float(_induction_score(last[None, None], self.targets[None])[0])
         on = float(last[query, wanted].sum()) if wanted.size else 0.0
         art.last_ax.title.set_text(f"layer 2: on the marked keys {on:.2f} (mean {score:.2f})")
 
@@ -321,19 +322,21 @@ class PasskeyLengths(LiveFigure):
         longest = max(SCALES.values())
         batch = task_batch(model.task, 1, longest, model.config.vocab_size, seed=TEST_SEED + 1)
         self.tokens = batch.tokens[0]
-        self._models: dict[str, TrainedModel] = {}
+        # The model under every extension, built (and checked) once: no training, cheap.
+        self._models = {
+            extension: model if extension == "RoPE" else stretch(model, extension)
+            for extension in EXTENSIONS
+        }
         self._curves: dict[str, np.ndarray] = {}
 
     def _run(self, extension: str) -> TrainedModel:
-        if extension not in self._models:
-            self._models[extension] = (
-                self.model if extension == "RoPE" else stretch(self.model, extension)
-            )
+        """The model run under ``extension``'s frequencies."""
         return self._models[extension]
 
     def _curve(self, extension: str) -> np.ndarray:
+        """This run's passkey accuracy at every length of SCALES under ``extension``."""
         if extension not in self._curves:
-            found = passkey_accuracies(self._run(extension))
+            found = _passkey_accuracies(self._run(extension), 128)
             self._curves[extension] = np.array([found[s] for s in SCALES])
         return self._curves[extension]
 
@@ -378,11 +381,11 @@ class PasskeyLengths(LiveFigure):
         art.curve_ax.title.set_text(f"RoPE run as {extension}{where}")
         model = self._run(extension)
         tokens = _passkey_sequence(self.tokens, length)
-        weights = model.attention(tokens)[0, -1]  # (keys,)
+        weights = model._attention(tokens[None], model.config.n_layers)[0, 0, -1]  # (keys,)
         key = int(np.flatnonzero(tokens[:-1] == 0)[0]) + 1
         art.row.set_data(np.arange(length), weights)
         art.key.set_xdata([key] * 2)
-        answer = int(model.predict(tokens)[0, -1])
+        answer = int(model._blocked_logits(tokens[None]).argmax(axis=-1)[0, -1])
         verdict = "found" if answer == tokens[key] else f"missed (answers {answer})"
         art.look_ax.title.set_text(f"{extension} at {length}: the key is {verdict}")
 

@@ -25,6 +25,7 @@ _RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
 
 
 def _angles(deltas: ArrayLike, d_model: int, base: float) -> np.ndarray:
+    """The checked angles ``w_k Δ``, shape ``(len(deltas), d_model // 2)``."""
     offsets = check_positions(deltas, "deltas")
     w = frequencies(d_model, base)
     if offsets.size * w.size > MAX_ANGLES:
@@ -57,7 +58,12 @@ def dot_profile(deltas: int | ArrayLike, d_model: int, base: float = 10000.0) ->
     >>> dot_profile([0, 1, 10], 128).round(2).tolist()
     [64.0, 62.09, 42.82]
     """
-    return np.cos(_angles(deltas, d_model, base)).sum(axis=1)
+    return _dot_profile(_angles(deltas, d_model, base))
+
+
+def _dot_profile(angles: np.ndarray) -> np.ndarray:
+    """:func:`dot_profile` of the angles ``w_k Δ`` (n, d / 2): ``Σ_k cos(w_k Δ)`` per row."""
+    return np.cos(angles).sum(axis=1)
 
 
 def pair_form(d_model: int, a: float = 1.0, b: float = 0.0) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..._docs import fill_doc
 from ..._validate import check_array, check_real
 from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
 from ...live import LiveFigure, float_control, int_control
-from .maths import _steps, recurrence_weights
+from .maths import _recurrence_weights, _steps
 
 __all__ = [
     "RecurrenceWeights",
@@ -53,8 +53,11 @@ def recurrence_caption(decay: float, n_steps: int) -> str:
     >>> recurrence_caption(1e300, 4)
     'weight of x_1 in h_4: a^(n-1) = 1e+300^3 = 1e+900'
     """
-    decay = check_real("decay", decay)
-    n_steps = _steps(n_steps)
+    return _recurrence_caption(check_real("decay", decay), _steps(n_steps))
+
+
+def _recurrence_caption(decay: float, n_steps: int) -> str:
+    """:func:`recurrence_caption` of a checked factor and length."""
     power = _power_text(decay, n_steps - 1)
     return f"weight of x_1 in h_{n_steps}: a^(n-1) = {decay:g}^{n_steps - 1} = {power}"
 
@@ -88,8 +91,8 @@ class RecurrenceWeights(LiveFigure):
         return SimpleNamespace(axes=axes, line=line, caption=caption)
 
     def update(self, art: SimpleNamespace, decay: float, n_steps: int) -> None:
-        art.line.set_data(np.arange(1, n_steps + 1), recurrence_weights(decay, n_steps))
-        art.caption.set_text(recurrence_caption(decay, n_steps))
+        art.line.set_data(np.arange(1, n_steps + 1), _recurrence_weights(decay, n_steps))
+        art.caption.set_text(_recurrence_caption(decay, n_steps))
         art.axes.title.set_text(
             f"h_t = a·h_(t-1) + x_t, a = {decay:.2f}: what is left of each input in h_{n_steps}"
         )

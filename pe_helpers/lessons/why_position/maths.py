@@ -194,6 +194,7 @@ def recurrence_states(inputs: ArrayLike, decay: float) -> np.ndarray:
 
 
 def _decay(value: object) -> float:
+    """The checked recurrence factor, in ``[-1, 1]``."""
     decay = check_real("decay", value)
     if abs(decay) > 1.0:
         raise ValueError(f"decay must lie in [-1, 1] (larger factors explode), got {decay:g}")
@@ -223,12 +224,16 @@ def recurrence_weights(decay: float, n_steps: int) -> np.ndarray:
     >>> recurrence_weights(0.5, 3).tolist()
     [0.25, 0.5, 1.0]
     """
-    decay = _decay(decay)
-    n_steps = _steps(n_steps)
+    return _recurrence_weights(_decay(decay), _steps(n_steps))
+
+
+def _recurrence_weights(decay: float, n_steps: int) -> np.ndarray:
+    """:func:`recurrence_weights` of a checked factor and length: ``a^(n-t)``, shape ``(n,)``."""
     return decay ** np.arange(n_steps - 1, -1, -1, dtype=np.float64)
 
 
 def _steps(value: object) -> int:
+    """The checked sequence length, 1 to MAX_TOKENS."""
     n_steps = check_int("n_steps", value, minimum=1)
     if n_steps > MAX_TOKENS:
         raise ValueError(f"n_steps must be <= {MAX_TOKENS}, got {n_steps}")
