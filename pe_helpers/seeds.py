@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import ctypes
 import json
 import platform
 import subprocess
@@ -46,6 +47,8 @@ __all__ = [
     "RESULTS_FOLDER",
     "SEEDS",
     "SeedResults",
+    "cpu_kernels",
+    "kernels_env",
     "load_results",
     "run_experiments",
     "write_results",
@@ -267,6 +270,72 @@ def run_experiments(
     return values, seconds
 
 
+def _openblas_core() -> str:
+    """The core OpenBLAS chose for this CPU ("Haswell", "SkylakeX", ...), or "unknown"."""
+    libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"  # numpy's wheels bundle it
+    for lib in sorted(libs.glob("libscipy_openblas*.so*")):
+        for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename"):
+            try:
+                corename = getattr(ctypes.CDLL(str(lib)), symbol)
+            except (OSError, AttributeError):
+                continue
+            corename.restype = ctypes.c_char_p
+            return corename().decode()
+    return "unknown"
+
+
+def cpu_kernels() -> dict[str, object]:
+    """The CPU kernels this process computes with: numpy's SIMD targets and OpenBLAS's core.
+
+    The last bits of a ufunc or a matrix product depend on them (numpy runs AVX-512 code
+    where the CPU has it, AVX2 code elsewhere), and a model trained for hundreds of steps
+    carries such bits into its accuracy. A results file records them, so a re-run is
+    compared bit for bit only under the same kernels (:func:`kernels_env`).
+
+    Returns
+    -------
+    dict
+        ``{"numpy_simd": [...], "openblas_core": str}``: the SIMD extensions numpy found
+        and uses beyond its baseline, and the core OpenBLAS picked (or "unknown").
+
+    Examples
+    --------
+    >>> sorted(cpu_kernels())
+    ['numpy_simd', 'openblas_core']
+    """
+    simd = np.show_config(mode="dicts").get("SIMD Extensions", {})
+    return {"numpy_simd": list(simd.get("found", [])), "openblas_core": _openblas_core()}
+
+
+def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
+    """Environment variables under which a new process computes with ``recorded`` kernels.
+
+    numpy turns off the SIMD extensions it found here and the file's CPU did not have
+    (``NPY_DISABLE_CPU_FEATURES``), and OpenBLAS takes the file's core
+    (``OPENBLAS_CORETYPE``). None when this CPU lacks an extension the file's had, or a
+    core is unknown: then these kernels cannot be had here.
+
+    Examples
+    --------
+    >>> kernels_env(cpu_kernels()) in ({}, None)  # this process's own kernels: nothing to change
+    True
+    >>> print(kernels_env({"numpy_simd": ["NO_SUCH_EXTENSION"], "openblas_core": "Haswell"}))
+    None
+    """
+    here = cpu_kernels()
+    wanted = set(recorded.get("numpy_simd", ()))
+    found = set(here["numpy_simd"])
+    core = recorded.get("openblas_core", "unknown")
+    if not wanted <= found or "unknown" in (core, here["openblas_core"]):
+        return None
+    env = {}
+    if found - wanted:
+        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(sorted(found - wanted))
+    if core != here["openblas_core"]:
+        env["OPENBLAS_CORETYPE"] = str(core)
+    return env
+
+
 def _provenance() -> dict:
     """The git commit (and whether the tree had changes) and the versions behind a run."""
     root = Path(__file__).resolve().parents[1]
@@ -291,6 +360,7 @@ def _provenance() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "machine": platform.machine(),
+        "cpu_kernels": cpu_kernels(),
     }
 
 

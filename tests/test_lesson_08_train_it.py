@@ -30,7 +30,7 @@ from pe_helpers.lessons.train_it import (
 )
 from pe_helpers.live import snapshot
 from pe_helpers.model import _softmax_backward
-from pe_helpers.seeds import load_results
+from pe_helpers.seeds import cpu_kernels, load_results
 from pe_helpers.tasks import most_frequent_earlier, order_blind_accuracy, task_batch
 from pe_helpers.training import train
 
@@ -293,7 +293,10 @@ def test_a_seed_experiment_trains_with_its_seed():
     first, again, other = (SEED_EXPERIMENTS["third"](seed) for seed in (3, 3, 4))
     assert first == again and first != other
     shipped = load_results("train_it")
-    assert first["sinusoidal.L"] == shipped["third.sinusoidal.L"][3]
+    if cpu_kernels() == shipped.produced_by.get("cpu_kernels"):  # the file's kernels: its bits
+        assert first["sinusoidal.L"] == shipped["third.sinusoidal.L"][3]
+    else:  # another CPU's kernels train another draw (tests/test_seeds.py compares bits)
+        assert shipped.contains("third.sinusoidal.L", first["sinusoidal.L"])
 
 
 # --- figures --------------------------------------------------------------------------------
