@@ -24,9 +24,14 @@ in the repository, so relative links keep working, in which this script
 
 The pictures are drawn on every core (``--jobs``) and kept in ``build/site-work/frames``
 under a key of the code they depend on (the package's shared modules and the figure's own
-lesson home) and of the grid, so a build after an edit to the notebooks' text, the docs
-or another lesson draws that figure's pictures no more (``--fresh`` ignores what is kept).
-The site lands in ``build/site`` (``index.html`` opens the contents page).
+lesson home), of the grid and of the CPU kernels that draw them, so a build after an edit to
+the notebooks' text, the docs or another lesson draws that figure's pictures no more
+(``--fresh`` ignores what is kept). They are drawn under the CPU kernels the notebooks were
+run with (their metadata records them, ``scripts/regen.py``) where this CPU has them: a
+trained model's last bits, and so a curve's pixels, follow numpy's SIMD code, and the site's
+first picture of a figure must be the notebook's, pixel for pixel
+(:func:`run_under_notebook_kernels`). The site lands in ``build/site`` (``index.html`` opens
+the contents page).
 """
 
 from __future__ import annotations
@@ -707,9 +712,13 @@ class LiveCell(NamedTuple):
 
     def key(self, sources: str) -> str:
         """What the pictures depend on, hashed: ``sources`` (:func:`source_digest`), the
-        figure, its starting values and its grid."""
+        figure, its starting values, its grid and the CPU kernels of this process."""
+        from pe_helpers.seeds import cpu_kernels
+
         grid = [(axis.name, list(axis.values), axis.alone) for axis in self.axes]
-        about = json.dumps([FRAME_VERSION, FRAME_OPTIONS, self.figure, self.start, grid])
+        about = json.dumps(
+            [FRAME_VERSION, FRAME_OPTIONS, self.figure, self.start, grid, cpu_kernels()]
+        )
         return hashlib.sha256(f"{sources}\n{about}".encode()).hexdigest()[:20]
 
 
@@ -1273,7 +1282,46 @@ def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict
     return counts
 
 
+#: Set in the environment of a build that runs under the notebooks' CPU kernels.
+KERNELS_SET = "PE_SITE_NOTEBOOK_KERNELS"
+
+
+def notebook_kernels(folder: Path = ROOT / "notebooks") -> dict | None:
+    """The CPU kernels the notebooks were run with (one set for all), or None if unknown."""
+    found = set()
+    for path in sorted(folder.rglob("*.ipynb")):
+        recorded = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("pe_helpers", {})
+        found.add(json.dumps(recorded.get("cpu_kernels"), sort_keys=True))
+    return json.loads(found.pop()) if len(found) == 1 else None
+
+
+def run_under_notebook_kernels(argv: list[str]) -> None:
+    """Start this build again under the notebooks' CPU kernels, when this process has others
+    and this CPU has theirs (:func:`pe_helpers.seeds.kernels_env`); else say what it draws with.
+    """
+    from pe_helpers.seeds import cpu_kernels, kernels_env
+
+    recorded = notebook_kernels()
+    if os.environ.get(KERNELS_SET) or recorded is None or recorded == cpu_kernels():
+        return
+    env = kernels_env(recorded)
+    if env is None:
+        print(
+            f"WARNING: the notebooks ran with CPU kernels {recorded}, which this CPU lacks; "
+            f"the pictures are drawn with {cpu_kernels()}, and a figure's first picture may "
+            "differ from the notebook's by a few pixels",
+            file=sys.stderr,
+        )
+        return
+    print(f"drawing under the notebooks' CPU kernels: {env}", flush=True)
+    script = str(Path(__file__).resolve())
+    os.execve(
+        sys.executable, [sys.executable, script, *argv], {**os.environ, **env, KERNELS_SET: "1"}
+    )
+
+
 def main(argv: list[str]) -> int:
+    run_under_notebook_kernels(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="where the HTML goes")
     parser.add_argument(

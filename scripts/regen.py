@@ -8,7 +8,10 @@ metadata (timings, widget state) but keeps outputs and execution counts, which
 strict nbval compares. A live figure's output is kept whole: the widget view, the
 picture at its starting values (``image/png``, which JupyterLab shows for a notebook
 not run yet, as nbconvert, GitHub and the website do) and its one-line summary
-(``text/plain``, compared by strict nbval).
+(``text/plain``, compared by strict nbval). The notebook's metadata records the CPU
+kernels it ran with (``pe_helpers.cpu_kernels``: numpy's SIMD extensions, OpenBLAS's
+core): its pictures' last pixels follow them, and the website draws its own pictures
+under the same kernels where its CPU has them (``scripts/build_site.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,25 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from pe_helpers.seeds import cpu_kernels
+
+
+def _joined_streams(outputs: list) -> list:
+    """Consecutive prints to one stream as one output: how many messages the kernel sent
+    them in depends on its timing, and the stored notebook should not."""
+    joined = []
+    for output in outputs:
+        last = joined[-1] if joined else None
+        if (
+            last is not None
+            and output.get("output_type") == "stream" == last.get("output_type")
+            and output.get("name") == last.get("name")
+        ):
+            last["text"] += output["text"]
+        else:
+            joined.append(output)
+    return joined
 
 
 def regenerate(path: Path) -> None:
@@ -31,11 +53,17 @@ def regenerate(path: Path) -> None:
         record_timing=False,
     )
     client.execute()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = _joined_streams(cell.outputs)
     nbformat.write(nb, path)
     subprocess.run(
         [sys.executable, "-m", "nbstripout", "--keep-output", "--keep-count", str(path)],
         check=True,
     )
+    cleaned = nbformat.read(path, as_version=4)
+    cleaned.metadata.setdefault("pe_helpers", {})["cpu_kernels"] = cpu_kernels()
+    nbformat.write(cleaned, path)
 
 
 def main(argv: list[str]) -> int:
