@@ -219,7 +219,7 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
 
     Examples
     --------
-    >>> p_rope_frequencies(8, 0.5, base=10000.0).tolist()
+    >>> p_rope_frequencies(8, 0.5, base=10000.0).round(12).tolist()
     [1.0, 0.1, 0.0, 0.0]
     """
     head_dim = _width("head_dim", head_dim)

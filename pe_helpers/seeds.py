@@ -296,15 +296,19 @@ def cpu_kernels() -> dict[str, object]:
     -------
     dict
         ``{"numpy_simd": [...], "openblas_core": str}``: the SIMD extensions numpy found
-        and uses beyond its baseline, and the core OpenBLAS picked (or "unknown").
+        and uses beyond its baseline (None before numpy 1.26, which cannot say), and the
+        core OpenBLAS picked (or "unknown").
 
     Examples
     --------
     >>> sorted(cpu_kernels())
     ['numpy_simd', 'openblas_core']
     """
-    simd = np.show_config(mode="dicts").get("SIMD Extensions", {})
-    return {"numpy_simd": list(simd.get("found", [])), "openblas_core": _openblas_core()}
+    try:
+        found = list(np.show_config(mode="dicts").get("SIMD Extensions", {}).get("found", []))
+    except TypeError:  # numpy before 1.26 cannot say (no mode): the kernels are unknown
+        found = None
+    return {"numpy_simd": found, "openblas_core": _openblas_core()}
 
 
 def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
@@ -323,8 +327,9 @@ def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
     None
     """
     here = cpu_kernels()
-    wanted = set(recorded.get("numpy_simd", ()))
-    found = set(here["numpy_simd"])
+    if recorded.get("numpy_simd") is None or here["numpy_simd"] is None:
+        return None
+    wanted, found = set(recorded["numpy_simd"]), set(here["numpy_simd"])
     core = recorded.get("openblas_core", "unknown")
     if not wanted <= found or "unknown" in (core, here["openblas_core"]):
         return None

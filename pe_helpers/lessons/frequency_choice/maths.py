@@ -61,7 +61,7 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
 
     Examples
     --------
-    >>> (wavelengths(4, base=100.0) / (2 * np.pi)).tolist()
+    >>> (wavelengths(4, base=100.0) / (2 * np.pi)).round(12).tolist()
     [1.0, 10.0]
     """
     d_model = check_d_model(d_model)
