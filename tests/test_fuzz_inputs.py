@@ -3,14 +3,15 @@
 Issue 32. The modules added after lessons 01-07 were hardened (:mod:`pe_helpers.model`,
 ``training``, ``tasks``, ``biases``, ``rope_scaling``, ``rope_configs``, ``rope_variants``,
 ``conventions``, ``numerics``, ``table_conventions``, and the maths and checkers of lessons
-08-12). This test finds every public callable of them by ``__all__`` (functions, classes and
-the public methods of classes; a new one without a case below fails :func:`test_every_public_
-callable_has_a_case`), calls it once the right way (:data:`CASES`), then again with each
-argument replaced, in turn, by each value of :data:`BAD` (None, NaN, ±inf, negative, zero,
-10**9, 10**18, 1e±300, text, numeric strings, a ragged list, an empty array, a bool, a complex
-number, float16, an object, a list holding 10**9) and by a case's own extra values (say, a
-function with the wrong output shape); a dict argument (a ``rope_parameters`` block) gets each
-of its entries replaced the same way. Each call must
+08-14; the full-size trainers of lessons 13 and 14, seconds a call, are checked for their
+refusals alone, :data:`TRAINERS`). This test finds every public callable of them by ``__all__``
+(functions, classes and the public methods of classes; a new one without a case below fails
+:func:`test_every_public_callable_has_a_case`), calls it once the right way (:data:`CASES`),
+then again with each argument replaced, in turn, by each value of :data:`BAD` (None, NaN, ±inf,
+negative, zero, 10**9, 10**18, 1e±300, text, numeric strings, a ragged list, an empty array, a
+bool, a complex number, float16, an object, a list holding 10**9) and by a case's own extra
+values (say, a function with the wrong output shape); a dict argument (a ``rope_parameters``
+block) gets each of its entries replaced the same way. Each call must
 
 * raise ``TypeError`` or ``ValueError`` (those exact types) whose message names the argument,
   or return a finite result (every float in it finite; NaN only where a case says a NaN is
@@ -85,6 +86,8 @@ LESSON_MODULES = (
     "pe_helpers.lessons.long_context",
     "pe_helpers.lessons.conventions_and_numerics",
     "pe_helpers.lessons.rope_today",
+    "pe_helpers.lessons.two_layers",
+    "pe_helpers.lessons.position_from_content",
 )
 
 #: Plain records: built by the package (or by hand) and validated where they are used.
@@ -166,6 +169,8 @@ class Case:
     nan_ok: bool = False
     checker: bool = False
     keys: dict = field(default_factory=dict)  # argument -> dict keys whose values are fuzzed
+    # the part of a result that must be finite, where a documented mask is -inf elsewhere
+    unmasked: Callable | None = None
 
 
 class Fixtures:
@@ -229,6 +234,33 @@ class Fixtures:
             (0, 1),
             {"g.PI.L": np.array([0.2, 0.4]), "bench.copy_back.rope_adjacent.L": np.ones(2)},
         )
+
+    @functools.cached_property
+    def passkey_model(self):
+        from pe_helpers.training import train
+
+        return train("passkey", "rope_adjacent", length=8, steps=2, n_layers=2)
+
+    def skip_back_model(self, method: str):
+        from pe_helpers.training import train
+
+        return train("skip_back", method, task_arg=2, length=8, steps=2)
+
+    @functools.cached_property
+    def cope_model(self):
+        return self.skip_back_model("cope")
+
+    @functools.cached_property
+    def forget_model(self):
+        return self.skip_back_model("forgetting")
+
+    @functools.cached_property
+    def heads(self):
+        """Attention weights (layers, heads, n, n) of three tokens, as lesson 13's scores read."""
+        weights = np.zeros((1, 1, 3, 3))
+        weights[0, 0, :, 0] = 1
+        weights[0, 0, 2] = [0, 1, 0]
+        return weights
 
 
 fx = Fixtures()
@@ -1082,7 +1114,129 @@ def _cases() -> dict[str, list[Case]]:
             extra={"mrope_ids": _functions()},
         ),
     )
+
+    # --- lesson 13 ---------------------------------------------------------------------------
+    lesson = "pe_helpers.lessons.two_layers"
+    add(
+        f"{lesson}.maths.extension_frequencies",
+        Case(_m(f"{lesson}:extension_frequencies"), ("PI", 4, 16)),
+    )
+    add(f"{lesson}.maths.stretch", Case(_m(f"{lesson}:stretch"), (fx.passkey_model, "PI")))
+    add(
+        f"{lesson}.maths.fine_tune",
+        Case(_m(f"{lesson}:fine_tune"), (fx.passkey_model, "YaRN"), dict(seed=1)),
+    )
+    add(
+        f"{lesson}.maths.passkey_accuracies",
+        Case(_m(f"{lesson}:passkey_accuracies"), (fx.passkey_model,), dict(n_samples=8)),
+    )
+    add(
+        f"{lesson}.maths.induction_order_blind_limit",
+        Case(_m(f"{lesson}:induction_order_blind_limit"), (), dict(n_samples=200, seed=0)),
+    )
+    add(
+        f"{lesson}.maths.induction_targets", Case(_m(f"{lesson}:induction_targets"), ([[5, 7, 5]],))
+    )
+    for name in ("induction_score", "previous_token_score"):
+        add(f"{lesson}.maths.{name}", Case(_m(f"{lesson}:{name}"), (fx.heads, [[5, 7, 5]])))
+    add(
+        f"{lesson}.exercises.check_induction_score",
+        Case(
+            _m(f"{lesson}:check_induction_score"),
+            (_m(f"{lesson}:induction_score")(),),
+            checker=True,
+            extra={"function": _functions()},
+        ),
+    )
+    add(
+        f"{lesson}.exercises.failure_length",
+        Case(
+            _m(f"{lesson}:failure_length"), (_m("pe_helpers.seeds:load_results")()("two_layers"),)
+        ),
+    )
+    add(
+        f"{lesson}.exercises.check_failure_length",
+        Case(
+            _m(f"{lesson}:check_failure_length"),
+            (
+                _m(f"{lesson}:failure_length")()(
+                    _m("pe_helpers.seeds:load_results")()("two_layers")
+                ),
+            ),
+            checker=True,
+        ),
+    )
+
+    # --- lesson 14 ---------------------------------------------------------------------------
+    lesson = "pe_helpers.lessons.position_from_content"
+    add(
+        f"{lesson}.maths.cope_positions",
+        Case(_m(f"{lesson}:cope_positions"), (fx.cope_model, [1, 0, 2, 0])),
+    )
+    add(
+        f"{lesson}.maths.forget_gates",
+        Case(_m(f"{lesson}:forget_gates"), (fx.forget_model, [1, 0, 2, 0])),
+    )
+    add(
+        f"{lesson}.maths.gate_summary",
+        Case(_m(f"{lesson}:gate_summary"), (fx.forget_model,), dict(n_samples=2)),
+        Case(_m(f"{lesson}:gate_summary"), (fx.cope_model,), dict(n_samples=2)),
+    )
+    add(
+        f"{lesson}.maths.skip_back_accuracies",
+        Case(_m(f"{lesson}:skip_back_accuracies"), (fx.cope_model,), dict(n_samples=4)),
+    )
+    add(f"{lesson}.maths.test_sequence", Case(_m(f"{lesson}:test_sequence"), (16, 0)))
+    add(f"{lesson}.maths.word_counts", Case(_m(f"{lesson}:word_counts"), ([3, 0, 5],)))
+    add(f"{lesson}.maths.path_transform", Case(_m(f"{lesson}:path_transform"), ([1.0, 0.0], 2.0)))
+    add(
+        f"{lesson}.maths.path_scores",
+        Case(
+            _m(f"{lesson}:path_scores"),
+            (np.eye(2), np.eye(2)),
+            dict(transforms=np.stack([np.eye(2)] * 2)),
+            unmasked=lambda scores: scores[np.tril_indices_from(scores)],  # -inf above: causal
+        ),
+    )
+    add(
+        f"{lesson}.exercises.positions_from_gates",
+        Case(_m(f"{lesson}:positions_from_gates"), (np.array([[1.0, 0.0], [0.5, 1.0]]),)),
+    )
+    add(
+        f"{lesson}.exercises.forget_bias",
+        Case(_m(f"{lesson}:forget_bias"), (np.array([1.0, 0.5, 0.5]),)),
+    )
+    for name, reference in (
+        ("check_cope_positions", "positions_from_gates"),
+        ("check_forget_bias", "forget_bias"),
+    ):
+        add(
+            f"{lesson}.exercises.{name}",
+            Case(
+                _m(f"{lesson}:{name}"),
+                (_m(f"{lesson}:{reference}")(),),
+                checker=True,
+                extra={"function": _functions()},
+            ),
+        )
     return c
+
+
+#: Trainers of a lesson's full-size models (seconds each, too long to call right once per bad
+#: value): :func:`test_a_full_size_trainer_refuses_bad_input_at_once` checks their refusals.
+TRAINERS = {
+    "pe_helpers.lessons.two_layers.maths.train_induction": dict(
+        method="rope_adjacent", n_layers=2, seed=0
+    ),
+    "pe_helpers.lessons.two_layers.maths.train_passkey": dict(method="rope_adjacent", seed=0),
+    "pe_helpers.lessons.position_from_content.maths.train_skip_back": dict(method="cope", seed=0),
+}
+#: Values each trainer's argument never takes: each must be refused, naming the argument.
+TRAINER_BAD = {
+    "method": (None, "text", 3, [1]),
+    "seed": (None, "text", -1, 1.5, True, float("nan"), [1]),
+    "n_layers": (None, "text", 0, 9, 1.5, True, 10**9),
+}
 
 
 def _cache(n, d, dtype):
@@ -1226,7 +1380,8 @@ def _judge(case: Case, name: str | None, label: str, parameter, call: Callable) 
         if name is None and result.status != "correct":
             return f"the right answer was graded {result.status}: {result.message[:160]}"
         return None
-    problem = _is_finite(result, case.nan_ok)
+    shown = case.unmasked(result) if case.unmasked is not None else result
+    problem = _is_finite(shown, case.nan_ok)
     if problem:
         return f"returned {problem}" if name else f"the right call returned {problem}"
     if name is not None and parameter is not None and label in NEVER_VALID:
@@ -1516,10 +1671,25 @@ if __name__ != "__main__":
 
     def test_every_public_callable_has_a_case():
         public = set(public_callables())
-        missing = sorted(public - set(CASES) - set(RECORDS))
+        missing = sorted(public - set(CASES) - set(RECORDS) - set(TRAINERS))
         assert not missing, f"no fuzz case for {missing}: add one to _cases() (or to RECORDS)"
-        stale = sorted((set(CASES) | set(RECORDS)) - public)
+        stale = sorted((set(CASES) | set(RECORDS) | set(TRAINERS)) - public)
         assert not stale, f"cases for names that are not public: {stale}"
+
+    @pytest.mark.parametrize("name", sorted(TRAINERS))
+    def test_a_full_size_trainer_refuses_bad_input_at_once(name):
+        module, _, attribute = name.rpartition(".")
+        trainer = getattr(importlib.import_module(module), attribute)
+        right = TRAINERS[name]
+        for argument in right:
+            for bad in TRAINER_BAD[argument]:
+                called = {**right, argument: bad}
+                method = called.pop("method")
+                start = time.perf_counter()
+                with pytest.raises((TypeError, ValueError), match=argument) as refused:
+                    trainer(method, **called)
+                assert type(refused.value) in (TypeError, ValueError), (argument, bad)
+                assert time.perf_counter() - start < REFUSAL_SECONDS, (argument, bad)
 
     @pytest.mark.parametrize("module", PACKAGE_MODULES + LESSON_MODULES)
     def test_bad_input_gets_a_clear_error_or_a_finite_answer(module, worker_process):

@@ -200,3 +200,10 @@ def _c(f):
 def test_forget_checker_names_each_slip(slip, words):
     feedback = pc.check_forget_bias(slip)
     assert feedback.status == "wrong" and words in feedback.message
+
+
+@pytest.mark.parametrize("gates", [[0.5, 0.0], [0.5, -0.1], [0.5, 1.5]])
+def test_the_forget_bias_refuses_gates_outside_zero_one(gates):
+    # a log of 0 or of a negative number would be -inf or NaN, returned without a word
+    with pytest.raises(ValueError, match="forget must hold gates in"):
+        pc.forget_bias(np.array(gates))

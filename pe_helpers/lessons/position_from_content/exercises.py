@@ -37,6 +37,10 @@ def forget_bias(forget: np.ndarray) -> np.ndarray:
     [0.25, 0.5, 1.0]
     """
     f = check_array("forget", forget, ndim=1).astype(np.float64)
+    if f.size and not ((f > 0) & (f <= 1)).all():
+        raise ValueError(
+            f"forget must hold gates in (0, 1] (sigmoids), got values from {f.min()} to {f.max()}"
+        )
     c = np.cumsum(np.log(f))
     return np.tril(c[:, None] - c[None, :])
 

@@ -187,7 +187,7 @@ def _word_counts(t: np.ndarray) -> np.ndarray:
 
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
     """The last layer's cache of one sequence (the forward pass of the trained model)."""
-    return model._logits(np.asarray(tokens)[None])[1]
+    return model._logits(check_array("tokens", tokens)[None])[1]
 
 
 def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:

@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._validate import _show
-from ...grading import AnswerProblem, Feedback, agrees_on, close, grade
-from .maths import SCALES, induction_score
+from ..._validate import check_choice
+from ...grading import AnswerProblem, Feedback, agrees_on, close, grade, shown
+from ...seeds import SeedResults
+from .maths import LESSON_METHODS, SCALES, induction_score
 
 __all__ = ["check_failure_length", "check_induction_score", "failure_length"]
 
@@ -118,6 +119,11 @@ def failure_length(results, method: str = "sinusoidal") -> str:
     >>> failure_length(load_results("two_layers")) in ("2L", "4L", "8L", "none")
     True
     """
+    if not isinstance(results, SeedResults):
+        raise TypeError(
+            f"results must be the shipped results, load_results('two_layers'), got {shown(results)}"
+        )
+    method = check_choice("method", method, LESSON_METHODS)
     for scale in ("2L", "4L", "8L"):
         if results.median(f"passkey.{method}.{scale}") < 0.5:
             return scale
@@ -146,14 +152,14 @@ def check_failure_length(prediction: object) -> Feedback:
         if not isinstance(value, str):
             raise AnswerProblem(
                 f"your prediction must be '2L', '4L', '8L' or 'none' (or 32, 64, 128), got "
-                f"{_show(value)}."
+                f"{shown(value)}."
             )
         text = value.strip().replace(" ", "")
         choice = "none" if text.lower() == "none" else _NAMES.get(text.upper().replace("l", "L"))
         if choice is None or choice == "L":
             raise AnswerProblem(
                 "your prediction must be '2L', '4L', '8L' or 'none' (or 32, 64, 128), got "
-                f"{value!r}."
+                f"{shown(value)}."
             )
         if choice == want:
             return None

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_choice, check_int
+from ..._rope_parameters import MAX_HEAD_DIM
+from ..._validate import _show, check_array, check_choice, check_int, check_real
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...tasks import Batch, make_task, task_batch
 from ...training import TrainedModel, train
@@ -302,8 +303,11 @@ def extension_frequencies(extension: str, d_head: int, train_length: int, base: 
     ([0.25, 0.0025], 1.0)
     """
     extension = check_choice("extension", extension, EXTENSIONS)
-    d_head = check_int("d_head", d_head, minimum=2)
+    d_head = check_int("d_head", d_head, minimum=2, maximum=MAX_HEAD_DIM)
     train_length = check_int("train_length", train_length, minimum=1)
+    base = check_real("base", base)
+    if base <= 1:
+        raise ValueError(f"base must be > 1, got {base}")
     if extension == "RoPE":
         block = {"rope_type": "default", "rope_theta": base}
     elif extension == "PI":
