@@ -218,8 +218,9 @@ def dynamic_ntk_base(
     seq_len = _positive_int("seq_len", seq_len)
     length0 = _positive_int("max_position_embeddings", max_position_embeddings)
     what = f"base = {base:g}, factor = {factor:g} and seq_len / max_position_embeddings"
-    _check_raised_base(base, _dynamic_ratio(factor, seq_len, length0), head_dim, what)
-    return _ntk_aware_base(base, head_dim, _dynamic_ratio(factor, seq_len, length0))
+    ratio = _dynamic_ratio(factor, seq_len, length0)
+    _check_raised_base(base, ratio, head_dim, what)
+    return _ntk_aware_base(base, head_dim, ratio)
 
 
 def pair_wavelengths(inv_freq: ArrayLike) -> np.ndarray:
