@@ -5,8 +5,7 @@ here with its sliders and its ``update``. Why an ``ipywidgets.Image`` and not ``
 Output: the figure is never rebuilt on a step, nothing depends on the notebook's matplotlib
 backend, and the PNG is written straight from the Agg buffer. Three things make a step
 cheap, all on matplotlib's public API: the layout is computed once, then frozen
-(``Figure.set_layout_engine("none")``, and each x label fixed where it was, with
-``Axis.set_label_coords``); a step whose limits are those of the last full draw
+(``Figure.set_layout_engine("none")``); a step whose limits are those of the last full draw
 redraws only the artists listed by ``moving`` over a copy of that draw (blitting:
 ``copy_from_bbox``, ``restore_region``, ``draw_artist``); and a step back to values drawn
 before shows their picture again. Axes listed as ``rescaled`` (with what lies along them)
@@ -162,11 +161,6 @@ class InteractiveView(widgets.VBox):
         # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
-        for ax in self.figure.axes:
-            # An x label stays where this draw put it (below tick labels whose height never
-            # changes): a draw then skips the search for its place among the tick labels.
-            label = ax.xaxis.label
-            ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
         self.first_picture = self.image.value  # the picture at the starting values
 
     def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict]:

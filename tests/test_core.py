@@ -321,17 +321,6 @@ def test_a_step_that_moves_only_a_rescaled_axis_blits_and_draws_it_only_then(mon
     view.close()
 
 
-def test_a_view_keeps_each_x_label_where_its_first_draw_put_it():
-    # Laid out once: a draw does not search for the label's place again.
-    view = Stretch().view()
-    label = view.figure.axes[0].xaxis.label
-    where = label.get_window_extent().bounds
-    view.figure.axes[0].tick_params(axis="x", labelsize=30)  # taller tick labels
-    view.refresh(afresh=True)
-    assert label.get_window_extent().bounds == where
-    view.close()
-
-
 def test_a_view_replaces_no_method_of_any_artist():
     # Public matplotlib only: a view draws each artist the way matplotlib does.
     view = Panels().view()
