@@ -11,11 +11,16 @@ not run yet, as nbconvert, GitHub and the website do) and its one-line summary
 (``text/plain``, compared by strict nbval). The notebook's metadata records the CPU
 kernels it ran with (``pe_helpers.cpu_kernels``: numpy's SIMD extensions, OpenBLAS's
 core): its pictures' last pixels follow them, and the website draws its own pictures
-under the same kernels where its CPU has them (``scripts/build_site.py``).
+under the same kernels where its CPU has them (``scripts/build_site.py``). So the notebooks
+must all record one set: where they do and this CPU has other kernels, this script starts
+itself again under theirs (as the site's build does), so notebooks regenerated one at a
+time keep agreeing. ``--native`` runs under this CPU's own kernels instead: then
+regenerate every notebook (``make regen`` with no ``NOTEBOOKS``).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +28,13 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from pe_helpers.seeds import cpu_kernels
+from pe_helpers.seeds import cpu_kernels, kernels_env
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_site import notebook_kernels  # noqa: E402 - a sibling script
+
+#: Set once this script runs under the notebooks' kernels, so it does not start again.
+KERNELS_SET = "PE_REGEN_NOTEBOOK_KERNELS"
 
 
 def _joined_streams(outputs: list) -> list:
@@ -66,7 +77,34 @@ def regenerate(path: Path) -> None:
     nbformat.write(cleaned, path)
 
 
+def run_under_notebook_kernels(argv: list[str]) -> None:
+    """Start this script again under the kernels the notebooks record, when they all record
+    one set, this process has others and this CPU has theirs; else say what it runs with."""
+    recorded = notebook_kernels()
+    here = cpu_kernels()
+    if os.environ.get(KERNELS_SET) or recorded == here:
+        return
+    env = kernels_env(recorded) if recorded is not None else None
+    if env is None:
+        print(
+            f"WARNING: the notebooks record CPU kernels {recorded or 'that disagree'}, which this "
+            f"process cannot run under; these notebooks run with {here}: regenerate every "
+            "notebook so that they all agree (the website draws under one set)",
+            file=sys.stderr,
+        )
+        return
+    print(f"running under the notebooks' CPU kernels: {env}", flush=True)
+    script = str(Path(__file__).resolve())
+    os.execve(
+        sys.executable, [sys.executable, script, *argv], {**os.environ, **env, KERNELS_SET: "1"}
+    )
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--native"]:
+        argv = argv[1:]
+    elif argv:
+        run_under_notebook_kernels(argv)
     if not argv:
         print(__doc__)
         return 2

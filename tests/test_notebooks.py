@@ -97,6 +97,17 @@ def test_committed_notebooks_are_clean():
     )
 
 
+def test_every_notebook_records_the_same_cpu_kernels():
+    # The website draws its live figures under the notebooks' kernels, one set for all: a
+    # notebook regenerated under others would have a first picture the site cannot draw.
+    found: dict[str, list[str]] = {}
+    for path in ALL:
+        kernels = load(path)["metadata"].get("pe_helpers", {}).get("cpu_kernels")
+        assert kernels, f"{path.name}: no cpu_kernels recorded; run `make regen`"
+        found.setdefault(json.dumps(kernels, sort_keys=True), []).append(path.name)
+    assert len(found) == 1, f"notebooks record different CPU kernels (make regen): {found}"
+
+
 def test_navigation_links_are_current():
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "navigation.py"), "--check"],
