@@ -9,12 +9,14 @@ mouse drag over the lesson's first slider, a new value on every move (60 moves, 
 40 ms): pictures that arrived per second. Figures also land in
 ``test-artifacts/e2e/browser_bench.json``.
 
-Usage: python benchmarks/bench_browser.py [NN_slug.ipynb ...]
+Usage: python benchmarks/bench_browser.py [NN_slug.ipynb ...]; ``PE_DRAG_LABEL=text`` drags the
+first slider whose label holds ``text`` where a lesson has one (a paired run of two versions).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -121,6 +123,11 @@ def measure_drag(page, slider, image) -> dict:
     }
 
 
+#: Drag the first slider whose label holds this text instead of a lesson's first slider (for
+#: a paired run of two versions whose first sliders differ): ``PE_DRAG_LABEL="factor s"``.
+DRAG_LABEL = os.environ.get("PE_DRAG_LABEL", "")
+
+
 def bench_lesson(browser, lab, name: str) -> dict:
     """Run All time of one lesson (and its first slider's drag, if it has one)."""
     start = time.perf_counter()  # as a learner meets it: open the page, kernel start, Run All
@@ -134,6 +141,8 @@ def bench_lesson(browser, lab, name: str) -> dict:
         if errors.count():
             raise RuntimeError(f"{name}: error output: {errors.first.inner_text()[:300]}")
         sliders = page.locator(".jp-OutputArea .widget-slider")
+        if DRAG_LABEL and sliders.filter(has_text=DRAG_LABEL).count():
+            sliders = sliders.filter(has_text=DRAG_LABEL)  # the same slider in two versions
         if sliders.count():
             slider = sliders.first
             slider.scroll_into_view_if_needed()

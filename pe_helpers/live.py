@@ -401,8 +401,8 @@ class LiveFigure:
 
     Subclasses set :attr:`controls` (name -> :class:`Control`) and, unless one panel of the
     default size will do, :attr:`layout` (a :class:`Layout`, e.g. :func:`side_by_side`), and
-    define :meth:`build`, :meth:`update` and, for blitting,
-    :meth:`moving`. Options that are not sliders (a seed, a matrix to show) are
+    define :meth:`build`, :meth:`update` and, for blitting, :meth:`moving` and
+    :meth:`rescaled`. Options that are not sliders (a seed, a matrix to show) are
     constructor arguments: validate them in ``__init__``.
 
     Examples
@@ -452,6 +452,17 @@ class LiveFigure:
         Everything else must depend on the limits alone: a step whose limits are those of
         the last full draw redraws only these, over a copy of that draw (blitting), and any
         other step draws the whole figure. Without them every step draws everything.
+        """
+        return []
+
+    def rescaled(self, art: SimpleNamespace) -> list[Artist]:
+        """Axis objects whose limits a blitted step may change, and what follows them.
+
+        ``ax.xaxis`` or ``ax.yaxis`` (or a whole Axes, such as a colour bar's ``cbar.ax``),
+        with every static artist whose pixels follow those limits (a band in data
+        coordinates) or lie over such an artist (a legend), in the order they are drawn;
+        default none. They are drawn again only when a listed Axis's
+        limits or label change, and the moving artists over them.
         """
         return []
 
@@ -546,7 +557,13 @@ class LiveFigure:
         name = type(self).__qualname__
         about = {"figure": f"{type(self).__module__}.{name}", "values": values}
         view = InteractiveView(
-            figure, sliders, update, self.moving(art), self.summary(values), about
+            figure,
+            sliders,
+            update,
+            self.moving(art),
+            self.rescaled(art),
+            summary=self.summary(values),
+            about=about,
         )
         self._replace_open_view(view)
         return view

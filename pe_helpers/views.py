@@ -5,10 +5,13 @@ here with its sliders and its ``update``. Why an ``ipywidgets.Image`` and not ``
 Output: the figure is never rebuilt on a step, nothing depends on the notebook's matplotlib
 backend, and the PNG is written straight from the Agg buffer. Three things make a step
 cheap, all on matplotlib's public API: the layout is computed once, then frozen
-(``Figure.set_layout_engine("none")``); a step whose limits are those of the last full draw
+(``Figure.set_layout_engine("none")``, and each x label fixed where it was, with
+``Axis.set_label_coords``); a step whose limits are those of the last full draw
 redraws only the artists listed by ``moving`` over a copy of that draw (blitting:
 ``copy_from_bbox``, ``restore_region``, ``draw_artist``); and a step back to values drawn
-before shows their picture again. Any other step draws the whole figure. A slider moved in
+before shows their picture again. Axes listed as ``rescaled`` (with what lies along them)
+are drawn over that copy too, once each time their limits change, so a step that moves only
+their limits blits as well. Any other step draws the whole figure. A slider moved in
 the browser is drawn just after its message handler returns, so the next value travels
 while this one is drawn.
 """
@@ -26,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -79,6 +84,13 @@ class InteractiveView(widgets.VBox):
         a step whose limits are those of the last full draw redraws only these artists
         over a copy of that draw (blitting); any other step draws everything. Without it
         every step draws everything.
+    rescaled : sequence of matplotlib artists, optional
+        Axis objects (``ax.xaxis``, ``ax.yaxis``) whose limits a blitted step may change,
+        or whole Axes (a colour bar's, whose artists matplotlib makes anew when its limits
+        change), with every other artist whose pixels follow those limits or lie over them
+        (a band in data coordinates, a legend above it). They are drawn, in this order, over the
+        copy of the last full draw whenever a listed Axis's limits or label change, and
+        that picture is kept for the steps that leave them; the moving artists come last.
     summary : str, optional
         One line naming the figure and its starting values: the view's ``text/plain``.
     about : mapping, optional
@@ -113,6 +125,7 @@ class InteractiveView(widgets.VBox):
         controls: Mapping[str, widgets.ValueWidget],
         update: Callable[..., None],
         moving: Sequence[Artist] = (),
+        rescaled: Sequence[Artist] = (),
         summary: str = "",
         about: Mapping[str, object] | None = None,
     ) -> None:
@@ -122,9 +135,25 @@ class InteractiveView(widgets.VBox):
         self.controls = dict(controls)
         self._update = update
         self._moving = list(moving)
-        # The last full draw without the moving artists, and the limits it was drawn with.
+        self._rescaled = list(rescaled)
+        # Every Axis listed, or belonging to an Axes listed whole (a colour bar's).
+        self._rescaled_axes = [
+            axis
+            for artist in self._rescaled
+            for axis in (
+                (artist.xaxis, artist.yaxis)
+                if isinstance(artist, Axes)
+                else (artist,)
+                if isinstance(artist, Axis)
+                else ()
+            )
+        ]
+        # The last full draw without the moving and rescaled artists, and the limits it was
+        # drawn with; the same with the rescaled artists drawn, and what their Axes showed.
         self._background = None
         self._background_limits = None
+        self._rescaled_background = None
+        self._rescaled_shown = None
         self._scheduled = False
         # Held while the figure changes: ipykernel may handle slider messages on a subshell
         # thread while a cell runs on the main one, and one figure must not be drawn twice at once.
@@ -135,7 +164,7 @@ class InteractiveView(widgets.VBox):
         self._pictures: OrderedDict[tuple, bytes] = OrderedDict()
         if not isinstance(figure.canvas, FigureCanvasAgg):
             FigureCanvasAgg(figure)
-        for artist in self._moving:
+        for artist in (*self._rescaled, *self._moving):
             artist.set_animated(True)  # left out of a full draw, drawn over it by draw_artist
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         super().__init__(children=[*self.controls.values(), self.image])
@@ -146,6 +175,11 @@ class InteractiveView(widgets.VBox):
         # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
+        for ax in self.figure.axes:
+            # An x label stays where this draw put it (below tick labels whose height never
+            # changes): a draw then skips the search for its place among the tick labels.
+            label = ax.xaxis.label
+            ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
         self.first_picture = self.image.value  # the picture at the starting values
 
     def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict]:
@@ -160,7 +194,17 @@ class InteractiveView(widgets.VBox):
         return {name: control.value for name, control in self.controls.items()}
 
     def _limits(self) -> list:
-        return [(ax.get_xlim(), ax.get_ylim()) for ax in self.figure.axes]
+        """The limits of every Axis not rescaled: the ones a blitted step must keep."""
+        rescaled = {id(axis) for axis in self._rescaled_axes}
+        return [
+            (axis.get_view_interval().tolist() if id(axis) not in rescaled else None)
+            for ax in self.figure.axes
+            for axis in (ax.xaxis, ax.yaxis)
+        ]
+
+    def _rescaled_now(self) -> list:
+        """What each rescaled Axis shows: its limits and its label."""
+        return [(a.get_view_interval().tolist(), a.label.get_text()) for a in self._rescaled_axes]
 
     def refresh(self, afresh: bool = False) -> None:
         """Apply the current slider values to the figure and re-render it.
@@ -187,17 +231,29 @@ class InteractiveView(widgets.VBox):
         self._draw(key, blit and self._limits() == self._background_limits)
 
     def _draw(self, key: tuple, blit: bool) -> None:
-        # The last full draw restored, or a full draw (kept, without the moving artists, as
-        # the background of later steps); then the moving artists, then the picture.
+        # The last full draw restored, or a full draw (kept, without the moving and rescaled
+        # artists, as the background of later steps); then the rescaled artists, unless the
+        # kept copy with them drawn shows them as they are; then the moving ones; the picture.
         canvas = self.figure.canvas
+        rescaled_kept = False
         if blit:
-            canvas.restore_region(self._background)
+            rescaled_kept = (
+                self._rescaled_background is not None
+                and self._rescaled_now() == self._rescaled_shown
+            )
+            kept = self._rescaled_background if rescaled_kept else self._background
+            canvas.restore_region(kept)
             self.blits += 1
         else:
             canvas.draw()
-            if self._moving:
+            if self._moving or self._rescaled:
                 self._background = canvas.copy_from_bbox(self.figure.bbox)
                 self._background_limits = self._limits()
+        if self._rescaled and not rescaled_kept:
+            for artist in self._rescaled:
+                self.figure.draw_artist(artist)
+            self._rescaled_background = canvas.copy_from_bbox(self.figure.bbox)
+            self._rescaled_shown = self._rescaled_now()
         for artist in self._moving:
             self.figure.draw_artist(artist)
         picture = _encode_png(self.figure)
@@ -240,7 +296,10 @@ class InteractiveView(widgets.VBox):
         self.figure = None
         self._update = None
         self._moving = []
+        self._rescaled = []
+        self._rescaled_axes = []
         self._background = None
+        self._rescaled_background = None
         self._pictures.clear()
         super().close()
 

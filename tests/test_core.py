@@ -17,6 +17,7 @@ import matplotlib as mpl
 import numpy as np
 import PIL.Image
 import pytest
+from matplotlib.axis import XAxis
 
 from pe_helpers import figures, grading, live, views
 from pe_helpers.attention import causal_mask
@@ -271,6 +272,53 @@ def test_a_step_that_moves_a_limit_draws_everything_and_one_that_keeps_them_blit
     assert (view.renders, view.blits) == (6, 1)
     assert _is_a_full_redraw(view)
     assert snapshot(view.figure) == snapshot(Panels().draw(frequency=3.0, points=80))
+
+
+class Stretch(LiveFigure):
+    """A test figure: a sine whose x range follows ``points``, its x axis listed as rescaled."""
+
+    controls = Sine.controls
+
+    def build(self, axes):
+        (line,) = axes.plot([], [])
+        axes.set_ylim(-1.1, 1.1)
+        return SimpleNamespace(axes=axes, line=line)
+
+    def update(self, art, frequency, points):
+        t = np.linspace(0.0, points / 10, points)
+        art.line.set_data(t, np.sin(frequency * t))
+        art.axes.set_xlim(0.0, points / 10)
+        art.axes.set_xlabel("time" if points < 90 else "time (long)")
+
+    def moving(self, art):
+        return [art.line]
+
+    def rescaled(self, art):
+        return [art.axes.xaxis]
+
+
+def test_a_step_that_moves_only_a_rescaled_axis_blits_and_draws_it_only_then(monkeypatch):
+    view = Stretch().view()
+    drawn = []
+    draw = XAxis.draw
+
+    def counted(axis, renderer):
+        drawn.append(axis)
+        draw(axis, renderer)
+
+    monkeypatch.setattr(XAxis, "draw", counted)
+    view.controls["points"].value = 60  # the x range moves, and the axis with it: blitted
+    assert (view.renders, view.blits, len(drawn)) == (2, 1, 1)
+    assert view.figure.axes[0].get_xlim() == (0.0, 6.0)
+    view.controls["frequency"].value = 3.0  # the axis shows what it showed: not drawn again
+    assert (view.renders, view.blits, len(drawn)) == (3, 2, 1)
+    view.controls["points"].value = 95  # a new label: drawn again
+    assert (view.renders, view.blits, len(drawn)) == (4, 3, 2)
+    assert _is_a_full_redraw(view)
+    assert snapshot(view.figure) == snapshot(Stretch().draw(frequency=3.0, points=95))
+    view.controls["points"].value = 70
+    assert _is_a_full_redraw(view)
+    view.close()
 
 
 def test_a_view_replaces_no_method_of_any_artist():

@@ -204,6 +204,8 @@ def test_the_slider_figure_follows_d_base_and_position():
     assert np.allclose(art_right.lines[0].get_ydata(), ladder)
     view.controls["base"].value = 1000.0
     assert view.blits == blits + 2  # fixed limits: a base step is blitted too
+    view.controls["d_model"].value = 12  # both x axes are drawn with the stems: blitted
+    assert view.blits == blits + 3 and art_left.get_xlim() == (-1.0, 12.0)
     with pytest.raises(ValueError, match=r"position must lie in \[1, 1000\], got 0"):
         fc.EncodingAndWavelengths().draw(position=0)
     view.close()

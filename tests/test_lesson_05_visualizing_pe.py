@@ -167,6 +167,11 @@ def test_overview_steps_blit_while_the_limits_stay():
     view.controls["d_model"].value = 16  # new limits: redrawn
     assert view.blits == 1 and view.renders == 3
     assert snapshot(view.figure) == snapshot(PEOverview().draw(base=5000.0, d_model=16))
+    view.controls["n_positions"].value = 70  # its two axes are drawn with the data: blitted
+    assert view.blits == 2 and view.figure.axes[0].get_ylim() == (69.5, -0.5)
+    picture = view.image.value
+    view.refresh(afresh=True)
+    assert view.image.value == picture
     view.close()
 
 

@@ -6,9 +6,11 @@ The trainer itself (gradients, Adam, tasks, trained-model claims) is tested in
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
+import PIL.Image
 import pytest
 from matplotlib.colors import to_rgb
 
@@ -418,7 +420,17 @@ def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
     view.controls["method"].value = "rope_adjacent"
     assert view.blits == 2  # no axes limit moved
     view.controls["length"].value = 24
-    assert view.blits == 2  # the x axes follow the length: a full redraw
+    assert view.blits == 3  # the x axes and the bands move with the data: blitted too
+    assert view.figure.axes[0].get_xlim() == (-0.5, 23.5)
+    picture = view.image.value
+    view.refresh(afresh=True)
+    assert view.image.value == picture  # what a full redraw gives, pixel for pixel
+    # The legends lie over the shaded bands: just inside each legend's right edge the pixel
+    # is the legend's (white at alpha 0.8 over grey 0.92: about 251), not the band's (235).
+    pixels = np.asarray(PIL.Image.open(io.BytesIO(picture)).convert("L"))
+    for ax in view.figure.axes:
+        box = ax.get_legend().get_window_extent()
+        assert pixels[round(pixels.shape[0] - box.y1 + 4), round(box.x1 - 4)] > 245
     values = view.values()
     assert snapshot(view.figure) == snapshot(QueryAttention(small).draw(**values))
     assert set(figure._accuracy) == {("none", None), ("rope_adjacent", None)}  # once per model

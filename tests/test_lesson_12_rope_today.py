@@ -288,6 +288,24 @@ def test_score_map_clamps_the_query_and_shows_its_row():
     assert np.allclose(shown, patch_scores(ones, ones, 3, 4, (2, 3, 3))[2 * 4 + 1].reshape(3, 4))
 
 
+def test_score_map_steps_blit_with_the_colour_bar_drawn_over_the_kept_copy():
+    view = MropeScoreMap().view()
+    bar = view.figure.axes[1]  # the colour bar's Axes
+    assert view.renders == 1 and view.blits == 0
+    view.controls["col"].value = 3  # a new range of scores: the colour bar's limits move
+    view.controls["grid_w"].value = 20  # the map's x limits move
+    view.controls["t_pairs"].value = 8
+    assert view.blits == 3 and view.renders == 4  # four pictures, one full draw
+    assert view.figure.axes[0].get_xlim() == (-0.5, 19.5)
+    low, high = bar.get_ylim()
+    shown = view.figure.axes[0].images[0].get_array()
+    assert (low, high) == pytest.approx((float(shown.min()), float(shown.max())))
+    picture = view.image.value
+    view.refresh(afresh=True)
+    assert view.image.value == picture  # what a full redraw gives, pixel for pixel
+    view.close()
+
+
 def test_turning_pairs_marks_the_stopped_pairs():
     ax = plot_turning_pairs(32, 0.5)
     labels = [line.get_label() for line in ax.lines]

@@ -393,3 +393,8 @@ class EncodingAndWavelengths(LiveFigure):
             wave.position,
             wave.axes.title,
         ]
+
+    def rescaled(self, art: SimpleNamespace) -> list:
+        # d moves both x axes; nothing static lies along them (the lines at fixed heights
+        # span their axes whatever the x limits), so a step of d blits too.
+        return [art.left.xaxis, art.wave.axes.xaxis]

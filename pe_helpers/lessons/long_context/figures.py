@@ -220,3 +220,8 @@ class PairScaling(LiveFigure):
             art.left.title,
             art.right.title,
         ]
+
+    def rescaled(self, art: SimpleNamespace) -> list:
+        # The preset moves the left x axis, L₀ the right one; whatever lies along them moves
+        # with every step anyway, so those steps blit too.
+        return [art.left.xaxis, art.right.xaxis]

@@ -124,6 +124,7 @@ class ContentGates(LiveFigure):
             row=row,
             target=target,
             look_words=look_words,
+            legend_of=None,  # the method the gate panel's legend was made for
         )
 
     def update(self, art: SimpleNamespace, method: str, sequence: int, query: int) -> None:
@@ -132,7 +133,9 @@ class ContentGates(LiveFigure):
         places = np.flatnonzero(tokens != 0)
         if method == "CoPE":
             top = self.models["CoPE"].config.cope_positions - 1
-            art.gate_ax.set_ylim(-0.6, top + 0.6)
+            # Room above the counts for the legend, which the moving dots never cross.
+            art.gate_ax.set_ylim(-0.6, top + 3.0)
+            art.gate_ax.set_yticks(np.arange(top + 1), labels=[str(p) for p in range(top + 1)])
             art.words.set_data(places, np.full(places.size, -0.3))
             art.measured.set_data(keys, gate[query, : query + 1])
             art.measured.set_label("CoPE's position p_ij")
@@ -141,10 +144,12 @@ class ContentGates(LiveFigure):
             art.reference.set_label("words in j .. i")
             art.gates.set_data([], [])
             art.gates.set_label("_hidden")
-            art.gate_ax.set_ylabel("position of key j seen from the query")
+            art.gate_ax.set_ylabel("position of key j, from the query")
             art.gate_ax.title.set_text(f"CoPE counts from query {query} back")
         else:
-            art.gate_ax.set_ylim(-0.08, 1.08)
+            art.gate_ax.set_ylim(-0.08, 1.5)  # room above the gates for the legend
+            # One-character labels, as CoPE's counts have: the layout, laid out once, fits both.
+            art.gate_ax.set_yticks([0.0, 0.5, 1.0], labels=["0", "½", "1"])
             art.words.set_data(places, np.full(places.size, -0.04))
             kept = np.exp(np.cumsum(np.log(gate[1 : query + 1])[::-1])[::-1])
             art.measured.set_data(keys, np.append(kept, 1.0))
@@ -153,9 +158,11 @@ class ContentGates(LiveFigure):
             art.reference.set_label("_hidden")
             art.gates.set_data(np.arange(self.length), gate)
             art.gates.set_label("gate f_t of each token")
-            art.gate_ax.set_ylabel("gate, and what survives to the query")
+            art.gate_ax.set_ylabel("gate f_t, and kept F_ij")
             art.gate_ax.title.set_text(f"the forget gate, seen from query {query}")
-        art.gate_ax.legend(loc="upper left", fontsize="small")
+        if art.legend_of != method:  # the labels follow the method alone
+            art.gate_ax.legend(loc="upper left", fontsize="small")
+            art.legend_of = method
         art.row.set_data(keys, weights[query, : query + 1])
         art.look_words.set_data(places, np.full(places.size, -0.04))
         if targets[query] >= 0:
@@ -171,6 +178,20 @@ class ContentGates(LiveFigure):
             art.target.set_xdata([-10, -10])  # off the axes, whatever was shown before
             art.target.set_visible(False)
             art.look_ax.title.set_text(f"{method}, query {query}: fewer than two words yet")
+
+    def moving(self, art: SimpleNamespace) -> list:
+        # A sequence or a query keeps every limit and legend: these redraw alone (blitting).
+        return [
+            art.measured,
+            art.reference,
+            art.gates,
+            art.words,
+            art.row,
+            art.target,
+            art.look_words,
+            art.gate_ax.title,
+            art.look_ax.title,
+        ]
 
 
 def _check_results(results: object) -> SeedResults:

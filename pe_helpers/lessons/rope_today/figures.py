@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 from ..._docs import fill_doc
 from ..._validate import check_base, check_int, check_real
@@ -197,11 +198,14 @@ class MropeScoreMap(LiveFigure):
         image = axes.imshow(
             np.zeros((2, 2)), cmap="viridis", interpolation="nearest", origin="upper"
         )
-        axes.figure.colorbar(image, ax=axes, label="score (all-ones q and k)")
+        bar = axes.figure.colorbar(image, ax=axes, label="score (all-ones q and k)")
+        bar.locator = MaxNLocator(nbins=5)  # a few round scores are enough to read the map
         (marker,) = axes.plot([0], [0], marker="*", color="black", markersize=14, linestyle="none")
         axes.set_xlabel("patch column w")
         axes.set_ylabel("patch row h")
-        return SimpleNamespace(axes=axes, image=image, marker=marker)
+        for axis in (axes.xaxis, axes.yaxis):  # patches are counted: whole-number ticks
+            axis.set_major_locator(MaxNLocator(integer=True))
+        return SimpleNamespace(axes=axes, image=image, marker=marker, bar=bar)
 
     def update(
         self, art: SimpleNamespace, grid_h: int, grid_w: int, t_pairs: int, row: int, col: int
@@ -227,3 +231,8 @@ class MropeScoreMap(LiveFigure):
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.marker, art.axes.title]
+
+    def rescaled(self, art: SimpleNamespace) -> list:
+        # The grid sets the map's limits, and with them the box of its square cells (so the
+        # whole Axes); the colour bar follows the scores' range.
+        return [art.axes, art.bar.ax]

@@ -166,7 +166,7 @@ class QueryAttention(LiveFigure):
     step; accuracies are computed
     once per method (a causal model's, on the longest sequences: its prediction at a position
     is the same on every prefix) and kept. A step of the query or the method redraws only
-    what moves; a step of the length also rescales the x axes.
+    what moves, a step of the length the x axes with it.
 
     Parameters
     ----------
@@ -272,8 +272,10 @@ class QueryAttention(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
-        for ax in axes:
+        bands = [
             ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
+            for ax in axes
+        ]
         heads = [
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
@@ -298,6 +300,7 @@ class QueryAttention(LiveFigure):
         return SimpleNamespace(
             row_ax=row_ax,
             acc_ax=acc_ax,
+            bands=bands,
             heads=heads,
             target=target,
             note=note,
@@ -357,3 +360,9 @@ class QueryAttention(LiveFigure):
             art.query,
             art.acc_ax.title,
         ]
+
+    def rescaled(self, art: SimpleNamespace) -> list:
+        # The length moves both x axes, the shaded bands (data coordinates) with them and
+        # the legends over the bands: redrawn with the axes, so a step of the length blits.
+        axes = (art.row_ax, art.acc_ax)
+        return [*art.bands, *(ax.xaxis for ax in axes), *(ax.get_legend() for ax in axes)]

@@ -137,12 +137,13 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
     return ax
 
 
-def _dot_axes(ax: Axes) -> None:
-    """Labels and reference lines shared by every dot-product-against-offset panel."""
-    ax.axhline(0.0, color="0.6", linewidth=1.0)
-    ax.axvline(0.0, color="0.6", linewidth=1.0, linestyle="--")
+def _dot_axes(ax: Axes) -> list:
+    """Labels and reference lines (returned) shared by every dot-against-offset panel."""
+    zero = ax.axhline(0.0, color="0.6", linewidth=1.0)
+    no_offset = ax.axvline(0.0, color="0.6", linewidth=1.0, linestyle="--")
     ax.set_xlabel(r"offset $\Delta$")
     ax.set_ylabel(_RAW_DOT)
+    return [zero, no_offset]
 
 
 @fill_doc
@@ -306,9 +307,11 @@ class PEOverview(LiveFigure):
         heat_ax.set_xlabel("dimension i (red +1, white 0, blue −1)")
         heat_ax.set_ylabel("position t")
         (curve,) = dot_ax.plot([], [], color="C0", marker="o", markersize=3)
-        _dot_axes(dot_ax)
+        references = _dot_axes(dot_ax)
         dot_ax.set_title(_RAW_DOT)
-        return SimpleNamespace(heat_ax=heat_ax, dot_ax=dot_ax, image=image, curve=curve)
+        return SimpleNamespace(
+            heat_ax=heat_ax, dot_ax=dot_ax, image=image, curve=curve, references=references
+        )
 
     def update(self, art: SimpleNamespace, n_positions: int, d_model: int, base: float) -> None:
         deltas = np.arange(-(n_positions - 1), n_positions, dtype=np.float64)
@@ -322,9 +325,16 @@ class PEOverview(LiveFigure):
         art.curve.set_data(deltas, dots)
         art.dot_ax.set_xlim(-n_positions, n_positions)
         spread = d_model / 2
-        # The lower limit moves in quarters of d/2, so most base steps keep the limits (blit).
+        # The lower limit moves in quarters of d/2: a steady axis while the base is dragged.
         low = min(0.0, np.floor(dots.min() / spread * 4.0) / 4.0) - 0.05
         art.dot_ax.set_ylim(low * spread, 1.05 * spread)
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.curve, art.heat_ax.title]
+
+    def rescaled(self, art: SimpleNamespace) -> list:
+        # n moves the heatmap's position axis and the offset axis, and the line at Δ = 0
+        # (data coordinates) with it: a step of n blits. d moves the other two axes: such a
+        # step draws the whole figure, which costs less than four axes drawn on every step.
+        zero, no_offset = art.references
+        return [art.heat_ax.yaxis, art.dot_ax.xaxis, no_offset]

@@ -101,6 +101,9 @@ class RecurrenceWeights(LiveFigure):
     def moving(self, art: SimpleNamespace) -> list:
         return [art.line, art.caption, art.axes.title]
 
+    def rescaled(self, art: SimpleNamespace) -> list:
+        return [art.axes.xaxis]  # n moves it, and nothing static lies along it
+
 
 @course_style
 def plot_token_outputs(
