@@ -458,7 +458,7 @@ class LiveFigure:
     def rescaled(self, art: SimpleNamespace) -> list[Artist]:
         """Axis objects whose limits a blitted step may change, and what follows them.
 
-        ``ax.xaxis`` or ``ax.yaxis`` (or a whole Axes, such as a colour bar's ``cbar.ax``),
+        ``ax.xaxis`` or ``ax.yaxis`` (of an Axes whose aspect is "auto", so its box stays),
         with every static artist whose pixels follow those limits (a band in data
         coordinates) or lie over such an artist (a legend), in the order they are drawn;
         default none. They are drawn again only when a listed Axis's

@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping, Sequence
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -86,9 +85,8 @@ class InteractiveView(widgets.VBox):
         every step draws everything.
     rescaled : sequence of matplotlib artists, optional
         Axis objects (``ax.xaxis``, ``ax.yaxis``) whose limits a blitted step may change,
-        or whole Axes (a colour bar's, whose artists matplotlib makes anew when its limits
-        change), with every other artist whose pixels follow those limits or lie over them
-        (a band in data coordinates, a legend above it). They are drawn, in this order, over the
+        with every other artist whose pixels follow those limits or lie over them (a band
+        in data coordinates, a legend above it). They are drawn, in this order, over the
         copy of the last full draw whenever a listed Axis's limits or label change, and
         that picture is kept for the steps that leave them; the moving artists come last.
     summary : str, optional
@@ -136,18 +134,7 @@ class InteractiveView(widgets.VBox):
         self._update = update
         self._moving = list(moving)
         self._rescaled = list(rescaled)
-        # Every Axis listed, or belonging to an Axes listed whole (a colour bar's).
-        self._rescaled_axes = [
-            axis
-            for artist in self._rescaled
-            for axis in (
-                (artist.xaxis, artist.yaxis)
-                if isinstance(artist, Axes)
-                else (artist,)
-                if isinstance(artist, Axis)
-                else ()
-            )
-        ]
+        self._rescaled_axes = [artist for artist in self._rescaled if isinstance(artist, Axis)]
         # The last full draw without the moving and rescaled artists, and the limits it was
         # drawn with; the same with the rescaled artists drawn, and what their Axes showed.
         self._background = None
@@ -175,9 +162,9 @@ class InteractiveView(widgets.VBox):
         # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
-        for ax in self.figure.axes:
+        for ax in (ax for ax in self.figure.axes if ax.get_aspect() == "auto"):
             # An x label stays where this draw put it (below tick labels whose height never
-            # changes): a draw then skips the search for its place among the tick labels.
+            # changes, on a box that never moves): a draw then skips the search for its place.
             label = ax.xaxis.label
             ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
         self.first_picture = self.image.value  # the picture at the starting values

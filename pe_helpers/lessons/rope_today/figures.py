@@ -5,6 +5,7 @@ See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -153,8 +154,8 @@ class MropeScoreMap(LiveFigure):
     The query and the key carry the same content (all ones), so every colour is the
     work of the positions: pair ``k`` contributes ``2 cos(w_k · Δ)`` where ``Δ`` is the
     row offset or the column offset (or 0 for the temporal pairs), as its section says.
-    The colour scale spans the map's own range (the largest score, ``head_dim``, sits
-    at the query patch).
+    The colours span the map's own range, from its lowest score to its highest (``head_dim``,
+    at the query patch), which the title's second line gives.
     Sliders: the grid (rows, columns), the number of temporal pairs (the rest split
     evenly between rows and columns) and the query patch (clamped to the grid).
 
@@ -168,8 +169,9 @@ class MropeScoreMap(LiveFigure):
     Examples
     --------
     >>> fig = MropeScoreMap(head_dim=8).draw(grid_h=2, grid_w=3, t_pairs=0, row=9, col=0)
-    >>> fig.axes[0].get_title()
-    'query patch (1, 0) (clamped to the grid); sections (t, h, w) = (0, 2, 2)'
+    >>> print(fig.axes[0].get_title())
+    query patch (1, 0) (clamped); sections (t, h, w) = (0, 2, 2)
+    scores from 7.07 (dark) to 8.00 (bright)
     """
 
     controls = {
@@ -195,17 +197,26 @@ class MropeScoreMap(LiveFigure):
         return t, rest - rest // 2, rest // 2
 
     def build(self, axes) -> SimpleNamespace:
+        # Cells fill the panel (aspect "auto"): a box that followed the grid would move the
+        # title and labels off a layout made once. The colours are the scores rescaled to
+        # [0, 1] over the map, so the colour bar never changes; the title gives the range.
         image = axes.imshow(
-            np.zeros((2, 2)), cmap="viridis", interpolation="nearest", origin="upper"
+            np.zeros((2, 2)),
+            cmap="viridis",
+            interpolation="nearest",
+            origin="upper",
+            aspect="auto",
+            vmin=0.0,
+            vmax=1.0,
         )
-        bar = axes.figure.colorbar(image, ax=axes, label="score (all-ones q and k)")
-        bar.locator = MaxNLocator(nbins=5)  # a few round scores are enough to read the map
+        bar = axes.figure.colorbar(image, ax=axes, label="score on this map")
+        bar.set_ticks([0.0, 1.0], labels=["lowest", "highest"])
         (marker,) = axes.plot([0], [0], marker="*", color="black", markersize=14, linestyle="none")
         axes.set_xlabel("patch column w")
         axes.set_ylabel("patch row h")
         for axis in (axes.xaxis, axes.yaxis):  # patches are counted: whole-number ticks
             axis.set_major_locator(MaxNLocator(integer=True))
-        return SimpleNamespace(axes=axes, image=image, marker=marker, bar=bar)
+        return SimpleNamespace(axes=axes, image=image, marker=marker)
 
     def update(
         self, art: SimpleNamespace, grid_h: int, grid_w: int, t_pairs: int, row: int, col: int
@@ -217,22 +228,23 @@ class MropeScoreMap(LiveFigure):
         axes = _mrope_pair_axes(sections)
         scores = _patch_scores(ones, ones, grid_h, grid_w, axes, self.w)
         view = scores[row * grid_w + col].reshape(grid_h, grid_w)
-        art.image.set_data(view)
         low, high = float(view.min()), float(view.max())
-        art.image.set_clim(low, max(high, low + 1e-9))
+        spread = high - low
+        art.image.set_data((view - low) / spread if spread > 0 else np.zeros_like(view))
         art.image.set_extent((-0.5, grid_w - 0.5, grid_h - 0.5, -0.5))
         art.axes.set_xlim(-0.5, grid_w - 0.5)
         art.axes.set_ylim(grid_h - 0.5, -0.5)
         art.marker.set_data([col], [row])
-        clamp = " (clamped to the grid)" if clamped else ""
+        clamp = " (clamped)" if clamped else ""  # to the grid
+        # Enough decimals to tell the ends apart: one more than the spread's first digit.
+        places = min(6, max(0, math.ceil(-math.log10(spread)) + 1)) if spread > 0 else 0
         art.axes.title.set_text(
-            f"query patch ({row}, {col}){clamp}; sections (t, h, w) = {sections}"
+            f"query patch ({row}, {col}){clamp}; sections (t, h, w) = {sections}\n"
+            f"scores from {low:.{places}f} (dark) to {high:.{places}f} (bright)"
         )
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.marker, art.axes.title]
 
     def rescaled(self, art: SimpleNamespace) -> list:
-        # The grid sets the map's limits, and with them the box of its square cells (so the
-        # whole Axes); the colour bar follows the scores' range.
-        return [art.axes, art.bar.ax]
+        return [art.axes.xaxis, art.axes.yaxis]  # the grid sets the map's limits
