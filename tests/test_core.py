@@ -321,6 +321,35 @@ def test_a_step_that_moves_only_a_rescaled_axis_blits_and_draws_it_only_then(mon
     view.close()
 
 
+def test_a_view_keeps_each_x_label_where_its_first_draw_put_it():
+    # Laid out once: a draw does not search for the label's place again.
+    view = Stretch().view()
+    label = view.figure.axes[0].xaxis.label
+    where = label.get_window_extent().bounds
+    view.figure.axes[0].tick_params(axis="x", labelsize=30)  # taller tick labels
+    view.refresh(afresh=True)
+    assert label.get_window_extent().bounds == where
+    view.close()
+
+
+class SquareStretch(Stretch):
+    """Stretch with square units: its box follows its x range."""
+
+    def build(self, axes):
+        axes.set_aspect("equal")
+        return super().build(axes)
+
+
+def test_an_x_label_under_a_box_of_fixed_aspect_still_follows_it():
+    view = SquareStretch().view(points=20)
+    label = view.figure.axes[0].xaxis.label
+    before = label.get_window_extent().y1
+    view.controls["points"].value = 80  # a wider x range: a shorter box, its label higher
+    view.refresh(afresh=True)
+    assert label.get_window_extent().y1 > before + 5
+    view.close()
+
+
 def test_a_view_replaces_no_method_of_any_artist():
     # Public matplotlib only: a view draws each artist the way matplotlib does.
     view = Panels().view()
