@@ -285,7 +285,8 @@ def test_score_map_clamps_the_query_and_shows_its_row():
     low, high = row.min(), row.max()
     first, second = ax.get_title().split("\n")
     assert first == "query patch (2, 1) (clamped); sections (t, h, w) = (2, 3, 3)"
-    assert second == f"scores from {low:.3f} (dark) to {high:.3f} (bright)" and high == 16
+    assert second == f"scores from {low:.3f} (dark) to {high:.3f} (bright)"
+    assert high == pytest.approx(16)  # head_dim, at the query patch
     assert 0.01 < high - low < 0.1  # three decimals tell its ends apart
     shown = ax.images[0].get_array()  # the scores over the map's range: the colour bar's [0, 1]
     assert np.allclose(shown, (row - low) / (high - low))
