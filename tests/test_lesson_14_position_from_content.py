@@ -207,3 +207,21 @@ def test_the_forget_bias_refuses_gates_outside_zero_one(gates):
     # a log of 0 or of a negative number would be -inf or NaN, returned without a word
     with pytest.raises(ValueError, match="forget must hold gates in"):
         pc.forget_bias(np.array(gates))
+
+
+def test_content_gates_titles_stay_inside_the_figure_at_every_setting():
+    # The layout is made once, at the start: a longer title later must still fit.
+    view = pc.ContentGates().view()
+    outside = []
+    for method in pc.ContentGates.controls["method"].options:
+        view.controls["method"].value = method
+        for sequence in range(8):
+            view.controls["sequence"].value = sequence
+            for query in (1, 2, 3, 13, 14, 15):  # the first words and the longest answers
+                view.controls["query"].value = query
+                for ax in view.figure.axes:
+                    box = ax.title.get_window_extent()
+                    if box.x0 < 0 or box.x1 > view.figure.bbox.x1:
+                        outside.append((method, sequence, query, ax.get_title()))
+    view.close()
+    assert not outside, outside[:3]

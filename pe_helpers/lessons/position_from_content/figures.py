@@ -164,6 +164,7 @@ class ContentGates(LiveFigure):
             art.gate_ax.legend(loc="upper left", fontsize="small")
             art.legend_of = method
         art.row.set_data(keys, weights[query, : query + 1])
+        short = method.removeprefix("forget gate (").removesuffix(")")  # FoX: the title fits
         art.look_words.set_data(places, np.full(places.size, -0.04))
         if targets[query] >= 0:
             wanted = int(targets[query])
@@ -172,12 +173,12 @@ class ContentGates(LiveFigure):
             art.target.set_visible(True)
             verdict = "right" if answers[query] == wanted else f"wrong (says {answers[query]})"
             art.look_ax.title.set_text(
-                f"{method}, query {query}: answer {wanted}, the model is {verdict}"
+                f"{short}, query {query}: answer {wanted}, the model is {verdict}"
             )
         else:
             art.target.set_xdata([-10, -10])  # off the axes, whatever was shown before
             art.target.set_visible(False)
-            art.look_ax.title.set_text(f"{method}, query {query}: fewer than two words yet")
+            art.look_ax.title.set_text(f"{short}, query {query}: fewer than two words yet")
 
     def moving(self, art: SimpleNamespace) -> list:
         # A sequence or a query keeps every limit and legend: these redraw alone (blitting).
