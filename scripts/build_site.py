@@ -1295,28 +1295,40 @@ def notebook_kernels(folder: Path = ROOT / "notebooks") -> dict | None:
     return json.loads(found.pop()) if len(found) == 1 else None
 
 
-def run_under_notebook_kernels(argv: list[str]) -> None:
-    """Start this build again under the notebooks' CPU kernels, when this process has others
-    and this CPU has theirs (:func:`pe_helpers.seeds.kernels_env`); else say what it draws with.
+def restart_under_notebook_kernels(script: str, argv: list[str], marker: str, instead: str) -> None:
+    """Start ``script`` again with ``argv`` under the notebooks' CPU kernels, when they all
+    record one set, this process has others and this CPU has theirs
+    (:func:`pe_helpers.seeds.kernels_env`); ``marker`` is set in the new environment so it
+    does not start again. Otherwise say so on stderr, with ``instead``: what this run does
+    (``{here}`` in it becomes this process's kernels).
     """
     from pe_helpers.seeds import cpu_kernels, kernels_env
 
     recorded = notebook_kernels()
-    if os.environ.get(KERNELS_SET) or recorded is None or recorded == cpu_kernels():
+    here = cpu_kernels()
+    if os.environ.get(marker) or recorded == here:
         return
-    env = kernels_env(recorded)
+    env = kernels_env(recorded) if recorded is not None else None
     if env is None:
-        print(
-            f"WARNING: the notebooks ran with CPU kernels {recorded}, which this CPU lacks; "
-            f"the pictures are drawn with {cpu_kernels()}, and a figure's first picture may "
-            "differ from the notebook's by a few pixels",
-            file=sys.stderr,
+        why = (
+            "record different CPU kernels, or none (make regen runs them under one set)"
+            if recorded is None
+            else f"ran with CPU kernels {recorded}, which this CPU lacks"
         )
+        print(f"WARNING: the notebooks {why}; {instead.format(here=here)}", file=sys.stderr)
         return
-    print(f"drawing under the notebooks' CPU kernels: {env}", flush=True)
-    script = str(Path(__file__).resolve())
-    os.execve(
-        sys.executable, [sys.executable, script, *argv], {**os.environ, **env, KERNELS_SET: "1"}
+    print(f"running under the notebooks' CPU kernels: {env}", flush=True)
+    os.execve(sys.executable, [sys.executable, script, *argv], {**os.environ, **env, marker: "1"})
+
+
+def run_under_notebook_kernels(argv: list[str]) -> None:
+    """Start this build again under the notebooks' CPU kernels where it can (see above)."""
+    restart_under_notebook_kernels(
+        str(Path(__file__).resolve()),
+        argv,
+        KERNELS_SET,
+        "the pictures are drawn with {here}, and a figure's first picture may differ from "
+        "the notebook's by a few pixels",
     )
 
 

@@ -20,7 +20,6 @@ regenerate every notebook (``make regen`` with no ``NOTEBOOKS``).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +27,10 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from pe_helpers.seeds import cpu_kernels, kernels_env
+from pe_helpers.seeds import cpu_kernels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_site import notebook_kernels  # noqa: E402 - a sibling script
+from build_site import restart_under_notebook_kernels  # noqa: E402 - a sibling script
 
 #: Set once this script runs under the notebooks' kernels, so it does not start again.
 KERNELS_SET = "PE_REGEN_NOTEBOOK_KERNELS"
@@ -78,25 +77,13 @@ def regenerate(path: Path) -> None:
 
 
 def run_under_notebook_kernels(argv: list[str]) -> None:
-    """Start this script again under the kernels the notebooks record, when they all record
-    one set, this process has others and this CPU has theirs; else say what it runs with."""
-    recorded = notebook_kernels()
-    here = cpu_kernels()
-    if os.environ.get(KERNELS_SET) or recorded == here:
-        return
-    env = kernels_env(recorded) if recorded is not None else None
-    if env is None:
-        print(
-            f"WARNING: the notebooks record CPU kernels {recorded or 'that disagree'}, which this "
-            f"process cannot run under; these notebooks run with {here}: regenerate every "
-            "notebook so that they all agree (the website draws under one set)",
-            file=sys.stderr,
-        )
-        return
-    print(f"running under the notebooks' CPU kernels: {env}", flush=True)
-    script = str(Path(__file__).resolve())
-    os.execve(
-        sys.executable, [sys.executable, script, *argv], {**os.environ, **env, KERNELS_SET: "1"}
+    """Start this script again under the kernels the notebooks record, where it can."""
+    restart_under_notebook_kernels(
+        str(Path(__file__).resolve()),
+        argv,
+        KERNELS_SET,
+        "these notebooks run with {here}: regenerate every notebook so that they all agree "
+        "(the website draws under one set)",
     )
 
 

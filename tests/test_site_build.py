@@ -407,3 +407,32 @@ def test_pictures_are_not_taken_for_links(course):
     guide.set_blocks([guide.blocks()[0] + "\n![a figure](figure.png)"])
     build_site.rewrite_links(pages, folder)
     assert guide.blocks()[0].endswith("\n![a figure](figure.png)")
+
+
+def test_a_script_restarts_under_the_kernels_the_notebooks_record(monkeypatch, capsys):
+    # os.execve is replaced: what the script would be started again with is recorded.
+    from pe_helpers.seeds import cpu_kernels, kernels_env
+
+    started = []
+    monkeypatch.setattr(build_site.os, "execve", lambda *args: started.append(args))
+    monkeypatch.delenv("PE_TEST_MARK", raising=False)
+    other = {"numpy_simd": ["X86_V3"], "openblas_core": "Haswell"}
+    if cpu_kernels() == other:
+        other = {"numpy_simd": [], "openblas_core": "Nehalem"}
+    env = kernels_env(other)
+    monkeypatch.setattr(build_site, "notebook_kernels", lambda: other)
+    build_site.restart_under_notebook_kernels("s.py", ["a"], "PE_TEST_MARK", "x {here}")
+    if env is None:  # this CPU lacks them: a warning, no restart
+        assert not started and "which this CPU lacks" in capsys.readouterr().err
+    else:
+        ((executable, args, environ),) = started
+        assert args[1:] == ["s.py", "a"] and environ["PE_TEST_MARK"] == "1"
+        assert all(environ[k] == v for k, v in env.items())
+    started.clear()
+    monkeypatch.setattr(build_site, "notebook_kernels", lambda: None)  # notebooks disagree
+    build_site.restart_under_notebook_kernels("s.py", ["a"], "PE_TEST_MARK", "runs with {here}")
+    err = capsys.readouterr().err
+    assert not started and "record different CPU kernels" in err and str(cpu_kernels()) in err
+    monkeypatch.setattr(build_site, "notebook_kernels", lambda: cpu_kernels())  # the same: stay
+    build_site.restart_under_notebook_kernels("s.py", ["a"], "PE_TEST_MARK", "")
+    assert not started and capsys.readouterr().err == ""
