@@ -171,10 +171,9 @@ class ContentGates(LiveFigure):
             held = places[places <= query][-2]
             art.target.set_xdata([held] * 2)
             art.target.set_visible(True)
-            verdict = "right" if answers[query] == wanted else f"wrong (says {answers[query]})"
-            art.look_ax.title.set_text(
-                f"{short}, query {query}: answer {wanted}, the model is {verdict}"
-            )
+            # A wrong answer's title is no longer than a right one's: the layout fits both.
+            said = "is right" if answers[query] == wanted else f"says {answers[query]}"
+            art.look_ax.title.set_text(f"{short}, query {query}: answer {wanted}, the model {said}")
         else:
             art.target.set_xdata([-10, -10])  # off the axes, whatever was shown before
             art.target.set_visible(False)
