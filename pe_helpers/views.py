@@ -162,11 +162,12 @@ class InteractiveView(widgets.VBox):
         # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
-        for ax in (ax for ax in self.figure.axes if ax.get_aspect() == "auto"):
+        for ax in self.figure.axes:
             # An x label stays where this draw put it (below tick labels whose height never
-            # changes, on a box that never moves): a draw then skips the search for its place.
-            label = ax.xaxis.label
-            ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
+            # changes), unless a fixed aspect moves the box: a draw skips the search for its place.
+            if ax.get_aspect() == "auto":
+                label = ax.xaxis.label
+                ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
         self.first_picture = self.image.value  # the picture at the starting values
 
     def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict]:

@@ -76,22 +76,17 @@ def regenerate(path: Path) -> None:
     nbformat.write(cleaned, path)
 
 
-def run_under_notebook_kernels(argv: list[str]) -> None:
-    """Start this script again under the kernels the notebooks record, where it can."""
-    restart_under_notebook_kernels(
-        str(Path(__file__).resolve()),
-        argv,
-        KERNELS_SET,
-        "these notebooks run with {here}: regenerate every notebook so that they all agree "
-        "(the website draws under one set)",
-    )
-
-
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--native"]:
         argv = argv[1:]
-    elif argv:
-        run_under_notebook_kernels(argv)
+    elif argv:  # regenerated one at a time, the notebooks keep agreeing
+        restart_under_notebook_kernels(
+            str(Path(__file__).resolve()),
+            argv,
+            KERNELS_SET,
+            "these notebooks run with {here}: regenerate every notebook so that they all "
+            "agree (the website draws under one set)",
+        )
     if not argv:
         print(__doc__)
         return 2

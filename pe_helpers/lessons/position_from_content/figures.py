@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["ContentGates", "plot_skip_back"]
 
 _GATE_MODELS = ("CoPE", "forget gate (FoX)")
+_SHORT_NAMES = {"CoPE": "CoPE", "forget gate (FoX)": "FoX"}  # in a title that must fit
 _MARKERS = ("o", "s", "D", "^", "v")
 
 
@@ -164,7 +165,7 @@ class ContentGates(LiveFigure):
             art.gate_ax.legend(loc="upper left", fontsize="small")
             art.legend_of = method
         art.row.set_data(keys, weights[query, : query + 1])
-        short = method.removeprefix("forget gate (").removesuffix(")")  # FoX: the title fits
+        short = _SHORT_NAMES[method]
         art.look_words.set_data(places, np.full(places.size, -0.04))
         if targets[query] >= 0:
             wanted = int(targets[query])
