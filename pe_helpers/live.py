@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -553,6 +554,14 @@ class LiveFigure:
                 self.update(art, **step)
                 pin_cycle_colours(figure)
 
+        moving, rescaled = self.moving(art), self.rescaled(art)
+        for artist in (*moving, *rescaled):
+            # An Axes listed whole would be left out of savefig too (it skips animated Axes).
+            if not isinstance(artist, Artist) or isinstance(artist, Axes):
+                raise TypeError(
+                    "moving() and rescaled() must list a figure's artists (an Axis, a line, a "
+                    f"legend), not {type(artist).__name__}"
+                )
         sliders = {name: c.widget(name, values[name]) for name, c in self.controls.items()}
         name = type(self).__qualname__
         about = {"figure": f"{type(self).__module__}.{name}", "values": values}
@@ -560,8 +569,8 @@ class LiveFigure:
             figure,
             sliders,
             update,
-            self.moving(art),
-            self.rescaled(art),
+            moving,
+            rescaled,
             summary=self.summary(values),
             about=about,
         )

@@ -321,6 +321,16 @@ def test_a_step_that_moves_only_a_rescaled_axis_blits_and_draws_it_only_then(mon
     view.close()
 
 
+@pytest.mark.parametrize("listed", ["axes", "string"])
+def test_a_view_names_what_a_figure_lists_wrongly_as_moving_or_rescaled(listed):
+    class Listed(Stretch):
+        def rescaled(self, art):
+            return [art.axes if listed == "axes" else "xaxis"]
+
+    with pytest.raises(TypeError, match="not Axes" if listed == "axes" else "not str"):
+        Listed().view()
+
+
 def test_a_view_keeps_each_x_label_where_its_first_draw_put_it():
     # Laid out once: a draw does not search for the label's place again.
     view = Stretch().view()
