@@ -1,0 +1,143 @@
+"""The newest helpers at their limits (issue 43, point 5) and hints after a first try (issue 39).
+
+Each test here is a reproducer that failed before its fix: a value at the learner's door that
+got a raw Python or numpy error, ran for minutes, or filled the memory, now gets a
+``ValueError``/``TypeError`` naming the parameter and its value before any work; a checker
+given a function that never returns says so within its time limit. No test measures time: the
+work is bounded by sizes, and a learner's endless loop by the checker's own limit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import time
+
+import pytest
+
+import pe_helpers.lessons
+from pe_helpers import grading
+from pe_helpers.grading import Feedback, grade
+
+# ----------------------------------------------------------------- hints after a first try
+
+
+HINT = "multiply by two, then add one"
+
+
+def _feedback(answer: object) -> Feedback:
+    def twice_plus_one(attempt):
+        got = grading.as_number(attempt(3))
+        return None if got == 7 else f"for 3 expected 7, got {got:g}."
+
+    return grade("twice plus one", answer, [twice_plus_one], HINT, call=(3,))
+
+
+def test_a_todo_feedback_shows_no_hint_in_text_or_html():
+    for unfinished in (None, lambda x: None):
+        feedback = _feedback(unfinished)
+        assert feedback.status == "todo"
+        assert HINT not in str(feedback) and HINT not in repr(feedback)
+        assert HINT not in feedback._repr_html_()
+        assert "Hint" not in str(feedback) and "Hint" not in feedback._repr_html_()
+
+
+def test_a_wrong_feedback_shows_the_hint_in_text_and_behind_a_click_in_html():
+    feedback = _feedback(lambda x: 2 * x)
+    assert feedback.status == "wrong"
+    assert f"Hint: {HINT}" in str(feedback)
+    html = feedback._repr_html_()
+    assert "<details" in html and "<summary>" in html
+    details = html[html.index("<details") : html.index("</details>")]
+    assert HINT in details and HINT not in html.replace(details, "")
+
+
+def test_a_correct_feedback_shows_no_hint():
+    feedback = _feedback(lambda x: 2 * x + 1)
+    assert feedback.status == "correct"
+    assert HINT not in str(feedback) and HINT not in feedback._repr_html_()
+
+
+def test_lesson_08_and_14_todo_feedback_gives_no_answer_away():
+    from pe_helpers.lessons.position_from_content import check_cope_positions, check_forget_bias
+    from pe_helpers.lessons.train_it import check_softmax_backward
+
+    for check in (check_softmax_backward, check_cope_positions, check_forget_bias):
+        feedback = check(lambda *args: None)
+        assert feedback.status == "todo"
+        for text in (str(feedback), feedback._repr_html_()):
+            assert "cumsum" not in text and "keepdims" not in text and "Hint" not in text, text
+
+
+# -------------------------------------------------- a learner's function that never returns
+
+
+def _checkers() -> list[tuple[str, object]]:
+    found = []
+    for info in pkgutil.iter_modules(pe_helpers.lessons.__path__):
+        module = importlib.import_module(f"pe_helpers.lessons.{info.name}.exercises")
+        for name in module.__all__:
+            if name.startswith("check_"):
+                found.append((f"{info.name}.{name}", getattr(module, name)))
+    return found
+
+
+def test_a_checker_stops_a_function_that_never_returns(monkeypatch):
+    from pe_helpers.lessons.position_from_content import check_cope_positions
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    feedback = check_cope_positions(lambda g: exec("while True: pass"))
+    assert feedback.status == "wrong"
+    assert "your function did not return within 0.5 s" in feedback.message
+
+
+def test_an_endless_loop_that_catches_exception_is_stopped_too(monkeypatch):
+    from pe_helpers.lessons.two_layers import check_induction_score
+
+    def stubborn(weights, tokens):
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:  # a learner's broad except must not swallow the time limit
+                pass
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    feedback = check_induction_score(stubborn)
+    assert "did not return within 0.5 s" in feedback.message
+
+
+def test_the_time_limit_holds_outside_the_main_thread(monkeypatch):
+    import threading
+
+    from pe_helpers.lessons.position_from_content import check_forget_bias
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    found: list = []
+    worker = threading.Thread(
+        target=lambda: found.append(check_forget_bias(lambda f: exec("while True: pass")))
+    )
+    worker.start()
+    worker.join()
+    assert "did not return within 0.5 s" in found[0].message
+
+
+@pytest.mark.parametrize("name, check", _checkers(), ids=[name for name, _ in _checkers()])
+def test_every_checker_that_calls_a_function_gives_it_a_time_limit(name, check, monkeypatch):
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.2)
+    called = []
+
+    def slow(*args, **kwargs):
+        # far past the limit, yet bounded, so the test ends on code without a limit too
+        called.append(True)
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            pass
+
+    parameters = inspect.signature(check).parameters
+    feedback = check("A", slow) if "letter" in parameters else check(slow)
+    assert isinstance(feedback, Feedback)
+    if called:
+        assert feedback.status == "wrong"
+        assert "your function did not return within 0.2 s" in feedback.message, feedback
