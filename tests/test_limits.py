@@ -14,6 +14,7 @@ import inspect
 import pkgutil
 import time
 
+import numpy as np
 import pytest
 
 import pe_helpers.lessons
@@ -141,3 +142,49 @@ def test_every_checker_that_calls_a_function_gives_it_a_time_limit(name, check, 
     if called:
         assert feedback.status == "wrong"
         assert "your function did not return within 0.2 s" in feedback.message, feedback
+
+
+# --------------------------------------------------------- integers past numpy's and a float's
+
+
+BIG = 10**400
+
+
+def _big_calls():
+    from pe_helpers import rope_scaling, rope_variants, tasks, training
+    from pe_helpers.lessons import position_from_content, rope_today, two_layers
+    from pe_helpers.model import ModelConfig
+
+    x = np.ones((2, 8))
+    return [
+        ("lr", lambda: training.train("copy_back", "none", length=6, steps=2, lr=BIG)),
+        ("length", lambda: training.train("copy_back", "none", length=BIG)),
+        ("steps", lambda: training.training_seconds(ModelConfig("none", 4, 4), BIG, 2, 6)),
+        ("vocab_size", lambda: ModelConfig("none", vocab_size=BIG)),
+        ("d_model", lambda: ModelConfig("none", 4, d_model=BIG)),
+        ("base", lambda: ModelConfig("rope_adjacent", 4, 4, base=BIG)),
+        ("lr", lambda: training.Adam(lr=BIG)),
+        ("vocab_size", lambda: tasks.copy_back(2, 6, BIG)),
+        ("back", lambda: tasks.skip_back(2, 8, 5, back=2**63)),
+        ("batch_size", lambda: tasks.token_at(BIG, 6, 4)),
+        ("scale", lambda: rope_scaling.get_mscale(BIG)),
+        ("factor", lambda: rope_scaling.ntk_aware_base(1e4, 64, BIG)),
+        ("length", lambda: rope_scaling.rotations_in_context([1.0], BIG)),
+        ("num_rotations", lambda: rope_scaling.yarn_correction_dim(-BIG, 64, 1e4, 2048)),
+        ("seq_len", lambda: rope_scaling.dynamic_ntk_base(1e4, 64, 2.0, BIG, 2048)),
+        ("partial_rotary_factor", lambda: rope_variants.rotary_dim(64, BIG)),
+        ("keep_fraction", lambda: rope_variants.p_rope_frequencies(64, BIG)),
+        ("partial_rotary_factor", lambda: rope_variants.apply_partial_rope(x, [0, 1], BIG)),
+        ("base", lambda: rope_variants.apply_p_rope(x, [0, 1], 0.5, base=BIG)),
+        ("floor_scale", lambda: rope_today.nope_query_scale([0, 1], floor_scale=BIG)),
+        ("attn_scale", lambda: rope_today.nope_query_scale([0, 1], attn_scale=BIG)),
+        ("beta", lambda: position_from_content.path_transform(np.ones(4) / 8, BIG)),
+        ("base", lambda: two_layers.extension_frequencies("PI", 8, 16, base=BIG)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_big_calls())))
+def test_an_integer_past_int64_or_a_float_is_refused_naming_the_argument(index):
+    name, call = _big_calls()[index]
+    with pytest.raises(ValueError, match=name):
+        call()
