@@ -188,3 +188,37 @@ def test_an_integer_past_int64_or_a_float_is_refused_naming_the_argument(index):
     name, call = _big_calls()[index]
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ----------------------------------------------------------- skip_back's word count, passkey
+
+
+def test_skip_back_checks_its_word_count_against_the_length():
+    from pe_helpers.tasks import skip_back
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match="back = 20 .* length 16.*task_arg = 20"):
+        train("skip_back", "none", task_arg=20, length=16)
+    with pytest.raises(ValueError, match="back = 5 .* length 8"):
+        skip_back(2, 8, 5, back=5)
+    with pytest.raises(ValueError, match="task_arg"):
+        train("skip_back", "none", task_arg=2**63, length=16)
+
+
+def test_a_training_batch_with_nothing_to_score_is_named_not_read_as_a_diverging_lr():
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match="no scored position") as caught:
+        train("skip_back", "none", task_arg=8, length=16, steps=20, batch_size=1)
+    assert "lr" not in str(caught.value)
+
+
+@pytest.mark.parametrize("method", ["learned", "rope_adjacent"])
+def test_failure_length_refuses_a_method_without_passkey_results_naming_those_with(method):
+    from pe_helpers.lessons.two_layers import failure_length
+    from pe_helpers.seeds import load_results
+
+    with pytest.raises(ValueError, match=f"'{method}' has no passkey results") as caught:
+        failure_length(load_results("two_layers"), method)
+    assert "'sinusoidal'" in str(caught.value)
+    assert failure_length(load_results("two_layers"), "alibi") in ("2L", "4L", "8L", "none")
