@@ -222,3 +222,62 @@ def test_failure_length_refuses_a_method_without_passkey_results_naming_those_wi
         failure_length(load_results("two_layers"), method)
     assert "'sinusoidal'" in str(caught.value)
     assert failure_length(load_results("two_layers"), "alibi") in ("2L", "4L", "8L", "none")
+
+
+# ------------------------------------------------- arrays whose size sets the work or memory
+
+
+def _oversized_calls():
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.lessons import rope_today, two_layers
+
+    same = lambda x, t: x  # noqa: E731 - no position encoding at all
+    return [
+        ("tokens", lambda: pc.word_counts(np.ones(20000, int))),
+        ("forget", lambda: pc.forget_bias(np.full(20000, 0.5))),
+        ("w", lambda: pc.path_transform(np.ones(20000) / 200, 2.0)),
+        ("tokens", lambda: two_layers.induction_targets(np.zeros((1, 40000), int))),
+        (
+            "n_keys",
+            lambda: rope_today.top_key_weight(np.arange(1, 15001)[:, None], np.arange(15000.0)),
+        ),
+        (
+            "width",
+            lambda: rope_today.position_scores(
+                same, np.ones(200_000), np.ones(200_000), np.arange(2048)
+            ),
+        ),
+        ("positions", lambda: rope_today.nope_query_scale(np.zeros(10**8, np.float32))),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_oversized_calls())))
+def test_an_array_whose_size_sets_the_work_is_refused_before_any(index):
+    name, call = _oversized_calls()[index]
+    with pytest.raises(ValueError, match=f"{name}.*would need about .* the budget is 1 GiB"):
+        call()
+
+
+def test_path_scores_at_its_limits_gives_the_plain_logits_without_transforms():
+    # the default transforms are identities: the plain logits, with no (n, d, d) array at all
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.lessons.position_from_content.maths import MAX_PATH_TOKENS, MAX_PATH_WIDTH
+
+    n, d = MAX_PATH_TOKENS, MAX_PATH_WIDTH
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+    scores = pc.path_scores(q, k)
+    below = np.tril(np.ones((n, n), dtype=bool))
+    np.testing.assert_allclose(scores[below], (q @ k.T)[below], rtol=1e-12, atol=1e-9)
+    assert np.all(scores[~below] == -np.inf)
+    # with transforms: the same as the product written out, on a small case
+    q, k = q[:6, :3], k[:6, :3]
+    h = np.eye(3) + 0.3 * rng.normal(size=(6, 3, 3))
+    want = np.full((6, 6), -np.inf)
+    for i in range(6):
+        for j in range(i + 1):
+            product = np.eye(3)
+            for t in range(j + 1, i + 1):
+                product = product @ h[t]
+            want[i, j] = k[j] @ product @ q[i]
+    np.testing.assert_allclose(pc.path_scores(q, k, h), want, rtol=1e-12)

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._rope_parameters import MAX_HEAD_DIM
-from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...tasks import Batch, make_task, task_batch
 from ...training import TrainedModel, train
@@ -205,6 +205,10 @@ def induction_targets(tokens: ArrayLike) -> np.ndarray:
     t = check_array("tokens", tokens, ndim=2)
     if not np.issubdtype(t.dtype, np.integer):
         raise TypeError(f"tokens must hold integer ids, got dtype {t.dtype}")
+    # (batch, n, n) booleans: the comparison, the mask and the three that combine them
+    check_memory(
+        f"induction_targets of tokens of shape {t.shape}", 5 * t.shape[0] * t.shape[1] ** 2
+    )
     return _induction_targets(t)
 
 
