@@ -691,6 +691,12 @@ def _forward_flops(config: ModelConfig, batch: int, n: int) -> float:
     """Floating-point operations of one forward pass on ``batch`` sequences of ``n`` tokens."""
     d, h, e, v = config.d_model, config.n_heads, config.d_head, config.vocab_size
     per_layer = 6 * d * h * e + 4 * h * n * e  # queries, keys, values; scores and a v
+    if config.method == "cope":
+        # q_i · e[p] for every integer position p, its gathers (and in backward its scatter),
+        # and some 30 passes over the (n, n) gates, positions and their interpolation
+        per_layer += h * config.cope_positions * (e + 8) + 30 * h * n
+    elif config.method == "forgetting":
+        per_layer += 4 * h * n  # the (n, n) decay added to the scores
     last = 2 * h * e * v + (2 * d * v if config.residual else 0)
     return batch * n * (config.n_layers * per_layer + 2 * (config.n_layers - 1) * h * e * d + last)
 
@@ -703,9 +709,19 @@ def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int |
     tables = 8 * n * n * (config.n_heads + 3)  # the mask, a bias, T5's buckets
     width = 6 * layers * config.n_heads * config.d_head + 3 * config.vocab_size
     activations = 8 * batch * n * width
+    content = 0
+    if config.method == "cope":
+        # per layer, kept for backward: gates, positions, floor, ceil, frac, slope (n, n) and
+        # q · e[p] (n, P); with the passes' temporaries (the flips, the gathers, the scatter's
+        # indices and weights, its (n, P) result): some 14 (n, n) and 4 (n, P) arrays in all
+        p = config.cope_positions
+        content = 8 * config.n_heads * at_once * layers * (14 * n * n + 4 * n * p)
+    elif config.method == "forgetting":
+        content = 8 * config.n_heads * at_once * layers * 2 * n * n  # the decay and its copy
+    shown = f" and cope_positions = {config.cope_positions}" if config.method == "cope" else ""
     check_memory(
-        f"{what} of shape ({batch}, {n}) with n_heads = {config.n_heads}",
-        scores + tables + activations,
+        f"{what} of shape ({batch}, {n}) with n_heads = {config.n_heads}{shown}",
+        scores + tables + activations + content,
     )
 
 
@@ -933,7 +949,12 @@ def gradient_check(
     batch_size = check_int("batch_size", batch_size, minimum=1)
     length = _check_length(check_int("length", length, minimum=2), config)
     entries = config.n_parameters()
-    seconds = 2 * entries * (5e-5 + _forward_flops(config, batch_size, length) / FLOPS_PER_SECOND)
+    # two forward passes per entry: a fixed cost per layer (some 30 numpy calls; CoPE's twice
+    # that) and the arithmetic
+    per_layer = 3e-4 if config.method == "cope" else 1.5e-4
+    overhead = 5e-5 + per_layer * config.n_layers
+    flops = _forward_flops(config, batch_size, length)
+    seconds = 2 * entries * (overhead + flops / FLOPS_PER_SECOND)
     check_seconds(
         f"gradient_check of {entries} parameters at batch_size = {batch_size} and "
         f"length = {length}",

@@ -281,3 +281,39 @@ def test_path_scores_at_its_limits_gives_the_plain_logits_without_transforms():
                 product = product @ h[t]
             want[i, j] = k[j] @ product @ q[i]
     np.testing.assert_allclose(pc.path_scores(q, k, h), want, rtol=1e-12)
+
+
+# ------------------------------------------------ CoPE's own arrays in the size and time checks
+
+
+@pytest.mark.parametrize(
+    "options, refused",
+    [
+        (dict(length=64, cope_positions=4096), "would take about"),
+        (dict(length=1024, batch_size=8, steps=1), "would need about"),
+        (dict(length=1024, batch_size=10, cope_positions=4096, steps=1), "would need about"),
+    ],
+)
+def test_copes_extra_arrays_count_in_trains_estimates(options, refused):
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match=refused):
+        train("copy_back", "cope", **options)
+
+
+def test_gradient_check_of_an_eight_layer_cope_model_is_refused():
+    from pe_helpers.model import ModelConfig, gradient_check
+
+    with pytest.raises(ValueError, match="gradient_check of 2564 parameters"):
+        gradient_check(ModelConfig("cope", vocab_size=4, d_model=8, n_layers=8))
+
+
+def test_gate_summary_limits_its_samples_times_the_length():
+    from pe_helpers.lessons.position_from_content import gate_summary
+    from pe_helpers.training import TrainedModel, train
+
+    small = train("skip_back", "cope", task_arg=2, length=8, steps=2)
+    long = TrainedModel(small.config, small.params, small.task, 256, small.losses, 0.0)
+    with pytest.raises(ValueError, match="n_samples = 64 at length 256; use n_samples <= 4"):
+        gate_summary(long, n_samples=64)
+    assert set(gate_summary(small, n_samples=2)) == {"position_error"}
