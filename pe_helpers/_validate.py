@@ -249,4 +249,4 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {_show(value)}")
-    return value
+    return str(value)  # numpy's str_ too, as the plain string it equals

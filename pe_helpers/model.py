@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     _show,
+    as_array,
     check_array,
     check_bool,
     check_choice,
@@ -844,8 +845,23 @@ def _check_batch(batch: object, config: ModelConfig):
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (tokens, targets, scored), got {batch!r:.60}")
     tokens = _check_tokens(batch.tokens, config, "batch.tokens")
-    targets = np.atleast_2d(np.asarray(batch.targets))
-    scored = np.atleast_2d(np.asarray(batch.scored, dtype=bool))
+    targets = np.atleast_2d(as_array("batch.targets", batch.targets))
+    if targets.dtype.kind not in "iu":
+        raise TypeError(f"batch.targets must hold integer token ids, got dtype {targets.dtype}")
+    scored = np.atleast_2d(as_array("batch.scored", batch.scored))
+    # a mask: True where a position is scored (0 and 1 say the same); anything else (0.5,
+    # text) would be read as True wherever it is not 0, the mask silently lost
+    if scored.dtype.kind in "iu" and np.isin(scored, (0, 1)).all():
+        scored = scored.astype(bool)
+    if scored.dtype != bool:
+        raise TypeError(
+            "batch.scored must be a boolean mask (True where a position is scored), got "
+            + (
+                "values other than 0 and 1"
+                if scored.dtype.kind in "iu"
+                else f"dtype {scored.dtype}"
+            )
+        )
     if targets.shape != tokens.shape or scored.shape != tokens.shape:
         raise ValueError(
             f"batch.targets and batch.scored must match batch.tokens {tokens.shape}, "

@@ -317,3 +317,78 @@ def test_gate_summary_limits_its_samples_times_the_length():
     with pytest.raises(ValueError, match="n_samples = 64 at length 256; use n_samples <= 4"):
         gate_summary(long, n_samples=64)
     assert set(gate_summary(small, n_samples=2)) == {"position_error"}
+
+
+# ------------------------------------------------------ masks kept, equivalent values taken
+
+
+@pytest.mark.parametrize(
+    "scored, message",
+    [
+        ("half", "boolean mask.*dtype float64"),
+        ("two", "boolean mask.*values other than 0 and 1"),
+        ("text", "boolean mask.*dtype <U"),
+    ],
+)
+def test_a_scored_mask_that_is_not_a_mask_is_refused_not_read_as_true(scored, message):
+    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
+    from pe_helpers.tasks import copy_back
+
+    config = ModelConfig("none", vocab_size=4, d_model=4)
+    batch = copy_back(2, 5, 4)
+    odd = {
+        "half": batch.scored * 0.5,
+        "two": batch.scored * 2,
+        "text": np.where(batch.scored, "yes", ""),
+    }[scored]
+    with pytest.raises(TypeError, match=message):
+        loss_and_grads(init_params(config), config, batch._replace(scored=odd))
+    # 0 and 1 say what True and False say
+    same = batch._replace(scored=batch.scored.astype(int))
+    assert loss_and_grads(init_params(config), config, same)[0] == pytest.approx(
+        loss_and_grads(init_params(config), config, batch)[0]
+    )
+
+
+def test_float_targets_are_refused_not_truncated():
+    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
+    from pe_helpers.tasks import copy_back
+
+    config = ModelConfig("none", vocab_size=4, d_model=4)
+    batch = copy_back(2, 5, 4)
+    with pytest.raises(TypeError, match="batch.targets must hold integer"):
+        loss_and_grads(init_params(config), config, batch._replace(targets=batch.targets + 0.5))
+
+
+def test_non_causal_weights_are_refused_by_the_induction_scores():
+    from pe_helpers.lessons import two_layers
+
+    with pytest.raises(ValueError, match="causal attention"):
+        two_layers.induction_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
+    with pytest.raises(ValueError, match="causal attention"):
+        two_layers.previous_token_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
+
+
+def test_a_batch_of_one_sequence_is_the_sequence_for_copes_positions_and_the_gates():
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.training import train
+
+    cope = train("skip_back", "cope", task_arg=2, length=8, steps=2)
+    forget = train("skip_back", "forgetting", task_arg=2, length=8, steps=2)
+    np.testing.assert_array_equal(
+        pc.cope_positions(cope, [[1, 0, 2]]), pc.cope_positions(cope, [1, 0, 2])
+    )
+    np.testing.assert_array_equal(
+        pc.forget_gates(forget, [[1, 0, 2]]), pc.forget_gates(forget, [1, 0, 2])
+    )
+    with pytest.raises(ValueError, match=r"one sequence, shape \(n,\) or \(1, n\), got shape"):
+        pc.cope_positions(cope, [[1, 0, 2], [2, 0, 1]])
+
+
+def test_a_numpy_string_names_a_method_as_the_plain_string_does():
+    from pe_helpers.tasks import make_task
+    from pe_helpers.training import train
+
+    assert type(make_task(np.str_("skip_back"), 2).name) is str
+    model = train("copy_back", np.str_("none"), length=6, steps=1)
+    assert type(model.config.method) is str

@@ -193,8 +193,13 @@ def _word_counts(t: np.ndarray) -> np.ndarray:
 
 
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
-    """The last layer's cache of one sequence (the forward pass of the trained model)."""
-    return model._logits(check_array("tokens", tokens)[None])[1]
+    """The last layer's cache of one sequence, ``(n,)`` or a batch of one ``(1, n)``."""
+    t = check_array("tokens", tokens)
+    if t.ndim == 2 and t.shape[0] == 1:  # a batch of one sequence: the same sequence
+        t = t[0]
+    if t.ndim != 1:
+        raise ValueError(f"tokens must be one sequence, shape (n,) or (1, n), got shape {t.shape}")
+    return model._logits(t[None])[1]
 
 
 def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:

@@ -152,6 +152,15 @@ def _check_weights(weights: object, tokens: object) -> tuple[np.ndarray, np.ndar
             f"weights (batch, heads, n, n) and tokens (batch, n) must match, got {w.shape} "
             f"and {t.shape}"
         )
+    # causal attention: a weight on a later key would be left out of both scores in silence
+    later = np.triu(np.ones((n, n), dtype=bool), 1)
+    if np.any(w[..., later] != 0):
+        raise ValueError(
+            "weights must be causal attention, 0 above the diagonal (a query sees no later "
+            f"key), got up to {np.abs(w[..., later]).max():.3g} on later keys"
+        )
+    if np.any(w < 0) or not np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=1e-3):
+        raise ValueError("weights must be attention: >= 0, every row summing to 1")
     return w, t
 
 
