@@ -274,10 +274,11 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     Parameters
     ----------
     q, k : array_like
-        Queries and keys, ``(n, d)``.
+        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` (512) tokens of width
+        :data:`MAX_PATH_WIDTH` (256), which take under a second with transforms.
     transforms : array_like, optional
         One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
-        key and itself). Default: identities (then the logits are plain ``q_i · k_j``).
+        key and itself). Default: identities, the logits plain ``q_i · k_j`` (one product).
 
     Returns
     -------
@@ -298,7 +299,8 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     if n > MAX_PATH_TOKENS or d > MAX_PATH_WIDTH:
         raise ValueError(
             f"q and k may have at most {MAX_PATH_TOKENS} tokens of width {MAX_PATH_WIDTH} "
-            f"(the loops run n² matrix products), got shape {q.shape}"
+            "(a size limit: n products of an (n, d) block by a (d, d) transform), got shape "
+            f"{q.shape}"
         )
     if transforms is None:  # identities: the plain logits q_i · k_j
         return np.where(np.tril(np.ones((n, n), dtype=bool)), q @ k.T, -np.inf)
