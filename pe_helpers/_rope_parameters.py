@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import BUDGET, _show
+from ._validate import BUDGET, INT64_MAX, _show
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
@@ -65,6 +65,10 @@ def _number(
 ) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a finite number, got {_show(value)}")
+    try:
+        float(value)
+    except OverflowError:  # an int past a float's range (10**400)
+        raise ValueError(f"{name} must be a finite number, got {_show(value)}") from None
     if not math.isfinite(value):
         raise TypeError(f"{name} must be a finite number, got {_show(value)}")
     if positive and value <= 0:
@@ -79,6 +83,8 @@ def _positive_int(name: str, value: Any) -> int:
         raise TypeError(f"{name} must be an int, got {_show(value)}")
     if value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
+    if value > INT64_MAX:  # past numpy's int64 (10**400): refused before any conversion
+        raise ValueError(f"{name} must be at most {INT64_MAX} (numpy's int64), got {_show(value)}")
     return int(value)
 
 

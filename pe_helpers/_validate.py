@@ -28,6 +28,8 @@ TIME_BUDGET = 5.0
 #: ``fine_tuned``, ``run_bench``, ``accuracy_table`` ...), in seconds on one core, estimated
 #: from the model's size, the batch and the steps.
 TRAINING_BUDGET = 60.0
+#: The largest integer :func:`check_int` accepts, in size: numpy's int64 (2**63 - 1).
+INT64_MAX = 2**63 - 1
 #: The budgets as the messages state them.
 BUDGET = f"about 1 GiB of memory and {TIME_BUDGET:g} s per call"
 
@@ -56,11 +58,18 @@ def check_int(
     """Return ``value`` as an ``int``; reject bools, floats and values outside the bounds.
 
     ``maximum`` is a size limit that keeps a call within the budget (:data:`BUDGET`); the
-    message says so.
+    message says so. Whatever the bounds, the value must fit numpy's int64 (:data:`INT64_MAX`):
+    a larger one (``10**400``) would end in a raw ``OverflowError`` wherever it meets numpy or
+    a float, so it is refused here, before any conversion.
     """
     if not _is_plain(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {_show(value)}")
     value = int(value)
+    if not -INT64_MAX <= value <= INT64_MAX:
+        raise ValueError(
+            f"{name} must lie within ±{INT64_MAX} (numpy's int64; no count or position of the "
+            f"course comes near it), got {_show(value)}"
+        )
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -124,7 +133,10 @@ def check_real(name: str, value: object, *, positive: bool = False) -> float:
     """Return a finite real scalar as ``float``; optionally require it to be > 0."""
     if not _is_plain(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_show(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int past a float's range (10**400): as good as infinite
+        raise ValueError(f"{name} must be finite, got {_show(value)}") from None
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if positive and value <= 0:
@@ -237,4 +249,4 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``choices``."""
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {_show(value)}")
-    return value
+    return str(value)  # numpy's str_ too, as the plain string it equals

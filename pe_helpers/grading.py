@@ -7,20 +7,28 @@ A learner writes a function (or computes a value) and passes it to the lesson's
 * ``wrong``   -- a specific hint that names the property that failed;
 * ``correct`` -- it says so.
 
+The exercise's general hint comes only after a first wrong attempt, never with ``todo``
+(a room running a lesson top to bottom would read the answer before trying): the text shows
+it under the message, the HTML behind a "Hint" the learner clicks open.
+
 Feedback shows itself as text (and coloured HTML in JupyterLab) and is truthy only
 when correct, so solution notebooks can ``assert check_...(answer)``. A learner's
 function is called at most once per distinct input (so a debugging ``print`` shows
-once per case), always on copies of the checker's inputs. Whatever goes wrong becomes
-feedback: an exception from the learner's code is reported as theirs, an unusable
-answer (text, NaN, the wrong shape) is named as such; nothing raises from inside
-``pe_helpers``.
+once per case), always on copies of the checker's inputs, and given
+:data:`CALL_TIME_LIMIT` seconds per call: a function that never returns (an endless loop)
+is stopped and reported. Whatever goes wrong becomes feedback: an exception from the
+learner's code is reported as theirs, an unusable answer (text, NaN, the wrong shape) is
+named as such; nothing raises from inside ``pe_helpers``.
 """
 
 from __future__ import annotations
 
 import copy
+import ctypes
 import math
 import numbers
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -28,6 +36,7 @@ from html import escape
 import numpy as np
 
 __all__ = [
+    "CALL_TIME_LIMIT",
     "AnswerProblem",
     "Attempt",
     "Check",
@@ -48,6 +57,11 @@ __all__ = [
 #: message saying which property failed. It may raise :class:`AnswerProblem`.
 Check = Callable[[object], "str | None"]
 
+#: How long one call of a learner's function may run, in seconds, before the checker stops it
+#: and says so ("your function did not return within 10 s"). Every checker's own cases run
+#: in well under a second; the limit only catches a function that never returns.
+CALL_TIME_LIMIT = 10.0
+
 _ICONS = {"todo": "…", "wrong": "✗", "correct": "✓"}
 _COLOURS = {"todo": "#8a6d00", "wrong": "#b00020", "correct": "#1b7a1b"}
 
@@ -64,7 +78,8 @@ class Feedback:
     message : str
         What happened, in one or two sentences.
     hint : str
-        A nudge towards the answer (empty when correct).
+        A nudge towards the answer, shown only when ``status`` is ``"wrong"``: in the text
+        under the message, in the HTML behind a click (a ``<details>`` element).
     """
 
     exercise: str
@@ -82,7 +97,7 @@ class Feedback:
 
     def __str__(self) -> str:
         text = f"{_ICONS[self.status]} {self.exercise}: {self.message}"
-        if self.hint:
+        if self.status == "wrong" and self.hint:
             text += f"\n  Hint: {self.hint}"
         return text
 
@@ -91,7 +106,13 @@ class Feedback:
 
     def _repr_html_(self) -> str:
         colour = _COLOURS[self.status]
-        hint = f"<br><em>Hint:</em> {escape(self.hint)}" if self.hint else ""
+        hint = ""
+        if self.status == "wrong" and self.hint:
+            # behind a click: a projected notebook shows the verdict, not the answer
+            hint = (
+                '<details style="margin-top: 2px;"><summary><em>Hint</em></summary>'
+                f"{escape(self.hint)}</details>"
+            )
         return (
             f'<div style="border-left: 4px solid {colour}; padding: 4px 10px;">'
             f'<strong style="color: {colour}">{_ICONS[self.status]} {escape(self.exercise)}'
@@ -113,6 +134,65 @@ class _LearnerError(Exception):
 
 class _Unfinished(Exception):
     """The learner's function is still a stub."""
+
+
+class _TimedOut(BaseException):
+    """Raised inside the learner's function at the time limit (a BaseException, so a bare
+    ``except Exception`` in their code does not swallow it)."""
+
+
+def _call_with_limit(function: Callable, args: tuple, seconds: float) -> object:
+    """``function(*args)``, stopped with :class:`_TimedOut` after ``seconds``."""
+    if (
+        threading.current_thread() is threading.main_thread()
+        and hasattr(signal, "setitimer")
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0  # no one else's timer to clobber
+    ):
+        return _call_with_alarm(function, args, seconds)
+    return _call_in_thread(function, args, seconds)
+
+
+def _call_with_alarm(function: Callable, args: tuple, seconds: float) -> object:
+    """The main thread's way (a Jupyter kernel, pytest): SIGALRM interrupts the function."""
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return function(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _call_in_thread(function: Callable, args: tuple, seconds: float) -> object:
+    """Elsewhere: the function runs in a thread, which is told to stop at the limit."""
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append(("value", function(*args)))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            outcome.append(("error", exc))
+
+    worker = threading.Thread(target=run, daemon=True, name="learner's function")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        # raise _TimedOut inside the worker at its next bytecode, so a loop does not run on
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(worker.ident), ctypes.py_object(_TimedOut)
+        )
+        worker.join(1.0)
+        raise _TimedOut
+    kind, result = outcome[0]
+    if kind == "error":
+        raise result
+    return result
 
 
 def _key(value: object) -> object:
@@ -150,16 +230,24 @@ class Attempt:
     def __call__(self, *args: object) -> object:
         key = _key(args)
         if key not in self._results:
+            limit = CALL_TIME_LIMIT
             try:
-                outcome = ("value", self.function(*copy.deepcopy(args)))
+                outcome = ("value", _call_with_limit(self.function, copy.deepcopy(args), limit))
             except NotImplementedError:
                 outcome = ("todo", None)
+            except _TimedOut:
+                outcome = ("timeout", limit)
             except Exception as exc:  # noqa: BLE001 - a learner's error becomes feedback
                 outcome = ("error", exc)
             self._results[key] = outcome
         kind, result = self._results[key]
         if kind == "todo" or (kind == "value" and _unfinished(result)):
             raise _Unfinished
+        if kind == "timeout":
+            raise AnswerProblem(
+                f"your function did not return within {result:g} s, so it was stopped: look "
+                "for a loop that never ends (a while loop whose condition stays true)."
+            )
         if kind == "error":
             raise _LearnerError(result)
         return copy.deepcopy(result)
@@ -438,7 +526,7 @@ def grade(
         Each takes the answer and returns None when its property holds or a message
         naming the property that failed; it may raise :class:`AnswerProblem`.
     hint : str
-        General hint shown while the exercise is unfinished or wrong.
+        General hint, shown once an attempt is wrong (never while the exercise is unfinished).
     call : tuple, optional
         If given, ``answer`` must be callable, and is first called with these
         arguments to detect an unfinished stub.
@@ -459,9 +547,8 @@ def grade(
     """
     if not isinstance(exercise, str) or not exercise:
         raise TypeError(f"exercise must be a non-empty string, got {exercise!r}")
-    todo = Feedback(
-        exercise, "todo", "not done yet — fill in the cell above and run it again.", hint
-    )
+    # no hint before a first attempt: it would give the answer away on a first Run All
+    todo = Feedback(exercise, "todo", "not done yet — fill in the cell above and run it again.")
     if _unfinished(answer):
         return todo
     if call is not None and not callable(answer):

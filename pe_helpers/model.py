@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     _show,
+    as_array,
     check_array,
     check_bool,
     check_choice,
@@ -691,6 +692,12 @@ def _forward_flops(config: ModelConfig, batch: int, n: int) -> float:
     """Floating-point operations of one forward pass on ``batch`` sequences of ``n`` tokens."""
     d, h, e, v = config.d_model, config.n_heads, config.d_head, config.vocab_size
     per_layer = 6 * d * h * e + 4 * h * n * e  # queries, keys, values; scores and a v
+    if config.method == "cope":
+        # q_i · e[p] for every integer position p, its gathers (and in backward its scatter),
+        # and some 30 passes over the (n, n) gates, positions and their interpolation
+        per_layer += h * config.cope_positions * (e + 8) + 30 * h * n
+    elif config.method == "forgetting":
+        per_layer += 4 * h * n  # the (n, n) decay added to the scores
     last = 2 * h * e * v + (2 * d * v if config.residual else 0)
     return batch * n * (config.n_layers * per_layer + 2 * (config.n_layers - 1) * h * e * d + last)
 
@@ -703,9 +710,19 @@ def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int |
     tables = 8 * n * n * (config.n_heads + 3)  # the mask, a bias, T5's buckets
     width = 6 * layers * config.n_heads * config.d_head + 3 * config.vocab_size
     activations = 8 * batch * n * width
+    content = 0
+    if config.method == "cope":
+        # per layer, kept for backward: gates, positions, floor, ceil, frac, slope (n, n) and
+        # q · e[p] (n, P); with the passes' temporaries (the flips, the gathers, the scatter's
+        # indices and weights, its (n, P) result): some 14 (n, n) and 4 (n, P) arrays in all
+        p = config.cope_positions
+        content = 8 * config.n_heads * at_once * layers * (14 * n * n + 4 * n * p)
+    elif config.method == "forgetting":
+        content = 8 * config.n_heads * at_once * layers * 2 * n * n  # the decay and its copy
+    shown = f" and cope_positions = {config.cope_positions}" if config.method == "cope" else ""
     check_memory(
-        f"{what} of shape ({batch}, {n}) with n_heads = {config.n_heads}",
-        scores + tables + activations,
+        f"{what} of shape ({batch}, {n}) with n_heads = {config.n_heads}{shown}",
+        scores + tables + activations + content,
     )
 
 
@@ -828,8 +845,23 @@ def _check_batch(batch: object, config: ModelConfig):
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (tokens, targets, scored), got {batch!r:.60}")
     tokens = _check_tokens(batch.tokens, config, "batch.tokens")
-    targets = np.atleast_2d(np.asarray(batch.targets))
-    scored = np.atleast_2d(np.asarray(batch.scored, dtype=bool))
+    targets = np.atleast_2d(as_array("batch.targets", batch.targets))
+    if targets.dtype.kind not in "iu":
+        raise TypeError(f"batch.targets must hold integer token ids, got dtype {targets.dtype}")
+    scored = np.atleast_2d(as_array("batch.scored", batch.scored))
+    # a mask: True where a position is scored (0 and 1 say the same); anything else (0.5,
+    # text) would be read as True wherever it is not 0, the mask silently lost
+    if scored.dtype.kind in "iu" and np.isin(scored, (0, 1)).all():
+        scored = scored.astype(bool)
+    if scored.dtype != bool:
+        raise TypeError(
+            "batch.scored must be a boolean mask (True where a position is scored), got "
+            + (
+                "values other than 0 and 1"
+                if scored.dtype.kind in "iu"
+                else f"dtype {scored.dtype}"
+            )
+        )
     if targets.shape != tokens.shape or scored.shape != tokens.shape:
         raise ValueError(
             f"batch.targets and batch.scored must match batch.tokens {tokens.shape}, "
@@ -933,7 +965,12 @@ def gradient_check(
     batch_size = check_int("batch_size", batch_size, minimum=1)
     length = _check_length(check_int("length", length, minimum=2), config)
     entries = config.n_parameters()
-    seconds = 2 * entries * (5e-5 + _forward_flops(config, batch_size, length) / FLOPS_PER_SECOND)
+    # two forward passes per entry: a fixed cost per layer (some 30 numpy calls; CoPE's twice
+    # that) and the arithmetic
+    per_layer = 3e-4 if config.method == "cope" else 1.5e-4
+    overhead = 5e-5 + per_layer * config.n_layers
+    flops = _forward_flops(config, batch_size, length)
+    seconds = 2 * entries * (overhead + flops / FLOPS_PER_SECOND)
     check_seconds(
         f"gradient_check of {entries} parameters at batch_size = {batch_size} and "
         f"length = {length}",

@@ -94,6 +94,8 @@ def _positions(name: str, value: object, count: int) -> np.ndarray:
 def _fraction(name: str, value: object) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number in [0, 1], got {_show(value)}")
+    if not -1 <= value <= 2:  # checked before float(), which 10**400 would overflow
+        raise ValueError(f"{name} must lie in [0, 1], got {_show(value)}")
     value = float(value)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")

@@ -448,7 +448,8 @@ def skip_back(
     vocab_size : int
         Token ids ``0 .. vocab_size - 1``, >= 3 (a blank and at least two words).
     back : int, default 1
-        Which word back, >= 1.
+        Which word back, 1 to ``length // 2``: about half the positions hold a word, so a
+        larger ``back`` would leave most sequences with no scored position.
     seed : int, default 0
         Seed (>= 0) of the generator.
 
@@ -470,6 +471,12 @@ def skip_back(
     length = check_int("length", length, minimum=2)
     vocab_size = check_int("vocab_size (a blank and two words)", vocab_size, minimum=3)
     seed = check_int("seed", seed, minimum=0)
+    if back > length // 2:
+        raise ValueError(
+            f"skip_back back = {back} leaves (almost) no scored position in a sequence of "
+            f"length {length}: about half the positions hold a word, so back must be at most "
+            f"length // 2 = {length // 2}; use length >= {2 * back}"
+        )
     check_memory(
         f"batch_size = {batch_size} sequences of length = {length}",
         2 * _BATCH_BYTES * batch_size * length,

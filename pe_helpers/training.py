@@ -501,6 +501,13 @@ def train(
     }
     optimiser = Adam(lr)
     data = task_batch(task, steps * batch_size, length, vocab_size, seed=seed + 1)
+    empty = np.flatnonzero(~data.scored.reshape(steps, -1).any(axis=1))
+    if empty.size:  # its loss would be 0 / 0, read as a diverging run
+        raise ValueError(
+            f"the batch of step {empty[0]} has no scored position (task {task.name!r} with "
+            f"task_arg = {task.arg}, length = {length}, batch_size = {batch_size}): use a "
+            "longer length, a smaller task_arg or a larger batch_size"
+        )
     tables = _Tables(config, length)
     losses = np.empty(steps)
     start = time.perf_counter()

@@ -193,8 +193,14 @@ def test_score_arguments_are_checked():
         tl.previous_token_score(np.ones((1, 1, 3, 3)), np.zeros((1, 4), dtype=int))
     with pytest.raises(TypeError, match="integer ids"):
         tl.induction_score(np.ones((1, 1, 3, 3)), np.zeros((1, 3)))
+    causal = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # uniform over keys 0 .. t
     with pytest.raises(ValueError, match="nothing to find"):
-        tl.induction_score(np.ones((1, 1, 3, 3)) / 3, np.array([[0, 1, 2]]))
+        tl.induction_score(causal[None, None], np.array([[0, 1, 2]]))
+    # a weight on a later key, which both scores leave out, or rows that are not attention
+    with pytest.raises(ValueError, match="causal attention, 0 above the diagonal"):
+        tl.induction_score(np.ones((1, 1, 3, 3)) / 3, np.array([[0, 1, 0]]))
+    with pytest.raises(ValueError, match="every row summing to 1"):
+        tl.previous_token_score(2 * causal[None, None], np.array([[0, 1, 0]]))
 
 
 def test_the_order_blind_limit_is_what_a_bag_reader_gets():

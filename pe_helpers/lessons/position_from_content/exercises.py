@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._validate import check_array
+from ..._validate import check_array, check_memory
 from ...grading import Feedback, agrees_on, close, grade
 
 __all__ = ["check_cope_positions", "check_forget_bias", "forget_bias", "positions_from_gates"]
@@ -37,6 +37,8 @@ def forget_bias(forget: np.ndarray) -> np.ndarray:
     [0.25, 0.5, 1.0]
     """
     f = check_array("forget", forget, ndim=1).astype(np.float64)
+    # the (n, n) differences and their masked copy, float64 each, and the mask
+    check_memory(f"forget_bias of forget gates of length {f.size}", 17 * f.size**2)
     if f.size and not ((f > 0) & (f <= 1)).all():
         raise ValueError(
             f"forget must hold gates in (0, 1] (sigmoids), got values from {f.min()} to {f.max()}"

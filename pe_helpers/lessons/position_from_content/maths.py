@@ -10,7 +10,7 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
 from ...tasks import Task, _task_batch, make_task
 from ...training import TrainedModel, train
 
@@ -45,10 +45,14 @@ METHOD_NAMES = {
 }
 #: Seed of every test batch (training data come from ``seed + 1``).
 TEST_SEED = 12345
-#: Most tokens and widest vectors :func:`path_scores` takes (its loops run n² matrix products:
-#: at the limits, a second or two).
+#: Most tokens and widest vectors :func:`path_scores` takes: with transforms it runs n
+#: products of an (up to n, d) block by a (d, d) matrix, n² d² / 2 multiply-adds (about 9e9 at
+#: the limits, under a second on one core); without, one (n, d) by (d, n) product.
 MAX_PATH_TOKENS = 512
 MAX_PATH_WIDTH = 256
+#: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length): the
+#: lesson's 32 sequences of 16, or 4 of 256, well within a second.
+MAX_SUMMARY_TOKENS = 1024
 #: ALiBi's slope with one head: the steepest of an 8-head ALiBi model (as in lesson 13).
 _ALIBI_SLOPE = (0.5,)
 #: The task and the models: the second word back among blanks, L = 16, vocabulary 16 (token 0
@@ -173,7 +177,10 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
     >>> word_counts([3, 0, 5]).tolist()
     [[1, 0, 0], [1, 0, 0], [2, 1, 1]]
     """
-    return _word_counts(check_array("tokens", tokens, ndim=1))
+    t = check_array("tokens", tokens, ndim=1)
+    # counts, their (n, n) differences and the masked copy: int64 each, and a bool mask
+    check_memory(f"word_counts of tokens of length {t.size}", 25 * t.size**2)
+    return _word_counts(t)
 
 
 def _word_counts(t: np.ndarray) -> np.ndarray:
@@ -186,8 +193,13 @@ def _word_counts(t: np.ndarray) -> np.ndarray:
 
 
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
-    """The last layer's cache of one sequence (the forward pass of the trained model)."""
-    return model._logits(check_array("tokens", tokens)[None])[1]
+    """The last layer's cache of one sequence, ``(n,)`` or a batch of one ``(1, n)``."""
+    t = check_array("tokens", tokens)
+    if t.ndim == 2 and t.shape[0] == 1:  # a batch of one sequence: the same sequence
+        t = t[0]
+    if t.ndim != 1:
+        raise ValueError(f"tokens must be one sequence, shape (n,) or (1, n), got shape {t.shape}")
+    return model._logits(t[None])[1]
 
 
 def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:
@@ -251,6 +263,8 @@ def path_transform(w: ArrayLike, beta: float) -> np.ndarray:
     """
     w = check_array("w", w, ndim=1).astype(np.float64)
     beta = check_real("beta", beta)
+    # the identity, the outer product, its multiple and the difference: (d, d) float64 each
+    check_memory(f"path_transform of a w of width {w.size}", 32 * w.size**2)
     return np.eye(w.size) - beta * np.outer(w, w)
 
 
@@ -260,10 +274,11 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     Parameters
     ----------
     q, k : array_like
-        Queries and keys, ``(n, d)``.
+        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` (512) tokens of width
+        :data:`MAX_PATH_WIDTH` (256), which take under a second with transforms.
     transforms : array_like, optional
         One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
-        key and itself). Default: identities (then the logits are plain ``q_i · k_j``).
+        key and itself). Default: identities, the logits plain ``q_i · k_j`` (one product).
 
     Returns
     -------
@@ -284,19 +299,27 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     if n > MAX_PATH_TOKENS or d > MAX_PATH_WIDTH:
         raise ValueError(
             f"q and k may have at most {MAX_PATH_TOKENS} tokens of width {MAX_PATH_WIDTH} "
-            f"(the loops run n² matrix products), got shape {q.shape}"
+            "(a size limit: n products of an (n, d) block by a (d, d) transform), got shape "
+            f"{q.shape}"
         )
-    if transforms is None:
-        transforms = np.broadcast_to(np.eye(d), (n, d, d))
-    h = check_array("transforms", transforms, ndim=3).astype(np.float64)
+    if transforms is None:  # identities: the plain logits q_i · k_j
+        return np.where(np.tril(np.ones((n, n), dtype=bool)), q @ k.T, -np.inf)
+    h = check_array("transforms", transforms, ndim=3)
     if h.shape != (n, d, d):
         raise ValueError(f"transforms must have shape {(n, d, d)}, got {h.shape}")
+    return _path_scores(q, k, np.ascontiguousarray(h, dtype=np.float64))
+
+
+def _path_scores(q: np.ndarray, k: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """:func:`path_scores` of float64 ``q``, ``k`` (n, d) and contiguous transforms (n, d, d)."""
+    n = q.shape[0]
     scores = np.full((n, n), -np.inf)
-    for i in range(n):
-        carried = q[i].copy()  # (H_{j+1} ... H_i) q_i, built from j = i down
-        for j in range(i, -1, -1):
-            scores[i, j] = k[j] @ carried
-            carried = h[j] @ carried
+    # carried[i - j] = (H_{j+1} ... H_i) q_i for every query i >= j, built from j = n - 1 down:
+    # at key j the queries from j on are scored, then all of them pass through H_j
+    carried = q.copy()  # (n, d)
+    for j in range(n - 1, -1, -1):
+        scores[j:, j] = carried[j:] @ k[j]
+        carried[j:] = carried[j:] @ h[j].T
     return scores
 
 
@@ -333,6 +356,13 @@ def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float
     """
     model = _check_model(model)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=64)
+    if n_samples * model.length > MAX_SUMMARY_TOKENS:
+        raise ValueError(
+            f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS} (a size "
+            f"limit: each sequence is one forward pass of n² scores), got n_samples = "
+            f"{n_samples} at length {model.length}; use n_samples <= "
+            f"{max(1, MAX_SUMMARY_TOKENS // model.length)}"
+        )
     method = model.config.method
     if method not in ("cope", "forgetting"):
         raise ValueError(f"model must use 'cope' or 'forgetting', got {method!r}")

@@ -5,13 +5,14 @@ See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_int, check_real
+from ..._validate import as_array, check_array, check_base, check_int, check_memory, check_real
 from ...encodings import frequencies
 from ...rope_variants import _apply_mrope, _mrope_position_ids, _width, mrope_pair_axes
 
@@ -151,6 +152,10 @@ def position_scores(
     t = check_array("positions", positions, ndim=1).astype(np.float64)
     if t.size > MAX_POSITIONS:
         raise ValueError(f"positions may have at most {MAX_POSITIONS} entries, got {t.size}")
+    # the (n, d) rows of q and of k, the copies rotate receives and its two results, float64
+    check_memory(
+        f"position_scores of vectors of width {q.size} at {t.size} positions", 48 * t.size * q.size
+    )
     rows = np.ones((t.size, 1))
     return _rotated(rotate, rows * q, t, "q") @ _rotated(rotate, rows * k, t, "k").T
 
@@ -334,6 +339,10 @@ def nope_query_scale(
     >>> nope_query_scale([0, 8190, 8191]).round(4).tolist()  # ⌊(t + 1) / 8192⌋ = 0, 0, 1
     [1.0, 1.0, 1.0693]
     """
+    # the float64 positions and the three steps of the formula, float64 each: checked before
+    # the values are (a pass over 10**8 of them alone takes half a second)
+    size = as_array("positions", positions).size
+    check_memory(f"nope_query_scale of {size} positions", 32 * size)
     t = check_array("positions", positions, min_ndim=0).astype(np.float64)
     if np.any(t < 0):
         raise ValueError("positions must be >= 0 (they count from 0)")
@@ -372,11 +381,16 @@ def top_key_weight(n_keys: ArrayLike, margin: ArrayLike) -> np.ndarray:
         raise ValueError("n_keys must be >= 1")
     gap = check_array("margin", margin, min_ndim=0).astype(np.float64)
     try:
-        np.broadcast_shapes(n.shape, gap.shape)
+        shape = np.broadcast_shapes(n.shape, gap.shape)
     except ValueError:
         raise ValueError(
             f"margin of shape {gap.shape} must broadcast with n_keys of shape {n.shape}"
         ) from None
+    # the broadcast result and three steps of the formula, float64 each
+    check_memory(
+        f"top_key_weight of n_keys of shape {n.shape} with margin of shape {gap.shape}",
+        32 * math.prod(shape),
+    )
     with np.errstate(over="ignore", invalid="ignore"):  # exp(-margin) past a float: limit 0
         weight = 1.0 / (1.0 + (n - 1.0) * np.exp(-gap))
     return np.where(n == 1, 1.0, weight)[()]  # one key takes all (0 * inf above: NaN)

@@ -113,6 +113,11 @@ def failure_length(results, method: str = "sinusoidal") -> str:
     """The shortest test length (``"2L"``, ``"4L"`` or ``"8L"``) at which ``method``'s median
     passkey accuracy over the shipped seeds is below half; ``"none"`` if it never is.
 
+    Only the methods whose passkey model ran at every test length have an answer ("none",
+    "sinusoidal", "alibi", "t5_bias" in the shipped results): "learned" has no position past
+    its training length, and the RoPE model's runs are the lesson's extensions
+    (``extension.RoPE.2L``); any other method is refused, naming those that have one.
+
     Examples
     --------
     >>> from pe_helpers.seeds import load_results
@@ -124,7 +129,21 @@ def failure_length(results, method: str = "sinusoidal") -> str:
             f"results must be the shipped results, load_results('two_layers'), got {shown(results)}"
         )
     method = check_choice("method", method, LESSON_METHODS)
-    for scale in ("2L", "4L", "8L"):
+    scales = ("2L", "4L", "8L")
+    names = set(results.names)
+    answered = [m for m in LESSON_METHODS if all(f"passkey.{m}.{s}" in names for s in scales)]
+    if method not in answered:
+        why = {
+            "learned": ": its position table has no row past the training length L, so it "
+            "never ran at 2L",
+            "rope_adjacent": ": its passkey runs are the extensions, "
+            "results.median('extension.RoPE.2L') and so on",
+        }.get(method, "")
+        raise ValueError(
+            f"method {method!r} has no passkey results at {', '.join(scales)}{why}; "
+            f"failure_length answers for {', '.join(map(repr, answered))}"
+        )
+    for scale in scales:
         if results.median(f"passkey.{method}.{scale}") < 0.5:
             return scale
     return "none"

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._rope_parameters import MAX_HEAD_DIM
-from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...tasks import Batch, make_task, task_batch
 from ...training import TrainedModel, train
@@ -152,6 +152,15 @@ def _check_weights(weights: object, tokens: object) -> tuple[np.ndarray, np.ndar
             f"weights (batch, heads, n, n) and tokens (batch, n) must match, got {w.shape} "
             f"and {t.shape}"
         )
+    # causal attention: a weight on a later key would be left out of both scores in silence
+    later = np.triu(np.ones((n, n), dtype=bool), 1)
+    if np.any(w[..., later] != 0):
+        raise ValueError(
+            "weights must be causal attention, 0 above the diagonal (a query sees no later "
+            f"key), got up to {np.abs(w[..., later]).max():.3g} on later keys"
+        )
+    if np.any(w < 0) or not np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=1e-3):
+        raise ValueError("weights must be attention: >= 0, every row summing to 1")
     return w, t
 
 
@@ -205,6 +214,10 @@ def induction_targets(tokens: ArrayLike) -> np.ndarray:
     t = check_array("tokens", tokens, ndim=2)
     if not np.issubdtype(t.dtype, np.integer):
         raise TypeError(f"tokens must hold integer ids, got dtype {t.dtype}")
+    # (batch, n, n) booleans: the comparison, the mask and the three that combine them
+    check_memory(
+        f"induction_targets of tokens of shape {t.shape}", 5 * t.shape[0] * t.shape[1] ** 2
+    )
     return _induction_targets(t)
 
 

@@ -1,0 +1,394 @@
+"""The newest helpers at their limits (issue 43, point 5) and hints after a first try (issue 39).
+
+Each test here is a reproducer that failed before its fix: a value at the learner's door that
+got a raw Python or numpy error, ran for minutes, or filled the memory, now gets a
+``ValueError``/``TypeError`` naming the parameter and its value before any work; a checker
+given a function that never returns says so within its time limit. No test measures time: the
+work is bounded by sizes, and a learner's endless loop by the checker's own limit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import time
+
+import numpy as np
+import pytest
+
+import pe_helpers.lessons
+from pe_helpers import grading
+from pe_helpers.grading import Feedback, grade
+
+# ----------------------------------------------------------------- hints after a first try
+
+
+HINT = "multiply by two, then add one"
+
+
+def _feedback(answer: object) -> Feedback:
+    def twice_plus_one(attempt):
+        got = grading.as_number(attempt(3))
+        return None if got == 7 else f"for 3 expected 7, got {got:g}."
+
+    return grade("twice plus one", answer, [twice_plus_one], HINT, call=(3,))
+
+
+def test_a_todo_feedback_shows_no_hint_in_text_or_html():
+    for unfinished in (None, lambda x: None):
+        feedback = _feedback(unfinished)
+        assert feedback.status == "todo"
+        assert HINT not in str(feedback) and HINT not in repr(feedback)
+        assert HINT not in feedback._repr_html_()
+        assert "Hint" not in str(feedback) and "Hint" not in feedback._repr_html_()
+
+
+def test_a_wrong_feedback_shows_the_hint_in_text_and_behind_a_click_in_html():
+    feedback = _feedback(lambda x: 2 * x)
+    assert feedback.status == "wrong"
+    assert f"Hint: {HINT}" in str(feedback)
+    html = feedback._repr_html_()
+    assert "<details" in html and "<summary>" in html
+    details = html[html.index("<details") : html.index("</details>")]
+    assert HINT in details and HINT not in html.replace(details, "")
+
+
+def test_a_correct_feedback_shows_no_hint():
+    feedback = _feedback(lambda x: 2 * x + 1)
+    assert feedback.status == "correct"
+    assert HINT not in str(feedback) and HINT not in feedback._repr_html_()
+
+
+def test_lesson_08_and_14_todo_feedback_gives_no_answer_away():
+    from pe_helpers.lessons.position_from_content import check_cope_positions, check_forget_bias
+    from pe_helpers.lessons.train_it import check_softmax_backward
+
+    for check in (check_softmax_backward, check_cope_positions, check_forget_bias):
+        feedback = check(lambda *args: None)
+        assert feedback.status == "todo"
+        for text in (str(feedback), feedback._repr_html_()):
+            assert "cumsum" not in text and "keepdims" not in text and "Hint" not in text, text
+
+
+# -------------------------------------------------- a learner's function that never returns
+
+
+def _checkers() -> list[tuple[str, object]]:
+    found = []
+    for info in pkgutil.iter_modules(pe_helpers.lessons.__path__):
+        module = importlib.import_module(f"pe_helpers.lessons.{info.name}.exercises")
+        for name in module.__all__:
+            if name.startswith("check_"):
+                found.append((f"{info.name}.{name}", getattr(module, name)))
+    return found
+
+
+def test_a_checker_stops_a_function_that_never_returns(monkeypatch):
+    from pe_helpers.lessons.position_from_content import check_cope_positions
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    feedback = check_cope_positions(lambda g: exec("while True: pass"))
+    assert feedback.status == "wrong"
+    assert "your function did not return within 0.5 s" in feedback.message
+
+
+def test_an_endless_loop_that_catches_exception_is_stopped_too(monkeypatch):
+    from pe_helpers.lessons.two_layers import check_induction_score
+
+    def stubborn(weights, tokens):
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:  # a learner's broad except must not swallow the time limit
+                pass
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    feedback = check_induction_score(stubborn)
+    assert "did not return within 0.5 s" in feedback.message
+
+
+def test_the_time_limit_holds_outside_the_main_thread(monkeypatch):
+    import threading
+
+    from pe_helpers.lessons.position_from_content import check_forget_bias
+
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
+    found: list = []
+    worker = threading.Thread(
+        target=lambda: found.append(check_forget_bias(lambda f: exec("while True: pass")))
+    )
+    worker.start()
+    worker.join()
+    assert "did not return within 0.5 s" in found[0].message
+
+
+@pytest.mark.parametrize("name, check", _checkers(), ids=[name for name, _ in _checkers()])
+def test_every_checker_that_calls_a_function_gives_it_a_time_limit(name, check, monkeypatch):
+    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.2)
+    called = []
+
+    def slow(*args, **kwargs):
+        # far past the limit, yet bounded, so the test ends on code without a limit too
+        called.append(True)
+        end = time.monotonic() + 5.0
+        while time.monotonic() < end:
+            pass
+
+    parameters = inspect.signature(check).parameters
+    feedback = check("A", slow) if "letter" in parameters else check(slow)
+    assert isinstance(feedback, Feedback)
+    if called:
+        assert feedback.status == "wrong"
+        assert "your function did not return within 0.2 s" in feedback.message, feedback
+
+
+# --------------------------------------------------------- integers past numpy's and a float's
+
+
+BIG = 10**400
+
+
+def _big_calls():
+    from pe_helpers import rope_scaling, rope_variants, tasks, training
+    from pe_helpers.lessons import position_from_content, rope_today, two_layers
+    from pe_helpers.model import ModelConfig
+
+    x = np.ones((2, 8))
+    return [
+        ("lr", lambda: training.train("copy_back", "none", length=6, steps=2, lr=BIG)),
+        ("length", lambda: training.train("copy_back", "none", length=BIG)),
+        ("steps", lambda: training.training_seconds(ModelConfig("none", 4, 4), BIG, 2, 6)),
+        ("vocab_size", lambda: ModelConfig("none", vocab_size=BIG)),
+        ("d_model", lambda: ModelConfig("none", 4, d_model=BIG)),
+        ("base", lambda: ModelConfig("rope_adjacent", 4, 4, base=BIG)),
+        ("lr", lambda: training.Adam(lr=BIG)),
+        ("vocab_size", lambda: tasks.copy_back(2, 6, BIG)),
+        ("back", lambda: tasks.skip_back(2, 8, 5, back=2**63)),
+        ("batch_size", lambda: tasks.token_at(BIG, 6, 4)),
+        ("scale", lambda: rope_scaling.get_mscale(BIG)),
+        ("factor", lambda: rope_scaling.ntk_aware_base(1e4, 64, BIG)),
+        ("length", lambda: rope_scaling.rotations_in_context([1.0], BIG)),
+        ("num_rotations", lambda: rope_scaling.yarn_correction_dim(-BIG, 64, 1e4, 2048)),
+        ("seq_len", lambda: rope_scaling.dynamic_ntk_base(1e4, 64, 2.0, BIG, 2048)),
+        ("partial_rotary_factor", lambda: rope_variants.rotary_dim(64, BIG)),
+        ("keep_fraction", lambda: rope_variants.p_rope_frequencies(64, BIG)),
+        ("partial_rotary_factor", lambda: rope_variants.apply_partial_rope(x, [0, 1], BIG)),
+        ("base", lambda: rope_variants.apply_p_rope(x, [0, 1], 0.5, base=BIG)),
+        ("floor_scale", lambda: rope_today.nope_query_scale([0, 1], floor_scale=BIG)),
+        ("attn_scale", lambda: rope_today.nope_query_scale([0, 1], attn_scale=BIG)),
+        ("beta", lambda: position_from_content.path_transform(np.ones(4) / 8, BIG)),
+        ("base", lambda: two_layers.extension_frequencies("PI", 8, 16, base=BIG)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_big_calls())))
+def test_an_integer_past_int64_or_a_float_is_refused_naming_the_argument(index):
+    name, call = _big_calls()[index]
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+# ----------------------------------------------------------- skip_back's word count, passkey
+
+
+def test_skip_back_checks_its_word_count_against_the_length():
+    from pe_helpers.tasks import skip_back
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match="back = 20 .* length 16.*task_arg = 20"):
+        train("skip_back", "none", task_arg=20, length=16)
+    with pytest.raises(ValueError, match="back = 5 .* length 8"):
+        skip_back(2, 8, 5, back=5)
+    with pytest.raises(ValueError, match="task_arg"):
+        train("skip_back", "none", task_arg=2**63, length=16)
+
+
+def test_a_training_batch_with_nothing_to_score_is_named_not_read_as_a_diverging_lr():
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match="no scored position") as caught:
+        train("skip_back", "none", task_arg=8, length=16, steps=20, batch_size=1)
+    assert "lr" not in str(caught.value)
+
+
+@pytest.mark.parametrize("method", ["learned", "rope_adjacent"])
+def test_failure_length_refuses_a_method_without_passkey_results_naming_those_with(method):
+    from pe_helpers.lessons.two_layers import failure_length
+    from pe_helpers.seeds import load_results
+
+    with pytest.raises(ValueError, match=f"'{method}' has no passkey results") as caught:
+        failure_length(load_results("two_layers"), method)
+    assert "'sinusoidal'" in str(caught.value)
+    assert failure_length(load_results("two_layers"), "alibi") in ("2L", "4L", "8L", "none")
+
+
+# ------------------------------------------------- arrays whose size sets the work or memory
+
+
+def _oversized_calls():
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.lessons import rope_today, two_layers
+
+    same = lambda x, t: x  # noqa: E731 - no position encoding at all
+    return [
+        ("tokens", lambda: pc.word_counts(np.ones(20000, int))),
+        ("forget", lambda: pc.forget_bias(np.full(20000, 0.5))),
+        ("w", lambda: pc.path_transform(np.ones(20000) / 200, 2.0)),
+        ("tokens", lambda: two_layers.induction_targets(np.zeros((1, 40000), int))),
+        (
+            "n_keys",
+            lambda: rope_today.top_key_weight(np.arange(1, 15001)[:, None], np.arange(15000.0)),
+        ),
+        (
+            "width",
+            lambda: rope_today.position_scores(
+                same, np.ones(200_000), np.ones(200_000), np.arange(2048)
+            ),
+        ),
+        ("positions", lambda: rope_today.nope_query_scale(np.zeros(10**8, np.float32))),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(_oversized_calls())))
+def test_an_array_whose_size_sets_the_work_is_refused_before_any(index):
+    name, call = _oversized_calls()[index]
+    with pytest.raises(ValueError, match=f"{name}.*would need about .* the budget is 1 GiB"):
+        call()
+
+
+def test_path_scores_at_its_limits_gives_the_plain_logits_without_transforms():
+    # the default transforms are identities: the plain logits, with no (n, d, d) array at all
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.lessons.position_from_content.maths import MAX_PATH_TOKENS, MAX_PATH_WIDTH
+
+    n, d = MAX_PATH_TOKENS, MAX_PATH_WIDTH
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+    scores = pc.path_scores(q, k)
+    below = np.tril(np.ones((n, n), dtype=bool))
+    np.testing.assert_allclose(scores[below], (q @ k.T)[below], rtol=1e-12, atol=1e-9)
+    assert np.all(scores[~below] == -np.inf)
+    # with transforms: the same as the product written out, on a small case
+    q, k = q[:6, :3], k[:6, :3]
+    h = np.eye(3) + 0.3 * rng.normal(size=(6, 3, 3))
+    want = np.full((6, 6), -np.inf)
+    for i in range(6):
+        for j in range(i + 1):
+            product = np.eye(3)
+            for t in range(j + 1, i + 1):
+                product = product @ h[t]
+            want[i, j] = k[j] @ product @ q[i]
+    np.testing.assert_allclose(pc.path_scores(q, k, h), want, rtol=1e-12)
+
+
+# ------------------------------------------------ CoPE's own arrays in the size and time checks
+
+
+@pytest.mark.parametrize(
+    "options, refused",
+    [
+        (dict(length=64, cope_positions=4096), "would take about"),
+        (dict(length=1024, batch_size=8, steps=1), "would need about"),
+        (dict(length=1024, batch_size=10, cope_positions=4096, steps=1), "would need about"),
+    ],
+)
+def test_copes_extra_arrays_count_in_trains_estimates(options, refused):
+    from pe_helpers.training import train
+
+    with pytest.raises(ValueError, match=refused):
+        train("copy_back", "cope", **options)
+
+
+def test_gradient_check_of_an_eight_layer_cope_model_is_refused():
+    from pe_helpers.model import ModelConfig, gradient_check
+
+    with pytest.raises(ValueError, match="gradient_check of 2564 parameters"):
+        gradient_check(ModelConfig("cope", vocab_size=4, d_model=8, n_layers=8))
+
+
+def test_gate_summary_limits_its_samples_times_the_length():
+    from pe_helpers.lessons.position_from_content import gate_summary
+    from pe_helpers.training import TrainedModel, train
+
+    small = train("skip_back", "cope", task_arg=2, length=8, steps=2)
+    long = TrainedModel(small.config, small.params, small.task, 256, small.losses, 0.0)
+    with pytest.raises(ValueError, match="n_samples = 64 at length 256; use n_samples <= 4"):
+        gate_summary(long, n_samples=64)
+    assert set(gate_summary(small, n_samples=2)) == {"position_error"}
+
+
+# ------------------------------------------------------ masks kept, equivalent values taken
+
+
+@pytest.mark.parametrize(
+    "scored, message",
+    [
+        ("half", "boolean mask.*dtype float64"),
+        ("two", "boolean mask.*values other than 0 and 1"),
+        ("text", "boolean mask.*dtype <U"),
+    ],
+)
+def test_a_scored_mask_that_is_not_a_mask_is_refused_not_read_as_true(scored, message):
+    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
+    from pe_helpers.tasks import copy_back
+
+    config = ModelConfig("none", vocab_size=4, d_model=4)
+    batch = copy_back(2, 5, 4)
+    odd = {
+        "half": batch.scored * 0.5,
+        "two": batch.scored * 2,
+        "text": np.where(batch.scored, "yes", ""),
+    }[scored]
+    with pytest.raises(TypeError, match=message):
+        loss_and_grads(init_params(config), config, batch._replace(scored=odd))
+    # 0 and 1 say what True and False say
+    same = batch._replace(scored=batch.scored.astype(int))
+    assert loss_and_grads(init_params(config), config, same)[0] == pytest.approx(
+        loss_and_grads(init_params(config), config, batch)[0]
+    )
+
+
+def test_float_targets_are_refused_not_truncated():
+    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
+    from pe_helpers.tasks import copy_back
+
+    config = ModelConfig("none", vocab_size=4, d_model=4)
+    batch = copy_back(2, 5, 4)
+    with pytest.raises(TypeError, match="batch.targets must hold integer"):
+        loss_and_grads(init_params(config), config, batch._replace(targets=batch.targets + 0.5))
+
+
+def test_non_causal_weights_are_refused_by_the_induction_scores():
+    from pe_helpers.lessons import two_layers
+
+    with pytest.raises(ValueError, match="causal attention"):
+        two_layers.induction_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
+    with pytest.raises(ValueError, match="causal attention"):
+        two_layers.previous_token_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
+
+
+def test_a_batch_of_one_sequence_is_the_sequence_for_copes_positions_and_the_gates():
+    from pe_helpers.lessons import position_from_content as pc
+    from pe_helpers.training import train
+
+    cope = train("skip_back", "cope", task_arg=2, length=8, steps=2)
+    forget = train("skip_back", "forgetting", task_arg=2, length=8, steps=2)
+    np.testing.assert_array_equal(
+        pc.cope_positions(cope, [[1, 0, 2]]), pc.cope_positions(cope, [1, 0, 2])
+    )
+    np.testing.assert_array_equal(
+        pc.forget_gates(forget, [[1, 0, 2]]), pc.forget_gates(forget, [1, 0, 2])
+    )
+    with pytest.raises(ValueError, match=r"one sequence, shape \(n,\) or \(1, n\), got shape"):
+        pc.cope_positions(cope, [[1, 0, 2], [2, 0, 1]])
+
+
+def test_a_numpy_string_names_a_method_as_the_plain_string_does():
+    from pe_helpers.tasks import make_task
+    from pe_helpers.training import train
+
+    assert type(make_task(np.str_("skip_back"), 2).name) is str
+    model = train("copy_back", np.str_("none"), length=6, steps=1)
+    assert type(model.config.method) is str
