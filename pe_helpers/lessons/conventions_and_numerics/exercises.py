@@ -14,7 +14,16 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int
 from ...conventions import identify_rope
 from ...encodings import frequencies
-from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grade, shown
+from ...grading import (
+    AnswerProblem,
+    Attempt,
+    Feedback,
+    as_array,
+    as_pair,
+    grade,
+    shown,
+    tolerance,
+)
 from ...numerics import largest_exact_integer
 from ...rope import apply_rope, halves_permutation
 
@@ -313,7 +322,7 @@ def check_llama2_loader(convert: Callable) -> Feedback:
             new_q, new_k = (
                 as_array(w, f"your {name}") for w, name in zip(loaded, ("W_Q", "W_K"), strict=True)
             )
-            tol = _precision_tolerance(*loaded)
+            tol = tolerance(*(np.asarray(w) for w in loaded))
             if new_q.shape != w_q.shape or new_k.shape != w_k.shape:
                 return (
                     f"your weights have shapes {new_q.shape} and {new_k.shape}; they must keep "
@@ -336,14 +345,6 @@ def check_llama2_loader(convert: Callable) -> Feedback:
         "expects them; apply it to the features (columns) of both W_Q and W_K.",
         call=(checkpoints[0][0].copy(), checkpoints[0][1].copy()),
     )
-
-
-def _precision_tolerance(*arrays) -> float:
-    """Relative tolerance for weights stored in the least precise float dtype among ``arrays``."""
-    dtypes = [np.asarray(a).dtype for a in arrays]
-    eps = max((np.finfo(d).eps for d in dtypes if np.issubdtype(d, np.floating)), default=0.0)
-    # float64 answers must match to 1e-9; a float32 or float16 cast keeps its own rounding
-    return max(1e-9, 16 * float(eps))
 
 
 def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray, tol: float) -> str:
