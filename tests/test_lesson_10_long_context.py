@@ -615,3 +615,15 @@ def test_the_static_yarn_group_runs_what_the_notebook_runs():
     trained = train("copy_back", "rope_adjacent", task_arg=1, length=16, seed=0)
     model = stretched(trained, "YaRN", 2.0)
     assert metrics == {"factor_2.L": model.accuracy(), "factor_2.2L": model.accuracy(length=32)}
+
+
+@pytest.mark.parametrize("wrong_label", ["right", "missing"])
+def test_engine_checker_does_not_print_the_engines_measured_factor(wrong_label):
+    # Engine A applies the factor twice (m⁴): the feedback to a wrong label for A must not print
+    # m⁴, which with the hint's "right m², missing 1, doubled m⁴" is the answer.
+    _, m = rope_frequencies(ENGINE_BLOCK, ENGINE_HEAD_DIM)
+    others = {"right", "missing", "doubled"} - {wrong_label, "doubled"}
+    answer = {"A": wrong_label, "B": others.pop() if others else "right", "C": "doubled"}
+    feedback = check_yarn_engines(answer)
+    assert feedback.status == "wrong" and "engine A" in feedback.message
+    assert f"{m**4:.3f}" not in feedback.message

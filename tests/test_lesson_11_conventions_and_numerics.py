@@ -470,6 +470,16 @@ def test_loader_checker_accepts_the_permutation():
     assert check_llama2_loader(lambda w_q, w_k: (w_q[:, _PERM], w_k[:, _PERM])).passed
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_loader_checker_judges_a_cast_answer_by_its_layout_not_its_rounding(dtype):
+    def cast(convert):
+        return lambda w_q, w_k: tuple(w.astype(dtype) for w in convert(w_q, w_k))
+
+    assert check_llama2_loader(cast(lambda w_q, w_k: (w_q[:, _PERM], w_k[:, _PERM]))).passed
+    unchanged = check_llama2_loader(cast(lambda w_q, w_k: (w_q, w_k)))
+    assert unchanged.status == "wrong" and "unchanged" in unchanged.message
+
+
 @pytest.mark.parametrize(
     ("convert", "phrase"),
     [

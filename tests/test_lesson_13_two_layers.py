@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -270,6 +272,9 @@ def test_failure_length_checker():
             message = tl.check_failure_length(other).message
             earlier = order.index(other) < order.index(want)
             assert message.startswith("earlier" if earlier else "later")
+            # the feedback to a wrong prediction names no length but the learner's own
+            lengths = set(re.findall(r"\b\d*L\b", message)) - {other}
+            assert not lengths, f"{other!r}: the feedback names {lengths}"
     if want != "none":
         assert tl.check_failure_length(tl.SCALES[want]).status == "correct"
     assert "must be" in tl.check_failure_length(3.5).message

@@ -3,6 +3,8 @@ maths, the figure's inputs and the checkers."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -183,6 +185,39 @@ def test_checkers_accept_the_right_answers():
 def test_cope_checker_names_each_slip(slip, words):
     feedback = pc.check_cope_positions(slip)
     assert feedback.status == "wrong" and words in feedback.message
+
+
+def _upper_ones(n: int) -> np.ndarray:
+    return np.triu(np.ones((n, n)), 1)
+
+
+def _row_shown(message: str) -> np.ndarray:
+    """The row a feedback message shows (the first bracketed list), as an array."""
+    start = message.index("[", message.index("row"))
+    return np.array(json.loads(message[start : message.index("]", start) + 1]))
+
+
+@pytest.mark.parametrize(
+    ("checker", "right", "size_of"),
+    [
+        (pc.check_cope_positions, pc.positions_from_gates, lambda g: g.shape[0]),
+        (pc.check_forget_bias, pc.forget_bias, lambda f: f.shape[0]),
+    ],
+)
+def test_checkers_show_a_row_that_differs(checker, right, size_of):
+    # Wrong only above the diagonal: the feedback says so and shows a row with the wrong entries.
+    above = checker(lambda x: right(x) + _upper_ones(size_of(x)))
+    assert above.status == "wrong" and "above the diagonal" in above.message
+    assert _row_shown(above.message)[1:].max() == pytest.approx(1.0)
+
+    # Wrong only in row 2: the feedback shows row 2, not the (right) last row.
+    def scaled(x):
+        answer = right(x).copy()
+        answer[2] *= 1.5
+        return answer
+
+    inside = checker(scaled)
+    assert inside.status == "wrong" and "row 2" in inside.message
 
 
 def _c(f):

@@ -14,7 +14,16 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int
 from ...conventions import identify_rope
 from ...encodings import frequencies
-from ...grading import AnswerProblem, Attempt, Feedback, as_array, as_pair, grade, shown
+from ...grading import (
+    AnswerProblem,
+    Attempt,
+    Feedback,
+    as_array,
+    as_pair,
+    grade,
+    shown,
+    tolerance,
+)
 from ...numerics import largest_exact_integer
 from ...rope import apply_rope, halves_permutation
 
@@ -313,6 +322,7 @@ def check_llama2_loader(convert: Callable) -> Feedback:
             new_q, new_k = (
                 as_array(w, f"your {name}") for w, name in zip(loaded, ("W_Q", "W_K"), strict=True)
             )
+            tol = tolerance(*(np.asarray(w) for w in loaded))
             if new_q.shape != w_q.shape or new_k.shape != w_k.shape:
                 return (
                     f"your weights have shapes {new_q.shape} and {new_k.shape}; they must keep "
@@ -321,9 +331,9 @@ def check_llama2_loader(convert: Callable) -> Feedback:
                 )
             want = reference_scores(x, w_q, w_k)
             got = repository_scores(x, new_q, new_k)
-            if np.allclose(got, want, rtol=1e-9, atol=1e-9):
+            if np.allclose(got, want, rtol=tol, atol=tol * np.abs(want).max()):
                 continue
-            return _loader_slip(w_q, w_k, new_q, new_k, got, want)
+            return _loader_slip(w_q, w_k, new_q, new_k, got, want, tol)
         return None
 
     return grade(
@@ -337,12 +347,12 @@ def check_llama2_loader(convert: Callable) -> Feedback:
     )
 
 
-def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray) -> str:
+def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray, tol: float) -> str:
     perm = halves_permutation(LOADER_HEAD_DIM)
     inverse = np.argsort(perm)
 
     def same(a, b) -> bool:
-        return np.allclose(a, b, rtol=1e-12, atol=1e-12)
+        return np.allclose(a, b, rtol=tol, atol=tol * np.abs(b).max())
 
     if same(new_q, w_q) and same(new_k, w_k):
         return (
@@ -362,7 +372,7 @@ def _loader_slip(w_q, w_k, new_q, new_k, got: np.ndarray, want: np.ndarray) -> s
             f"you permuted only one of the two: {which} still has the adjacent layout, so "
             "the logits are wrong even at offset 0. Permute both alike."
         )
-    diagonal = np.allclose(np.diag(got), np.diag(want))
+    diagonal = same(np.diag(got), np.diag(want))
     where = "only on the diagonal" if diagonal else "not even on the diagonal"
     return (
         f"the repository's logits with your weights match the reference {where}: permute the "

@@ -341,9 +341,9 @@ def check_yarn_engines(diagnosis: object) -> Feedback:
             if got[name] == want:
                 continue
             return (
-                f"engine {name} is not '{got[name]}': its logit for a query and a key at the "
-                f"same position is {ratio[want]:.3f} × q·k, where '{got[name]}' would give "
-                f"{ratio[got[name]]:.3f} × q·k (m² = {m**2:.3f} is what the block asks for)."
+                f"engine {name} is not '{got[name]}': that label means a logit of "
+                f"{ratio[got[name]]:.3f} × q·k for a query and a key at the same position. "
+                f"Measure engine {name}'s factor yourself and compare."
             )
         return None
 

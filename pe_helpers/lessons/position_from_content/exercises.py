@@ -57,6 +57,22 @@ def _forget_cases() -> list[tuple[np.ndarray]]:
     return [(rng.uniform(0.05, 1.0, size=n),) for n in (5, 8, 1)]
 
 
+def _where_they_differ(got: np.ndarray, want: np.ndarray) -> str:
+    """The first row where ``got`` and ``want`` (both (n, n)) differ, and what differs there."""
+    rows = [i for i in range(want.shape[0]) if not close(got[i], want[i])]
+    assert rows, "called only when the matrices differ"
+    i = rows[0]
+    if close(np.tril(got)[i], want[i]):
+        return (
+            f"differ above the diagonal, e.g. row {i}: {np.round(got[i], 3).tolist()}; "
+            "entries past the query (j > i) must be 0."
+        )
+    return (
+        f"differ first in row {i}: {np.round(got[i], 3).tolist()}, "
+        f"expected {np.round(want[i], 3).tolist()}."
+    )
+
+
 def check_cope_positions(function: Callable) -> Feedback:
     """Lesson 14, exercise 1: CoPE's positions from a query-by-key matrix of gates.
 
@@ -91,11 +107,7 @@ def check_cope_positions(function: Callable) -> Feedback:
         for expected, message in slips:
             if close(got, expected):
                 return message
-        last = gates.shape[0] - 1
-        return (
-            f"on gates of shape {gates.shape} your positions differ, e.g. row {last}: "
-            f"{np.round(got[-1], 3).tolist()}, expected {np.round(want[-1], 3).tolist()}."
-        )
+        return f"on gates of shape {gates.shape} your positions " + _where_they_differ(got, want)
 
     check = agrees_on(
         positions_from_gates, _gate_cases(), lambda gates: "your positions", slip, scale=1.0
@@ -145,8 +157,8 @@ def check_forget_bias(function: Callable) -> Feedback:
         for expected, message in slips:
             if close(got, expected):
                 return message
-        return f"for gates {np.round(forget, 3).tolist()} your last row is " + (
-            f"{np.round(got[-1], 3).tolist()}, expected {np.round(want[-1], 3).tolist()}."
+        return f"for gates {np.round(forget, 3).tolist()} your bias entries " + _where_they_differ(
+            got, want
         )
 
     check = agrees_on(forget_bias, _forget_cases(), lambda forget: "your bias", slip, scale=1.0)

@@ -185,9 +185,9 @@ def check_failure_length(prediction: object) -> Feedback:
         order = ["2L", "4L", "8L", "none"]
         if order.index(choice) > order.index(want):
             return (
-                f"later than it happens: an added sinusoidal vector at a position past "
-                f"L = {SCALES['L']} is one training never paired with W_Q and W_K, so both "
-                "layers' heads lose their place as soon as the sequence is longer than L."
+                "later than it happens: the median run is below half right at a shorter test "
+                "length already. Ask which added vectors training paired with W_Q and W_K, and "
+                "find where the sinusoidal band of section 3's figure first drops below 50%."
             )
         return (
             f"earlier than it happens: at {choice} the median run is still right half the "
