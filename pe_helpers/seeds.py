@@ -697,11 +697,24 @@ def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
     >>> print(kernels_env({"numpy_simd": ["NO_SUCH_EXTENSION"], "openblas_core": "Haswell"}))
     None
     """
+    if not isinstance(recorded, Mapping):
+        raise TypeError(
+            "recorded must be a dict such as cpu_kernels() returns, "
+            f"{{'numpy_simd': [...], 'openblas_core': 'Haswell'}}, got {_show(recorded)}"
+        )
+    simd, core = recorded.get("numpy_simd"), recorded.get("openblas_core", "unknown")
+    if simd is not None and (
+        not isinstance(simd, (list, tuple)) or not all(isinstance(name, str) for name in simd)
+    ):
+        raise TypeError(
+            f"recorded['numpy_simd'] must be a list of str (or None), got {_show(simd)}"
+        )
+    if not isinstance(core, str):
+        raise TypeError(f"recorded['openblas_core'] must be a str, got {_show(core)}")
     here = cpu_kernels()
-    if recorded.get("numpy_simd") is None or here["numpy_simd"] is None:
+    if simd is None or here["numpy_simd"] is None:
         return None
-    wanted, found = set(recorded["numpy_simd"]), set(here["numpy_simd"])
-    core = recorded.get("openblas_core", "unknown")
+    wanted, found = set(simd), set(here["numpy_simd"])
     if not wanted <= found or "unknown" in (core, here["openblas_core"]):
         return None
     env = {}
