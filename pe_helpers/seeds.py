@@ -504,7 +504,10 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
             f"no results for lesson {lesson!r} at {path}{named}{hint}: run "
             f"`make experiments LESSONS={lesson}` to produce them"
         )
-    return _read(path, lesson, named_by)
+    try:
+        return _read(path, lesson, named_by)
+    except ResultsFileError as error:  # the learner's traceback ends here, at their call
+        raise error.with_traceback(None) from None
 
 
 # --- running and writing ----------------------------------------------------------------------

@@ -588,3 +588,31 @@ def test_a_30_seed_run_cut_anywhere_leaves_every_file_whole(cut, sent, tmp_path)
         else:
             assert (folder / name).read_bytes() == SHIPPED_TEXT[name]
     assert sorted(os.listdir(folder)) == sorted(SHIPPED_TEXT)  # no temporary file is left
+
+
+def test_a_damaged_file_stops_its_lesson_at_the_first_cell_with_one_message(tmp_path):
+    """Lesson 13 over a file with a NaN for one seed: one red cell, the rest not run (as Run All
+    in JupyterLab stops), where the old code loaded it and failed later, cell after cell."""
+    damaged = SHIPPED_TEXT["two_layers.json"].decode().replace("[0.4140625,", "[NaN,", 1)
+    (tmp_path / "two_layers.json").write_text(damaged)
+    notebook = next(
+        lesson.notebook for lesson, _ in WITH_EXPERIMENTS if lesson.slug == "two_layers"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
+         "--nbval-current-env", "--nbval-cell-timeout=120", str(notebook)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, RESULTS_ENV: str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    out = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout)
+    assert re.search(r"\b1 failed, \d+ skipped\b", out), out[-2000:]
+    assert "NameError" not in out
+    assert re.search(
+        r"ResultsFileError: \S+two_layers\.json cannot be read as the results of lesson "
+        r"'two_layers': values\['extension\.PI\.8L'\] must hold a finite value for every seed; "
+        r"seed 0 has nan",
+        out,
+    ), out[-2000:]
+    assert "git checkout pe_helpers/data/seeds/two_layers.json" in out
