@@ -90,6 +90,8 @@ FORMAT = 1
 KEYS = ("format", "lesson", "seeds", "produced_by", "values")
 #: The most seeds one set of results may hold (a size limit, far above any real run).
 MAX_SEEDS = 10_000
+#: The most points one band may have (a size limit, far above any figure's).
+MAX_POINTS = 10_000
 #: The largest results file read (the shipped ones are under 20 kB).
 MAX_FILE_BYTES = 10 * 2**20
 
@@ -144,9 +146,11 @@ def _checked_seeds(seeds: object) -> tuple[int, ...]:
     if len(found) > MAX_SEEDS:
         raise ValueError(f"seeds must hold at most {MAX_SEEDS} seeds (a size limit), got more")
     checked = tuple(check_int(f"seeds[{i}]", seed, minimum=0) for i, seed in enumerate(found))
-    if len(set(checked)) < len(checked):
-        twice = next(seed for i, seed in enumerate(checked) if seed in checked[:i])
-        raise ValueError(f"seeds must be distinct, got seed {twice} more than once")
+    seen: set[int] = set()
+    for seed in checked:
+        if seed in seen:
+            raise ValueError(f"seeds must be distinct, got seed {seed} more than once")
+        seen.add(seed)
     return checked
 
 
@@ -304,11 +308,14 @@ class SeedResults:
         if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Iterable):
             raise TypeError(f"names must be a list of metric names, got {_show(names)}")
         try:
-            names = list(itertools.islice(names, len(self.values) * 16 + 1))
+            names = list(itertools.islice(names, MAX_POINTS + 1))
         except TypeError as exc:  # a 0-d array
             raise TypeError(f"names must be a list of metric names, got {_show(names)}") from exc
-        if not names:
-            raise ValueError("names must hold at least one metric name, got none")
+        if not names or len(names) > MAX_POINTS:
+            raise ValueError(
+                f"names must hold 1 to {MAX_POINTS} metric names, got "
+                + ("none" if not names else "more")
+            )
         rows = np.array([self.values[self._metric(n, f"names[{i}]")] for i, n in enumerate(names)])
         # (points, seeds)
         return rows.min(axis=1), np.median(rows, axis=1), rows.max(axis=1)
