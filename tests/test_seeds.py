@@ -503,9 +503,11 @@ def test_a_damaged_or_foreign_file_says_what_is_wrong_and_how_to_mend_it(how, tm
 
 
 _CUT = """
-import json, os, sys, time
+import json, os, signal, sys, time
 from pathlib import Path
 import pe_helpers.seeds as seeds
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if inherited
 
 folder, cut = Path(sys.argv[1]), json.loads(sys.argv[2])
 spec = __import__("importlib.util").util.spec_from_file_location("x", sys.argv[3])
