@@ -112,8 +112,12 @@ nbval-other-cpu: $(STAMP)
 # write pe_helpers/data/seeds/<slug>.json, which the lessons read (a few minutes here).
 # `make experiments LESSONS="train_it"` runs some lessons only.
 LESSONS ?=
+# More flags for scripts/experiments.py, e.g. EXPERIMENTS_ARGS="--first-seed 10 --seeds 20" trains
+# seeds 10-29 into build/seeds/: a run over other seeds than SEEDS never replaces the shipped
+# results unless given --replace-shipped. Ctrl-C stops it: every file is whole, old or new.
+EXPERIMENTS_ARGS ?=
 experiments: $(STAMP)
-	$(BIN)/python scripts/experiments.py $(LESSONS)
+	$(BIN)/python scripts/experiments.py $(LESSONS) $(EXPERIMENTS_ARGS)
 
 # Re-execute every notebook in a fresh kernel, then clean it (outputs and counts kept).
 regen: $(STAMP)

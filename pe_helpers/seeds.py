@@ -15,6 +15,20 @@ How the pieces fit:
 * the notebook loads it (:func:`load_results`) and prints, asserts and plots from
   :class:`SeedResults`.
 
+Safe to interrupt, safe to damage:
+
+* a file is written whole or not at all (a temporary file beside it, flushed to disk, then
+  renamed over the old one), and a run interrupted by Ctrl-C or SIGTERM says which groups
+  and seeds it finished (:class:`RunInterrupted`);
+* only a run over :data:`SEEDS` replaces the shipped results; a run over other seeds writes
+  elsewhere (``scripts/experiments.py --out DIR``), unless asked to replace them
+  (``replace_shipped=True``, ``--replace-shipped``);
+* a file that is damaged or not a results file raises one :class:`ResultsFileError` (a
+  ``ValueError``) naming the file, what is wrong, and the two ways to mend it;
+* the lessons read the shipped results, unless the environment variable
+  ``PE_SEED_RESULTS`` names another folder (:data:`RESULTS_ENV`): results over fresh seeds,
+  say, to check every claim of a notebook against them.
+
 Pure Python and numpy: nothing here draws.
 
 Examples
@@ -30,10 +44,15 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import difflib
+import itertools
 import json
+import os
 import platform
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,15 +60,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import check_int, check_real
+from ._validate import _show, as_array, check_bool, check_int, check_real
 
 __all__ = [
+    "RESULTS_ENV",
     "RESULTS_FOLDER",
     "SEEDS",
+    "ResultsFileError",
+    "RunInterrupted",
     "SeedResults",
     "cpu_kernels",
     "kernels_env",
     "load_results",
+    "results_destination",
     "run_experiments",
     "write_results",
 ]
@@ -58,8 +81,19 @@ __all__ = [
 SEEDS: tuple[int, ...] = tuple(range(10))
 #: Where the shipped results live: one JSON file per lesson, named by the lesson's slug.
 RESULTS_FOLDER = Path(__file__).resolve().parent / "data" / "seeds"
+#: The environment variable naming another folder for :func:`load_results` to read (results
+#: over fresh seeds, say): unset or empty, the lessons read :data:`RESULTS_FOLDER`.
+RESULTS_ENV = "PE_SEED_RESULTS"
 #: Version of the file layout written by :func:`write_results`.
 FORMAT = 1
+#: The keys of a results file, in the order they are written.
+KEYS = ("format", "lesson", "seeds", "produced_by", "values")
+#: The most seeds one set of results may hold (a size limit, far above any real run).
+MAX_SEEDS = 10_000
+#: The most points one band may have (a size limit, far above any figure's).
+MAX_POINTS = 10_000
+#: The largest results file read (the shipped ones are under 20 kB).
+MAX_FILE_BYTES = 10 * 2**20
 
 Experiment = Callable[[int], Mapping[str, float]]
 
@@ -69,53 +103,192 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
-@dataclass(frozen=True)
+def _plain(value: float) -> str:
+    """A value with two decimals, '0.95'."""
+    return f"{value:.2f}"
+
+
+def _seed_text(seeds: Iterable[int]) -> str:
+    """'0–9' for consecutive seeds, else '0, 3, 5' (the first eight, then how many)."""
+    seeds = list(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}–{seeds[-1]}"
+    text = ", ".join(map(str, seeds[:8]))
+    return text + (f", … ({len(seeds)} seeds)" if len(seeds) > 8 else "") if seeds else "none"
+
+
+# --- the checks at the door: every argument of this module enters through one of these --------
+
+
+def _checked_slug(lesson: object) -> str:
+    """A lesson's slug: a str that is a Python identifier ('train_it')."""
+    if not isinstance(lesson, str):
+        raise TypeError(
+            f"lesson must be a lesson's slug (a str such as 'train_it'), got {_show(lesson)}"
+        )
+    if not lesson.isidentifier():
+        raise ValueError(f"lesson must be a lesson's slug such as 'train_it', got {lesson!r}")
+    return lesson
+
+
+def _checked_seeds(seeds: object) -> tuple[int, ...]:
+    """Distinct integer seeds >= 0, at least one and at most MAX_SEEDS, as a tuple."""
+    if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be a sequence of ints such as (0, 1, 2), got {_show(seeds)}")
+    try:
+        found = list(itertools.islice(seeds, MAX_SEEDS + 1))
+    except TypeError as exc:  # a 0-d array
+        raise TypeError(
+            f"seeds must be a sequence of ints such as (0, 1, 2), got {_show(seeds)}"
+        ) from exc
+    if not found:
+        raise ValueError("seeds must hold at least one seed, got none")
+    if len(found) > MAX_SEEDS:
+        raise ValueError(f"seeds must hold at most {MAX_SEEDS} seeds (a size limit), got more")
+    checked = tuple(check_int(f"seeds[{i}]", seed, minimum=0) for i, seed in enumerate(found))
+    seen: set[int] = set()
+    for seed in checked:
+        if seed in seen:
+            raise ValueError(f"seeds must be distinct, got seed {seed} more than once")
+        seen.add(seed)
+    return checked
+
+
+def _checked_values(values: object, seeds: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Metric name -> its values, one finite number per seed, as read-only float64 arrays."""
+    if not isinstance(values, Mapping):
+        raise TypeError(
+            f"values must be a dict of metric name -> one value per seed, got {_show(values)}"
+        )
+    if not values:
+        raise ValueError("values must hold at least one metric, got an empty dict")
+    checked = {}
+    for name, row in values.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(
+                f"values must be keyed by metric names (str), got the key {_show(name)}"
+            )
+        where = f"values[{name!r}]"
+        array = as_array(where, row)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{where} must hold real numbers, one per seed, got {_show(row)}")
+        if array.shape != (len(seeds),):
+            raise ValueError(
+                f"{where} must hold one value per seed: {np.size(array)} values of shape "
+                f"{array.shape} for {len(seeds)} seeds"
+            )
+        bad = np.flatnonzero(~np.isfinite(array))
+        if bad.size:
+            raise ValueError(
+                f"{where} must hold a finite value for every seed; seed {seeds[bad[0]]} has "
+                f"{array[bad[0]]}"
+            )
+        array = array.astype(np.float64)  # a copy: the caller's list or array stays theirs
+        array.setflags(write=False)
+        checked[name] = array
+    return checked
+
+
+def _checked_scale(scale: object) -> Callable[[float], str]:
+    """How ``scale`` prints a value: 'percent' ('95%') or 'plain' ('0.95')."""
+    if not isinstance(scale, str) or scale not in ("percent", "plain"):
+        raise ValueError(f"scale must be 'percent' or 'plain', got {_show(scale)}")
+    return _percent if scale == "percent" else _plain
+
+
+def _checked_folder(folder: object) -> Path:
+    """A folder given as a str or a path."""
+    if not isinstance(folder, (str, os.PathLike)) or not isinstance(os.fspath(folder), str):
+        raise TypeError(f"folder must be a path (a str or a pathlib.Path), got {_show(folder)}")
+    if not os.fspath(folder):
+        raise ValueError("folder must be a path, got ''")
+    return Path(folder)
+
+
+@dataclass(frozen=True, eq=False)
 class SeedResults:
     """One lesson's shipped measurements: each metric's value for every seed.
+
+    Every argument is checked when the object is built, so one that is built works: a
+    ``TypeError`` or ``ValueError`` names the argument otherwise.
 
     Parameters
     ----------
     lesson : str
         The lesson's slug (``"train_it"``).
-    seeds : tuple of int
-        The seeds, in the order of every metric's values.
-    values : dict of str -> numpy.ndarray
-        Metric name (``"group.metric"``) -> one value per seed, shape ``(len(seeds),)``.
+    seeds : sequence of int
+        The seeds (distinct, >= 0), in the order of every metric's values; kept as a tuple.
+    values : dict of str -> array_like
+        Metric name (``"group.metric"``) -> one finite value per seed, shape ``(len(seeds),)``;
+        kept as read-only float64 arrays.
     produced_by : dict, optional
         Commit, versions, date and seconds per group of the run that wrote them.
+
+    Examples
+    --------
+    >>> SeedResults("demo", (0, 1), {"g.x": [0.5, float("nan")]})
+    Traceback (most recent call last):
+    ...
+    ValueError: values['g.x'] must hold a finite value for every seed; seed 1 has nan
     """
 
     lesson: str
     seeds: tuple[int, ...]
     values: dict[str, np.ndarray]
-    produced_by: dict = field(default_factory=dict, compare=False)
+    produced_by: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name, row in self.values.items():
-            if np.shape(row) != (len(self.seeds),):
-                raise ValueError(
-                    f"metric {name!r} has {np.size(row)} values for {len(self.seeds)} seeds"
-                )
+        """Check and convert every field (a frozen dataclass: set through object)."""
+        lesson = _checked_slug(self.lesson)
+        seeds = _checked_seeds(self.seeds)
+        values = _checked_values(self.values, seeds)
+        if not isinstance(self.produced_by, Mapping):
+            raise TypeError(
+                f"produced_by must be a dict (commit, versions, ...), got {_show(self.produced_by)}"
+            )
+        object.__setattr__(self, "lesson", lesson)
+        object.__setattr__(self, "seeds", seeds)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "produced_by", dict(self.produced_by))
+
+    def __eq__(self, other: object) -> bool:
+        """The same lesson, seeds and values (who produced them aside)."""
+        if not isinstance(other, SeedResults):
+            return NotImplemented
+        return (self.lesson, self.seeds, self.names) == (
+            other.lesson,
+            other.seeds,
+            other.names,
+        ) and all(np.array_equal(self.values[name], other.values[name]) for name in self.names)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable inside
 
     @property
     def names(self) -> list[str]:
         """Every metric name, sorted."""
         return sorted(self.values)
 
+    def _metric(self, name: object, argument: str = "name") -> str:
+        """``name`` if it is one of the metrics; else a KeyError naming the closest ones."""
+        if not isinstance(name, str):
+            raise TypeError(
+                f"{argument} must be a metric name (a str such as {self.names[0]!r}), "
+                f"got {_show(name)}"
+            )
+        if name not in self.values:
+            close = difflib.get_close_matches(name, self.names, n=5, cutoff=0.6)
+            groups = sorted({n.split(".")[0] for n in self.names})
+            known = (
+                "the closest: " + ", ".join(close) if close else "its groups: " + ", ".join(groups)
+            )
+            raise KeyError(
+                f"{argument} must be a metric of the {self.lesson!r} results, got {name!r}; {known}"
+            )
+        return name
+
     def __getitem__(self, name: str) -> np.ndarray:
         """One metric's values, one per seed (a copy)."""
-        if not isinstance(name, str):
-            raise TypeError(f"a metric name is a str, got {type(name).__name__} {name!r}")
-        if name not in self.values:
-            group = name.split(".")[0]
-            near = [n for n in self.names if n.split(".")[0] == group][:8]
-            known = (
-                "metrics of that group: " + ", ".join(near)
-                if near
-                else "groups: " + ", ".join(sorted({n.split(".")[0] for n in self.names}))
-            )
-            raise KeyError(f"no metric {name!r} in the {self.lesson!r} results; {known}")
-        return np.array(self.values[name], dtype=float)
+        return np.array(self.values[self._metric(name)])
 
     def low(self, name: str) -> float:
         """The smallest value over the seeds."""
@@ -132,13 +305,31 @@ class SeedResults:
     def band(self, names: Iterable[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(low, median, high)`` arrays over a sequence of metrics (one point per name):
         the band a figure shades and the line it draws through it."""
-        rows = np.array([self[name] for name in names])  # (points, seeds)
+        if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Iterable):
+            raise TypeError(f"names must be a list of metric names, got {_show(names)}")
+        try:
+            names = list(itertools.islice(names, MAX_POINTS + 1))
+        except TypeError as exc:  # a 0-d array
+            raise TypeError(f"names must be a list of metric names, got {_show(names)}") from exc
+        if not names or len(names) > MAX_POINTS:
+            raise ValueError(
+                f"names must hold 1 to {MAX_POINTS} metric names, got "
+                + ("none" if not names else "more")
+            )
+        rows = np.array([self.values[self._metric(n, f"names[{i}]")] for i, n in enumerate(names)])
+        # (points, seeds)
         return rows.min(axis=1), np.median(rows, axis=1), rows.max(axis=1)
 
     def count(self, name: str, holds: Callable[[np.ndarray], np.ndarray]) -> int:
         """On how many seeds ``holds(values)`` is True (``holds`` maps the array of values
         to an array of bools)."""
-        verdict = np.asarray(holds(self[name]))
+        values = self[name]
+        if not callable(holds):
+            raise TypeError(
+                f"holds must be a function of the values returning one bool per seed, "
+                f"got {_show(holds)}"
+            )
+        verdict = as_array("what holds returns", holds(values))
         if verdict.shape != (len(self.seeds),) or verdict.dtype != bool:
             raise ValueError(
                 "holds must map the values to one bool per seed, got "
@@ -152,9 +343,7 @@ class SeedResults:
         ``scale="percent"`` reads the values as shares; ``"plain"`` prints them with two
         decimals.
         """
-        show = _percent if scale == "percent" else (lambda v: f"{v:.2f}")
-        if scale not in ("percent", "plain"):
-            raise ValueError(f"scale must be 'percent' or 'plain', got {scale!r}")
+        name, show = self._metric(name), _checked_scale(scale)
         low = show(self.low(name)).rstrip("%")  # '82–100%', not '82%–100%'
         return (
             f"{low}–{show(self.high(name))} over {len(self.seeds)} seeds "
@@ -163,58 +352,229 @@ class SeedResults:
 
     def beside(self, name: str, this_run: float, *, scale: str = "percent") -> str:
         """'this run 95%; 82–100% over 10 seeds (median 97%)'."""
-        show = _percent if scale == "percent" else (lambda v: f"{v:.2f}")
-        return f"this run {show(check_real('this_run', this_run))}; " + self.describe(
-            name, scale=scale
+        name, value, show = (
+            self._metric(name),
+            check_real("this_run", this_run),
+            _checked_scale(scale),
         )
+        return f"this run {show(value)}; " + self.describe(name, scale=scale)
 
     def contains(self, name: str, this_run: float, *, slack: float = 0.02) -> bool:
         """Whether a live run lies in the band of the seeds, widened by ``slack`` on each side
         (another CPU's last digits may flip a prediction or two)."""
-        value = check_real("this_run", this_run)
+        name, value = self._metric(name), check_real("this_run", this_run)
         slack = check_real("slack", slack)
         if slack < 0:
             raise ValueError(f"slack must be >= 0, got {slack}")
         return self.low(name) - slack <= value <= self.high(name) + slack
 
 
-def _results_path(lesson: str, folder: Path | str | None) -> Path:
-    if not isinstance(lesson, str) or not lesson.isidentifier():
-        raise ValueError(f"lesson must be a lesson's slug such as 'train_it', got {lesson!r}")
-    return Path(RESULTS_FOLDER if folder is None else folder) / f"{lesson}.json"
+# --- reading a results file -------------------------------------------------------------------
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read as its lesson's results (damaged, or not one).
+
+    The message names the file, what is wrong with it, and the two ways to mend it: restore
+    the shipped file (``git checkout pe_helpers/data/seeds/<slug>.json``) or regenerate it
+    (``make experiments LESSONS=<slug>``). ``path`` and ``problem`` hold the parts.
+    """
+
+    path: Path | None = None
+    problem: str = ""
+
+
+def _where_from(folder: object) -> tuple[Path, str]:
+    """The folder load_results reads, and the variable that named it ('' if none did)."""
+    if folder is not None:
+        return _checked_folder(folder), ""
+    named = os.environ.get(RESULTS_ENV, "")
+    return (Path(named), RESULTS_ENV) if named else (RESULTS_FOLDER, "")
+
+
+def _shipped_file(lesson: str) -> str:
+    """The shipped file of ``lesson``, as git names it from the repository's root."""
+    return f"pe_helpers/data/seeds/{lesson}.json"
+
+
+def _damaged(path: Path, lesson: str, problem: str, named_by: str = "") -> ResultsFileError:
+    """The one error of a damaged or foreign file: the file, the fault, the two mends."""
+    message = (
+        f"{path} cannot be read as the results of lesson {lesson!r}: {problem}.\n"
+        f"To mend it, restore the shipped results with `git checkout {_shipped_file(lesson)}`, "
+        f"or regenerate them with `make experiments LESSONS={lesson}`."
+    )
+    if named_by:
+        message += (
+            f"\n(This is not the shipped file: {named_by} names its folder; unset {named_by} "
+            "to read the shipped results.)"
+        )
+    error = ResultsFileError(message)
+    error.path, error.problem = path, problem
+    return error
+
+
+def _read(path: Path, lesson: str, named_by: str = "") -> SeedResults:
+    """The results in ``path``, checked; any fault raises one ResultsFileError."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise _damaged(
+            path, lesson, f"it is {size:,} bytes, too large for a results file", named_by
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise _damaged(path, lesson, "it is not UTF-8 text", named_by) from None
+    if not text.strip():
+        raise _damaged(
+            path,
+            lesson,
+            f"it is empty ({size} bytes): a run may have been cut while writing it",
+            named_by,
+        )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = (
+            f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): it may "
+            "have been cut short"
+        )
+        raise _damaged(path, lesson, problem, named_by) from None
+    except RecursionError:
+        raise _damaged(path, lesson, "it is not valid JSON (nested too deep)", named_by) from None
+    if not isinstance(data, dict):
+        raise _damaged(
+            path, lesson, f"it holds a JSON {type(data).__name__}, not an object", named_by
+        )
+    missing = [key for key in KEYS if key not in data]
+    if missing:
+        problem = f"it has no {missing[0]!r} (a results file holds {', '.join(KEYS)})"
+        raise _damaged(path, lesson, problem, named_by)
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        problem = f"it has unknown keys {unknown} (a results file holds {', '.join(KEYS)})"
+        raise _damaged(path, lesson, problem, named_by)
+    if type(data["format"]) is not int or data["format"] != FORMAT:
+        problem = f"it has format {_show(data['format'])}; this code reads format {FORMAT}"
+        raise _damaged(path, lesson, problem, named_by)
+    if data["lesson"] != lesson:
+        problem = f"it holds the results of lesson {_show(data['lesson'])}, not {lesson!r}"
+        raise _damaged(path, lesson, problem, named_by)
+    try:
+        return SeedResults(lesson, data["seeds"], data["values"], data["produced_by"])
+    except (TypeError, ValueError) as exc:
+        raise _damaged(path, lesson, str(exc), named_by) from None
 
 
 def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
-    """The shipped results of one lesson, by its slug.
+    """The shipped results of one lesson, by its slug, checked.
 
     Parameters
     ----------
     lesson : str
         The slug of the lesson's home, e.g. ``"train_it"`` for ``08_train_it.ipynb``.
     folder : path, optional
-        Where to look; default :data:`RESULTS_FOLDER`.
+        Where to look. By default the shipped results (:data:`RESULTS_FOLDER`), or the folder
+        the environment variable ``PE_SEED_RESULTS`` names (:data:`RESULTS_ENV`) when it is
+        set and not empty: results over other seeds, say (``scripts/experiments.py --out``).
 
     Returns
     -------
     SeedResults
 
+    Raises
+    ------
+    FileNotFoundError
+        The folder holds no results for ``lesson``.
+    ResultsFileError
+        The file is damaged or not a results file of ``lesson`` (a ``ValueError``): the
+        message says what is wrong, and how to restore or regenerate it.
+
     Examples
     --------
+    >>> load_results("train_it").seeds == SEEDS
+    True
     >>> load_results("no_such_lesson")
     Traceback (most recent call last):
     ...
     FileNotFoundError: no results for lesson 'no_such_lesson' ...
     """
-    path = _results_path(lesson, folder)
+    lesson = _checked_slug(lesson)
+    where, named_by = _where_from(folder)
+    path = where / f"{lesson}.json"
     if not path.is_file():
+        there = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
+        close = difflib.get_close_matches(lesson, there, n=3)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        named = f" (the folder {named_by} names)" if named_by else ""
         raise FileNotFoundError(
-            f"no results for lesson {lesson!r} at {path}: run `make experiments` to produce them"
+            f"no results for lesson {lesson!r} at {path}{named}{hint}: run "
+            f"`make experiments LESSONS={lesson}` to produce them"
         )
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path} has format {data.get('format')!r}; this code reads {FORMAT}")
-    values = {name: np.array(row, dtype=float) for name, row in data["values"].items()}
-    return SeedResults(data["lesson"], tuple(data["seeds"]), values, data["produced_by"])
+    try:
+        return _read(path, lesson, named_by)
+    except ResultsFileError as error:  # the learner's traceback ends here, at their call
+        raise error.with_traceback(None) from None
+
+
+# --- running and writing ----------------------------------------------------------------------
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run of experiments stopped by Ctrl-C (or SIGTERM) before its end.
+
+    ``finished`` maps each group begun to the seeds it finished; ``running`` says what was
+    being trained. :func:`run_experiments` raises it and writes nothing.
+    """
+
+    def __init__(self, finished: Mapping[str, list[int]], running: str) -> None:
+        super().__init__(finished, running)
+        self.finished = {group: list(seeds) for group, seeds in finished.items()}
+        self.running = running
+
+    def __str__(self) -> str:
+        done = [
+            f"group {group!r} seeds {_seed_text(seeds)}"
+            for group, seeds in self.finished.items()
+            if seeds
+        ]
+        return f"interrupted while training {self.running}; finished " + (
+            ", ".join(done) if done else "no seed of any group"
+        )
+
+
+def _checked_experiments(experiments: object) -> dict[str, Experiment]:
+    """Group name (a str without '.') -> a function of one seed."""
+    if not isinstance(experiments, Mapping):
+        raise TypeError(
+            "experiments must be a dict of group name -> function of a seed, "
+            f"got {_show(experiments)}"
+        )
+    if not experiments:
+        raise ValueError("experiments must hold at least one group, got an empty dict")
+    for group, experiment in experiments.items():
+        if not isinstance(group, str) or not group or "." in group:
+            raise ValueError(
+                f"experiments must be keyed by group names (a str without '.'), got {_show(group)}"
+            )
+        if not callable(experiment):
+            raise TypeError(
+                f"experiments[{group!r}] must be a function of a seed, got {_show(experiment)}"
+            )
+    return dict(experiments)
+
+
+def _measured(group: str, seed: int, measured: object) -> dict[str, float]:
+    """What one experiment returned for one seed: metric name -> a finite number."""
+    where = f"experiments[{group!r}] for seed {seed}"
+    if not isinstance(measured, Mapping) or not measured:
+        raise TypeError(f"{where} must return a dict of metric -> number, got {_show(measured)}")
+    found = {}
+    for name, value in measured.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{where} returned a metric name that is no str: {_show(name)}")
+        found[name] = check_real(f"{where}: metric {name!r}", value)
+    return found
 
 
 def run_experiments(
@@ -228,7 +588,7 @@ def run_experiments(
     Parameters
     ----------
     experiments : dict of str -> callable
-        Group name -> function of a seed returning ``{metric: float}``.
+        Group name -> function of a seed returning ``{metric: float}`` (every value finite).
     seeds : iterable of int, default :data:`SEEDS`
     progress : callable, optional
         Called as ``progress(done, total, label)`` after each (group, seed).
@@ -240,33 +600,54 @@ def run_experiments(
     seconds : dict of str -> float
         Wall-clock time of each group over all seeds.
 
+    Raises
+    ------
+    RunInterrupted
+        On Ctrl-C (a ``KeyboardInterrupt``), saying which groups and seeds finished.
+
     Examples
     --------
     >>> values, _ = run_experiments({"g": lambda seed: {"twice": 2.0 * seed}}, seeds=(1, 2))
     >>> values
     {'g.twice': [2.0, 4.0]}
     """
-    seeds = [check_int("seed", s, minimum=0) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds must hold at least one seed")
+    experiments = _checked_experiments(experiments)
+    seeds = _checked_seeds(seeds)
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress must be a function (done, total, label) or None, got {_show(progress)}"
+        )
     values: dict[str, list[float]] = {}
     seconds: dict[str, float] = {}
+    finished: dict[str, list[int]] = {}
     total, done = len(experiments) * len(seeds), 0
-    for group, experiment in experiments.items():
-        start = time.perf_counter()
-        names: list[str] | None = None
-        for seed in seeds:
-            measured = dict(experiment(seed))
-            if names is None:
-                names = sorted(measured)
-            elif sorted(measured) != names:
-                raise ValueError(f"group {group!r} returned other metrics for seed {seed}")
-            for name in names:
-                values.setdefault(f"{group}.{name}", []).append(float(measured[name]))
-            done += 1
-            if progress is not None:
-                progress(done, total, f"{group} seed {seed}")
-        seconds[group] = round(time.perf_counter() - start, 1)
+    running = "the first group"
+    try:
+        for group, experiment in experiments.items():
+            start = time.perf_counter()
+            names: list[str] | None = None
+            finished[group] = []
+            for seed in seeds:
+                running = f"group {group!r} seed {seed}"
+                measured = _measured(group, seed, experiment(seed))
+                if names is None:
+                    names = sorted(measured)
+                elif sorted(measured) != names:
+                    raise ValueError(
+                        f"experiments[{group!r}] returned other metrics for seed {seed}: "
+                        f"{sorted(measured)}, where seed {seeds[0]} gave {names}"
+                    )
+                for name in names:
+                    values.setdefault(f"{group}.{name}", []).append(measured[name])
+                finished[group].append(seed)
+                done += 1
+                if progress is not None:
+                    progress(done, total, f"{group} seed {seed}")
+            seconds[group] = round(time.perf_counter() - start, 1)
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, RunInterrupted):
+            raise
+        raise RunInterrupted(finished, running) from stop
     return values, seconds
 
 
@@ -326,11 +707,24 @@ def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
     >>> print(kernels_env({"numpy_simd": ["NO_SUCH_EXTENSION"], "openblas_core": "Haswell"}))
     None
     """
+    if not isinstance(recorded, Mapping):
+        raise TypeError(
+            "recorded must be a dict such as cpu_kernels() returns, "
+            f"{{'numpy_simd': [...], 'openblas_core': 'Haswell'}}, got {_show(recorded)}"
+        )
+    simd, core = recorded.get("numpy_simd"), recorded.get("openblas_core", "unknown")
+    if simd is not None and (
+        not isinstance(simd, (list, tuple)) or not all(isinstance(name, str) for name in simd)
+    ):
+        raise TypeError(
+            f"recorded['numpy_simd'] must be a list of str (or None), got {_show(simd)}"
+        )
+    if not isinstance(core, str):
+        raise TypeError(f"recorded['openblas_core'] must be a str, got {_show(core)}")
     here = cpu_kernels()
-    if recorded.get("numpy_simd") is None or here["numpy_simd"] is None:
+    if simd is None or here["numpy_simd"] is None:
         return None
-    wanted, found = set(recorded["numpy_simd"]), set(here["numpy_simd"])
-    core = recorded.get("openblas_core", "unknown")
+    wanted, found = set(simd), set(here["numpy_simd"])
     if not wanted <= found or "unknown" in (core, here["openblas_core"]):
         return None
     env = {}
@@ -369,33 +763,155 @@ def _provenance() -> dict:
     }
 
 
+def _is_shipped(folder: Path) -> bool:
+    """Whether ``folder`` is the shipped results' folder."""
+    return folder.resolve() == RESULTS_FOLDER.resolve()
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush a folder's entries to disk, so a rename in it survives a power cut (POSIX)."""
+    if hasattr(os, "O_DIRECTORY"):
+        with contextlib.suppress(OSError):
+            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+
+
+def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same folder,
+    flushed to disk and read back by ``check``, then renamed over ``path`` (``os.replace``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.is_file() else 0o644
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+    )
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        check(Path(temporary))
+        os.replace(temporary, path)
+    except BaseException:  # Ctrl-C and SIGTERM too: the temporary file goes, the old one stays
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(path.parent)
+
+
+def results_destination(
+    seeds: Iterable[int], folder: Path | str | None = None, *, replace_shipped: bool = False
+) -> Path:
+    """The folder :func:`write_results` writes results over ``seeds`` to, checked.
+
+    The shipped results are over :data:`SEEDS`. Results over other seeds (fewer, more or
+    different ones) go to another folder; they replace the shipped ones only when asked to.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        The seeds of the run.
+    folder : path, optional
+        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
+    replace_shipped : bool, default False
+        Whether results over other seeds than :data:`SEEDS` may replace the shipped results.
+
+    Returns
+    -------
+    pathlib.Path
+        ``folder`` (or :data:`RESULTS_FOLDER`).
+
+    Raises
+    ------
+    ValueError
+        ``folder`` is the shipped results' folder, ``seeds`` are not :data:`SEEDS` and
+        ``replace_shipped`` is False: the message says where else to write.
+
+    Examples
+    --------
+    >>> results_destination(SEEDS) == RESULTS_FOLDER
+    True
+    >>> results_destination(range(2), "build/seeds").as_posix()
+    'build/seeds'
+    """
+    seeds = _checked_seeds(seeds)
+    replace_shipped = check_bool("replace_shipped", replace_shipped)
+    where = RESULTS_FOLDER if folder is None else _checked_folder(folder)
+    if seeds != SEEDS and _is_shipped(where) and not replace_shipped:
+        raise ValueError(
+            f"seeds {_seed_text(seeds)} are not the shipped seeds {_seed_text(SEEDS)}: writing "
+            f"them to {where} would replace the shipped results. Write them to another folder "
+            "(folder=..., or `scripts/experiments.py --out DIR`), or replace the shipped results "
+            "on purpose with replace_shipped=True (`--replace-shipped`)"
+        )
+    return where
+
+
 def write_results(
     lesson: str,
     seeds: Iterable[int],
     values: Mapping[str, list[float]],
     seconds: Mapping[str, float],
     folder: Path | str | None = None,
+    *,
+    replace_shipped: bool = False,
 ) -> Path:
     """Write one lesson's results as JSON, one line per metric, and return the path.
 
-    Values are stored exactly (``repr`` of each float), so a re-run can be compared bit for bit.
+    Values are stored exactly (``repr`` of each float), so a re-run can be compared bit for
+    bit. The file is written whole or not at all: to a temporary file in the same folder,
+    flushed to disk and read back, then renamed over the old one; an interruption leaves the
+    old file as it was.
+
+    Parameters
+    ----------
+    lesson : str
+        The lesson's slug.
+    seeds : sequence of int
+        The seeds, in the order of every metric's values.
+    values : dict of str -> list of float
+        ``"group.metric"`` -> one finite value per seed (what :func:`run_experiments` returns).
+    seconds : dict of str -> float
+        Seconds per group.
+    folder : path, optional
+        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
+    replace_shipped : bool, default False
+        The shipped results are over :data:`SEEDS`: results over other seeds replace them only
+        with ``replace_shipped=True`` (else a ``ValueError``, and nothing is written).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> write_results("demo", (0, 1), {"g.x": [0.5, 1.0]}, {"g": 1.0})
+    Traceback (most recent call last):
+    ...
+    ValueError: seeds 0, 1 are not the shipped seeds 0–9: writing them to ...
     """
-    path = _results_path(lesson, folder)
-    seeds = list(seeds)
+    results = SeedResults(lesson, seeds, values)  # every check, before any file is touched
+    if not isinstance(seconds, Mapping) or not all(isinstance(g, str) for g in seconds):
+        raise TypeError(f"seconds must be a dict of group name -> seconds, got {_show(seconds)}")
+    seconds = {group: check_real(f"seconds[{group!r}]", s) for group, s in seconds.items()}
+    path = results_destination(results.seeds, folder, replace_shipped=replace_shipped)
+    path /= f"{results.lesson}.json"
     head = {
         "format": FORMAT,
-        "lesson": lesson,
-        "seeds": seeds,
-        "produced_by": {**_provenance(), "seconds_per_group": dict(seconds)},
+        "lesson": results.lesson,
+        "seeds": list(results.seeds),
+        "produced_by": {**_provenance(), "seconds_per_group": seconds},
     }
     lines = [json.dumps(head, indent=1)[:-2] + ",", ' "values": {']
     rows = [
-        f"  {json.dumps(name)}: {json.dumps(list(map(float, row)))}"
-        for name, row in sorted(values.items())
+        f"  {json.dumps(name)}: {json.dumps(results.values[name].tolist())}"
+        for name in results.names
     ]
     lines.append(",\n".join(rows))
     lines.append(" }\n}\n")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
-    load_results(lesson, path.parent)  # what was written reads back
+    # what was written reads back, before it replaces anything
+    _write_atomically(path, "\n".join(lines), lambda written: _read(written, results.lesson))
     return path

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -19,10 +21,14 @@ import nbformat
 import numpy as np
 import pytest
 
+import pe_helpers.seeds as seeds_module
 from pe_helpers.lessons import lessons
 from pe_helpers.seeds import (
+    RESULTS_ENV,
     RESULTS_FOLDER,
     SEEDS,
+    ResultsFileError,
+    RunInterrupted,
     SeedResults,
     cpu_kernels,
     kernels_env,
@@ -77,9 +83,9 @@ def test_spread_numbers_and_text():
 
 def test_bad_names_and_arguments_are_named():
     results = SeedResults("demo", (0, 1), {"g.x": np.array([0.5, 1.0])})
-    with pytest.raises(KeyError, match="no metric 'g.y'.*g.x"):
+    with pytest.raises(KeyError, match="name must be a metric.*got 'g.y'; the closest: g.x"):
         results["g.y"]
-    with pytest.raises(KeyError, match="groups: g"):
+    with pytest.raises(KeyError, match="its groups: g"):
         results["other.y"]
     with pytest.raises(TypeError, match="str"):
         results[3]
@@ -89,10 +95,12 @@ def test_bad_names_and_arguments_are_named():
         results.describe("g.x", scale="percentage")
     with pytest.raises(ValueError, match="slack"):
         results.contains("g.x", 0.5, slack=-1)
-    with pytest.raises(ValueError, match="3 values for 2 seeds"):
+    with pytest.raises(ValueError, match="3 values of shape \\(3,\\) for 2 seeds"):
         SeedResults("demo", (0, 1), {"g.x": np.zeros(3)})
     with pytest.raises(ValueError, match="lesson must be"):
         load_results("../etc")
+    with pytest.raises(FileNotFoundError, match="did you mean 'two_layers'"):
+        load_results("two_layer")
     with pytest.raises(FileNotFoundError, match="make experiments"):
         load_results("no_such_lesson")
 
@@ -272,3 +280,341 @@ def test_the_results_are_installed_with_the_package():
     package = root / "pe_helpers"
     for path in (package / "data").rglob("*.json"):
         assert any(path.relative_to(package).match(glob) for glob in globs), path
+
+
+# --- safe files: written whole, never replaced by accident, damage explained (issue 43) -------
+
+ROOT = RESULTS_FOLDER.parents[2]
+SHIPPED_TEXT = {path.name: path.read_bytes() for path in RESULTS_FOLDER.glob("*.json")}
+
+
+def _experiments_script():
+    """scripts/experiments.py as a module (it is no package)."""
+    spec = importlib.util.spec_from_file_location("experiments", ROOT / "scripts/experiments.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def shipped_copy(tmp_path, monkeypatch):
+    """A copy of the shipped results that pe_helpers.seeds takes for the shipped folder."""
+    folder = tmp_path / "shipped"
+    folder.mkdir()
+    for name, text in SHIPPED_TEXT.items():
+        (folder / name).write_bytes(text)
+    monkeypatch.setattr(seeds_module, "RESULTS_FOLDER", folder)
+    monkeypatch.delenv(RESULTS_ENV, raising=False)
+    return folder
+
+
+def _unchanged(folder) -> list[str]:
+    """The shipped files in ``folder`` that are byte for byte the shipped ones."""
+    return sorted(n for n, text in SHIPPED_TEXT.items() if (folder / n).read_bytes() == text)
+
+
+_HALF_THEN_DIE = """
+import io, os, sys
+sys.path.insert(0, sys.argv[1])
+from pe_helpers.seeds import write_results
+
+real_open = io.open
+
+
+class HalfThenDie:
+    def __init__(self, file):
+        self.file = file
+
+    def write(self, text):  # half the text reaches the disk, then the process dies
+        self.file.write(text[: len(text) // 2])
+        self.file.flush()
+        os._exit(3)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+
+
+def dying_open(file, mode="r", *args, **kwargs):
+    opened = real_open(file, mode, *args, **kwargs)
+    return HalfThenDie(opened) if "w" in mode else opened
+
+
+io.open = dying_open
+write_results("demo", (0, 1, 2), {"g.a": [0.9, 0.8, 0.7]}, {"g": 1.0}, folder=sys.argv[2])
+"""
+
+
+def test_a_kill_in_the_middle_of_writing_leaves_the_old_file_whole(tmp_path):
+    old = {"g.a": [0.1, 0.2, 0.3]}
+    path = write_results("demo", (0, 1, 2), old, {"g": 1.0}, folder=tmp_path)
+    before = path.read_bytes()
+    died = subprocess.run(
+        [sys.executable, "-c", _HALF_THEN_DIE, str(ROOT), str(tmp_path)], capture_output=True
+    )
+    assert died.returncode == 3, died.stderr  # it died in the middle of the write
+    assert path.read_bytes() == before
+    assert load_results("demo", tmp_path)["g.a"].tolist() == old["g.a"]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    path = write_results("demo", (0, 1), {"g.a": [0.1, 0.2]}, {"g": 1.0}, folder=tmp_path)
+    before = path.read_bytes()
+
+    def ctrl_c(descriptor):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        write_results("demo", (0, 1), {"g.a": [0.5, 0.6]}, {"g": 1.0}, folder=tmp_path)
+    assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["demo.json"]
+
+
+def test_run_experiments_says_what_it_finished_when_interrupted():
+    def slow(seed):
+        if seed == 2:
+            raise KeyboardInterrupt
+        return {"x": 0.5}
+
+    with pytest.raises(RunInterrupted) as stopped:
+        run_experiments({"fast": lambda seed: {"x": 1.0}, "slow": slow}, (0, 1, 2, 3))
+    assert stopped.value.finished == {"fast": [0, 1, 2, 3], "slow": [0, 1]}
+    assert str(stopped.value) == (
+        "interrupted while training group 'slow' seed 2; finished group 'fast' seeds 0–3, "
+        "group 'slow' seeds 0, 1"
+    )
+    assert isinstance(stopped.value, KeyboardInterrupt)
+
+
+def test_other_seeds_never_replace_the_shipped_results_by_accident(shipped_copy):
+    values = {"g.a": [0.5, 0.5]}
+    with pytest.raises(ValueError, match="seeds 0, 1 are not the shipped seeds 0–9.*--out DIR"):
+        write_results("train_it", (0, 1), values, {"g": 1.0})
+    with pytest.raises(ValueError, match="replace_shipped=True"):
+        write_results("train_it", range(10, 20), {"g.a": [0.5] * 10}, {"g": 1.0})
+    assert _unchanged(shipped_copy) == sorted(SHIPPED_TEXT)
+    path = write_results("train_it", (0, 1), values, {"g": 1.0}, replace_shipped=True)
+    assert path == shipped_copy / "train_it.json" and load_results("train_it").seeds == (0, 1)
+    # the shipped seeds replace the shipped results: that is `make experiments`
+    write_results("two_layers", SEEDS, {"g.a": [0.5] * len(SEEDS)}, {"g": 1.0})
+    assert load_results("two_layers").names == ["g.a"]
+
+
+def _fake_experiments(slugs=("train_it", "two_layers")):
+    return {slug: {"g": lambda seed: {"a": seed / 100, "b": 0.5}} for slug in slugs}
+
+
+def test_a_smaller_run_writes_elsewhere_and_says_where(shipped_copy, tmp_path, monkeypatch, capsys):
+    script = _experiments_script()
+    monkeypatch.setattr(script, "lessons_with_experiments", _fake_experiments)
+    monkeypatch.setattr(script, "SCRATCH", tmp_path / "scratch")
+    assert script.main(["train_it", "--seeds", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert _unchanged(shipped_copy) == sorted(SHIPPED_TEXT)
+    assert load_results("train_it", tmp_path / "scratch").seeds == (0, 1)
+    assert f"-> {tmp_path / 'scratch' / 'train_it.json'}" in out
+    assert "the shipped results stay as they are" in err and f"{RESULTS_ENV}=" in err
+    with pytest.raises(SystemExit):  # into the shipped folder: refused before any training
+        script.main(["train_it", "--seeds", "2", "--out", str(shipped_copy)])
+    assert "would replace the shipped results" in capsys.readouterr().err
+    assert _unchanged(shipped_copy) == sorted(SHIPPED_TEXT)
+    assert script.main(["train_it", "--first-seed", "3", "--seeds", "2", "--replace-shipped"]) == 0
+    assert load_results("train_it").seeds == (3, 4)
+
+
+def test_lessons_read_another_folder_only_when_told(tmp_path, monkeypatch):
+    write_results("train_it", (10, 11), {"g.a": [0.5, 0.6]}, {"g": 1.0}, folder=tmp_path)
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path))
+    assert load_results("train_it").seeds == (10, 11)
+    (tmp_path / "train_it.json").write_text("")
+    with pytest.raises(ResultsFileError, match=f"not the shipped file: {RESULTS_ENV} names"):
+        load_results("train_it")
+    with pytest.raises(FileNotFoundError, match=f"the folder {RESULTS_ENV} names"):
+        load_results("two_layers")
+    monkeypatch.setenv(RESULTS_ENV, "")
+    assert load_results("train_it").seeds == SEEDS
+
+
+def _damage(text: str, how: str) -> str:
+    data = json.loads(text)
+    name = sorted(data["values"])[0]
+    if how == "empty":
+        return ""
+    if how == "truncated":
+        return text[: len(text) // 2]
+    if how in ("no values", "no produced_by"):
+        del data[how.split()[1]]
+    elif how == "a NaN for one seed":
+        data["values"][name][3] = float("nan")
+    elif how == "ragged values":
+        data["values"][name] = data["values"][name][:-1]
+    elif how == "fewer seeds than values":
+        data["seeds"] = data["seeds"][:-1]
+    elif how == "a seed twice":
+        data["seeds"][1] = data["seeds"][0]
+    elif how == "a seed that is no integer":
+        data["seeds"][2] = "two"
+    elif how == "another lesson's file":
+        data["lesson"] = "train_it"
+    elif how == "another format":
+        data["format"] = 2
+    elif how == "a value that is no number":
+        data["values"][name][0] = "0.5"
+    elif how == "a list":
+        data = [data]
+    return json.dumps(data)
+
+
+DAMAGES = {
+    "empty": r"it is empty \(0 bytes\)",
+    "truncated": r"it is not valid JSON \(.* at line \d+, column \d+\): it may have been cut short",
+    "no values": r"it has no 'values'",
+    "no produced_by": r"it has no 'produced_by'",
+    "a NaN for one seed": r"values\['[^']+'\] must hold a finite value for every seed; seed 3 has "
+    "nan",
+    "ragged values": r"must hold one value per seed: 9 values of shape \(9,\) for 10 seeds",
+    "fewer seeds than values": r"must hold one value per seed: 10 values .* for 9 seeds",
+    "a seed twice": "seeds must be distinct, got seed 0 more than once",
+    "a seed that is no integer": r"seeds\[2\] must be an integer, got 'two'",
+    "another lesson's file": "it holds the results of lesson 'train_it', not 'two_layers'",
+    "another format": "it has format 2; this code reads format 1",
+    "a value that is no number": r"values\['[^']+'\] must hold real numbers",
+    "a list": "it holds a JSON list, not an object",
+}
+
+
+@pytest.mark.parametrize("how", list(DAMAGES))
+def test_a_damaged_or_foreign_file_says_what_is_wrong_and_how_to_mend_it(how, tmp_path):
+    path = tmp_path / "two_layers.json"
+    path.write_text(_damage(SHIPPED_TEXT["two_layers.json"].decode(), how))
+    with pytest.raises(ResultsFileError) as refused:
+        load_results("two_layers", tmp_path)
+    message = str(refused.value)
+    assert isinstance(refused.value, ValueError) and refused.value.path == path
+    assert message.startswith(f"{path} cannot be read as the results of lesson 'two_layers': ")
+    assert re.search(DAMAGES[how], message), message
+    assert "`git checkout pe_helpers/data/seeds/two_layers.json`" in message
+    assert "`make experiments LESSONS=two_layers`" in message
+
+
+_CUT = """
+import json, os, signal, sys, time
+from pathlib import Path
+import pe_helpers.seeds as seeds
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if inherited
+
+folder, cut = Path(sys.argv[1]), json.loads(sys.argv[2])
+spec = __import__("importlib.util").util.spec_from_file_location("x", sys.argv[3])
+script = __import__("importlib.util").util.module_from_spec(spec)
+spec.loader.exec_module(script)
+seeds.RESULTS_FOLDER = folder
+seeds.SEEDS = script.SEEDS = tuple(range(30))  # a 30-seed `make experiments`
+
+
+def wait_for_the_signal():
+    print("cut me", flush=True)
+    for _ in range(1200):  # bounded: the test's signal arrives first
+        time.sleep(0.05)
+
+
+def experiment(slug, group):
+    def run(seed):
+        if [slug, group, seed] == cut:
+            wait_for_the_signal()
+        return {"a": seed / 100, "b": 0.5}
+
+    return run
+
+
+script.lessons_with_experiments = lambda: {
+    slug: {group: experiment(slug, group) for group in ("g", "h")}
+    for slug in ("train_it", "two_layers", "long_context")
+}
+if cut == "writing":
+    real_fsync = os.fsync
+    os.fsync = lambda fd: (wait_for_the_signal(), real_fsync(fd))
+sys.exit(script.main([]))
+"""
+
+CUTS = {
+    "first lesson, first seed": ["train_it", "g", 0],
+    "first lesson, last group": ["train_it", "h", 29],
+    "second lesson": ["two_layers", "h", 7],
+    "writing": "writing",
+}
+
+
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("cut", list(CUTS))
+def test_a_30_seed_run_cut_anywhere_leaves_every_file_whole(cut, sent, tmp_path):
+    folder = tmp_path / "shipped"
+    folder.mkdir()
+    for name, text in SHIPPED_TEXT.items():
+        (folder / name).write_bytes(text)
+    run = subprocess.Popen(
+        [sys.executable, "-c", _CUT, str(folder), json.dumps(CUTS[cut]),
+         str(ROOT / "scripts/experiments.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    lines = []
+    for line in run.stdout:
+        lines.append(line)
+        if line.startswith("cut me"):
+            run.send_signal(getattr(signal, sent))
+            break
+    out, err = run.communicate(timeout=120)
+    lines.append(out)
+    assert run.returncode == 130, err
+    err = err.replace("\r", "\n")
+    written = [line.split(":")[0] for line in lines if "metrics over 30 seeds" in line]
+    assert "Interrupted: " in err and "is as it was before this run" in err
+    if cut == "second lesson":
+        assert written == ["train_it"]
+        assert "finished group 'g' seeds 0–29, group 'h' seeds 0–6" in err
+        assert "Written: train_it" in err and "not started: long_context" in err
+    if cut == "writing":  # the first lesson had finished every seed
+        assert written == [] and "writing train_it (it had finished every seed)" in err
+    for name in SHIPPED_TEXT:  # every file whole: the shipped one, or a finished lesson's
+        results = load_results(name[:-5], folder)
+        if name[:-5] in written:
+            assert results.seeds == tuple(range(30))
+        else:
+            assert (folder / name).read_bytes() == SHIPPED_TEXT[name]
+    assert sorted(os.listdir(folder)) == sorted(SHIPPED_TEXT)  # no temporary file is left
+
+
+def test_a_damaged_file_stops_its_lesson_at_the_first_cell_with_one_message(tmp_path):
+    """Lesson 13 over a file with a NaN for one seed: one red cell, the rest not run (as Run All
+    in JupyterLab stops), where the old code loaded it and failed later, cell after cell."""
+    damaged = SHIPPED_TEXT["two_layers.json"].decode().replace("[0.4140625,", "[NaN,", 1)
+    (tmp_path / "two_layers.json").write_text(damaged)
+    notebook = next(
+        lesson.notebook for lesson, _ in WITH_EXPERIMENTS if lesson.slug == "two_layers"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
+         "--nbval-current-env", "--nbval-cell-timeout=120", str(notebook)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, RESULTS_ENV: str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    out = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout)
+    assert re.search(r"\b1 failed, \d+ skipped\b", out), out[-2000:]
+    assert "NameError" not in out
+    assert re.search(
+        r"ResultsFileError: \S+two_layers\.json cannot be read as the results of lesson "
+        r"'two_layers': values\['extension\.PI\.8L'\] must hold a finite value for every seed; "
+        r"seed 0 has nan",
+        out,
+    ), out[-2000:]
+    assert "git checkout pe_helpers/data/seeds/two_layers.json" in out
