@@ -50,7 +50,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -789,7 +789,8 @@ def source_digest(figure: str, folder: Path = PACKAGE) -> str:
     import PIL
 
     def files(where: Path) -> list[Path]:
-        return sorted(p for p in where.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        found = visible(where.rglob("*"), where)
+        return [p for p in found if p.is_file() and "__pycache__" not in p.parts]
 
     lessons = folder / "lessons"
     chosen = [p for p in files(folder) if lessons not in p.parents] + [lessons / "__init__.py"]
@@ -1286,10 +1287,23 @@ def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict
 KERNELS_SET = "PE_SITE_NOTEBOOK_KERNELS"
 
 
+def visible(paths: Iterable[Path], below: Path) -> list[Path]:
+    """``paths`` (sorted) without those inside a hidden folder under ``below``.
+
+    JupyterLab keeps a copy of every file it opens in ``.ipynb_checkpoints`` beside it:
+    those copies are no part of the course.
+
+    >>> found = [Path("n/.ipynb_checkpoints/a-checkpoint.ipynb"), Path("n/a.ipynb")]
+    >>> [p.as_posix() for p in visible(found, Path("n"))]
+    ['n/a.ipynb']
+    """
+    return sorted(p for p in paths if not any(s[0] == "." for s in p.relative_to(below).parts))
+
+
 def notebook_kernels(folder: Path = ROOT / "notebooks") -> dict | None:
     """The CPU kernels the notebooks were run with (one set for all), or None if unknown."""
     found = set()
-    for path in sorted(folder.rglob("*.ipynb")):
+    for path in visible(folder.rglob("*.ipynb"), folder):
         recorded = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("pe_helpers", {})
         found.add(json.dumps(recorded.get("cpu_kernels"), sort_keys=True))
     return json.loads(found.pop()) if len(found) == 1 else None

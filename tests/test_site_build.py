@@ -350,11 +350,18 @@ def _needs_mathjax() -> None:
     pytest.importorskip("mathjax", reason="the site extra is not installed: run make site")
 
 
+def _course_pages(root: Path) -> tuple[list[Path], list[Path]]:
+    """The notebooks and docs of the course at ``root`` (no checkpoint copy of JupyterLab's)."""
+    return (
+        sorted(root.glob("notebooks/*.ipynb")) + sorted(root.glob("notebooks/solutions/*.ipynb")),
+        sorted(root.glob("docs/*.md")),
+    )
+
+
 def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     _needs_mathjax()
     counts = build_site.prepare(tmp_path, render=False)
-    notebooks = sorted((ROOT / "notebooks").rglob("*.ipynb"))
-    docs = sorted((ROOT / "docs").glob("*.md"))
+    notebooks, docs = _course_pages(ROOT)
     assert counts["pages"] == len(notebooks) + len(docs) + 1  # and the solutions page
     views, calls = 0, 0
     for path in notebooks:
@@ -376,11 +383,25 @@ def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     assert (tmp_path / "static" / "mathjax" / "tex-chtml.js").is_file()
 
 
+def test_the_checkpoints_jupyterlab_writes_are_no_pages(course_after_lab, tmp_path, monkeypatch):
+    # `make lab`, then `make site` / `make test`: JupyterLab's copies sit beside the notebooks.
+    _needs_mathjax()
+    notebooks, docs = _course_pages(course_after_lab)
+    kernels = build_site.notebook_kernels(ROOT / "notebooks")
+    monkeypatch.setattr(build_site, "ROOT", course_after_lab)
+    counts = build_site.prepare(tmp_path / "work", render=False)
+    assert counts["pages"] == len(notebooks) + len(docs) + 1
+    written = [p.relative_to(tmp_path / "work") for p in (tmp_path / "work").rglob("*")]
+    assert not [p for p in written if ".ipynb_checkpoints" in p.parts]
+    # A stale checkpoint's kernels are not the notebooks' (the build would warn of a mismatch).
+    assert build_site.notebook_kernels(course_after_lab / "notebooks") == kernels
+
+
 def test_the_committed_notebooks_are_left_alone(tmp_path):
     _needs_mathjax()
-    before = {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")}
+    before = {p: p.read_bytes() for p in _course_pages(ROOT)[0]}
     build_site.prepare(tmp_path, render=False)
-    assert {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")} == before
+    assert {p: p.read_bytes() for p in _course_pages(ROOT)[0]} == before
 
 
 def test_a_link_to_a_repository_file_that_is_no_page_becomes_text_and_path(course):
