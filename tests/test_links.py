@@ -114,3 +114,31 @@ def test_the_checkpoints_jupyterlab_writes_are_not_checked(course_after_lab, mon
     assert len(sources) == in_the_course
     for source, target in relative_links():
         test_relative_link_resolves(source, target)
+
+
+NOTEBOOK_TO_DOC = [
+    (source, target) for source, target in LINKS if source.suffix == ".ipynb" and ".md#" in target
+]
+
+
+def test_notebooks_link_into_the_docs():
+    assert len(NOTEBOOK_TO_DOC) >= 14  # the index's guide link for every lesson
+
+
+@pytest.mark.parametrize(
+    "source,target",
+    NOTEBOOK_TO_DOC,
+    ids=[f"{p.relative_to(ROOT)}->{t}" for p, t in NOTEBOOK_TO_DOC],
+)
+def test_a_link_from_a_notebook_to_a_doc_section_scrolls_there_in_jupyterlab(source, target):
+    # JupyterLab opens the doc as a Markdown preview, whose headings carry JupyterLab's anchors
+    # ("Lesson-05-·-Seeing-the-encoding"), not GitHub's that the link names: it scrolls to an
+    # element with that id, so the doc holds one (<a id="..."></a> above the heading).
+    file_part, _, anchor = target.partition("#")
+    doc = (source.parent / unquote(file_part)).resolve()
+    ids = set(re.findall(r"<a id=\"([^\"]+)\"></a>", doc.read_text(encoding="utf-8")))
+    names = {jupyterlab_anchor(h) for h in headings(doc)}
+    assert unquote(anchor) in ids | names, (
+        f"{source.relative_to(ROOT)} links to #{anchor}: JupyterLab's preview of {doc.name} "
+        f'has no such anchor (add <a id="{anchor}"></a> above its heading)'
+    )
