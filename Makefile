@@ -88,7 +88,7 @@ FORCE:
 # projected screen, nothing is fetched) is copied into .venv's JupyterLab settings, where every
 # lab of this .venv reads it; a user's own settings still win.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/pe-course.json
-LAB_COMMAND := $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR) \
+LAB_COMMAND := $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$(CURDIR)" \
                --LabApp.news_url=None $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
 
 $(LAB_SETTINGS): lab/overrides.json $(STAMP)
