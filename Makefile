@@ -82,8 +82,21 @@ $(TOOLS):
 
 FORCE:
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
+# JupyterLab serves the repository's top folder and opens the index, so the index's links to
+# docs/ (the guide, the cheat sheet) open inside it, as Markdown previews; kernels still start in
+# notebooks/. lab/overrides.json (no news pop-up, no update check: nothing covers the corner of a
+# projected screen, nothing is fetched) is copied into .venv's JupyterLab settings, where every
+# lab of this .venv reads it; a user's own settings still win.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.d/pe-course.json
+LAB_COMMAND := $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$(CURDIR)" \
+               --LabApp.news_url=None $(ROOT_FLAG) $(LAB_ARGS) notebooks/00_index.ipynb
+
+$(LAB_SETTINGS): lab/overrides.json $(STAMP)
+	mkdir -p $(dir $@)
+	cp lab/overrides.json $@
+
+lab: $(STAMP) $(LAB_SETTINGS)
+	$(LAB_COMMAND)
 
 test: lint unit nbval
 

@@ -1,6 +1,6 @@
 """Build the whole course as a static website: ``make site``.
 
-Usage: python scripts/build_site.py [--out DIR] [--jobs N] [--fresh]
+Usage: python scripts/build_site.py [--out DIR] [--jobs N] [--fresh] [--no-solutions]
 
 The committed notebooks are never re-executed: their stored outputs are the ones
 strict nbval tests. Sphinx (with myst-nb and sphinx-book-theme, configured in
@@ -8,7 +8,8 @@ strict nbval tests. Sphinx (with myst-nb and sphinx-book-theme, configured in
 in the repository, so relative links keep working, in which this script
 
 * adds the table of contents (hidden toctrees in the index) and a page for the
-  solutions folder;
+  solutions folder, and keeps the solutions out of the site's search (``--no-solutions``
+  or ``PE_SITE_SOLUTIONS=0`` leaves them out of the site, for a graded class);
 * turns every link to a heading (``lesson.ipynb#Heading-In-JupyterLab-Form`` or
   ``guide.md#github-form``) into a link to an explicit target placed before that
   heading, since Sphinx's own heading ids follow neither rule, and a link to a file
@@ -50,7 +51,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -303,12 +304,25 @@ def _outside_fences(text: str) -> list[str]:
     return lines
 
 
-def copy_sources(work: Path) -> dict[Path, Document]:
-    """Copy notebooks and docs into ``work`` (repository layout); return their pages."""
+#: ``PE_SITE_SOLUTIONS=0`` builds the site without the solutions (for a graded class).
+SOLUTIONS_SET = "PE_SITE_SOLUTIONS"
+
+
+def solutions_wanted() -> bool:
+    """Whether the site shows the solutions: yes unless ``PE_SITE_SOLUTIONS=0``."""
+    return os.environ.get(SOLUTIONS_SET, "1").strip() != "0"
+
+
+def copy_sources(work: Path, solutions: bool = True) -> dict[Path, Document]:
+    """Copy notebooks and docs into ``work`` (repository layout); return their pages.
+
+    With ``solutions=False`` the solution notebooks are left out (a link to one then
+    becomes its text and path, as a link to any file that is no page does).
+    """
     pages = {}
     sources = [
         *sorted((ROOT / "notebooks").glob("*.ipynb")),
-        *sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")),
+        *(sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")) if solutions else []),
         *sorted((ROOT / "docs").glob("*.md")),
     ]
     for source in sources:
@@ -789,7 +803,8 @@ def source_digest(figure: str, folder: Path = PACKAGE) -> str:
     import PIL
 
     def files(where: Path) -> list[Path]:
-        return sorted(p for p in where.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        found = visible(where.rglob("*"), where)
+        return [p for p in found if p.is_file() and "__pycache__" not in p.parts]
 
     lessons = folder / "lessons"
     chosen = [p for p in files(folder) if lessons not in p.parents] + [lessons / "__init__.py"]
@@ -1158,11 +1173,22 @@ def add_live_figures(
     return counts
 
 
+#: Front matter that keeps a Markdown page out of the site's search (Sphinx's ``nosearch``).
+NO_SEARCH = "---\nnosearch: true\n---\n"
+
+
 def add_contents(work: Path, pages: dict[Path, Document]) -> None:
-    """Give the site its order: index, lessons, guide and cheat sheet, then solutions."""
+    """Give the site its order: index, lessons, guide and cheat sheet, then solutions.
+
+    The solutions (when copied) stay out of the site's search: a search for a word of an
+    exercise finds the lesson, not its answer. Sphinx indexes a page whose metadata holds
+    ``nosearch`` under no word (a notebook's metadata is its page's metadata in myst-nb).
+    """
     notebooks = work / "notebooks"
     lessons = sorted(p for p in notebooks.glob("[0-9][0-9]_*.ipynb") if p.name != "00_index.ipynb")
     solutions = sorted((notebooks / "solutions").glob("*.ipynb"))
+    for path in solutions:
+        pages[path.resolve()].notebook["metadata"]["nosearch"] = True
     docs = [work / "docs" / "instructor_guide.md", work / "docs" / "cheatsheet.md"]
     docs += sorted(p for p in (work / "docs").glob("*.md") if p not in docs)
 
@@ -1174,11 +1200,14 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
     index = pages[(notebooks / "00_index.ipynb").resolve()]
     tree = toctree("Lessons", [p.stem for p in lessons])
     tree += "\n" + toctree("Teaching and reference", [f"/docs/{p.stem}" for p in docs])
-    tree += "\n" + toctree("Solutions", ["solutions/index"])
+    if solutions:
+        tree += "\n" + toctree("Solutions", ["solutions/index"])
     index.notebook["cells"].append(
         {"cell_type": "markdown", "id": "site-contents", "metadata": {}, "source": tree}
     )
-    listing = (
+    if not solutions:
+        return
+    listing = NO_SEARCH + (
         "# Solutions to the exercises\n\n"
         "Worked solutions to every lesson's exercises, one notebook per lesson. Try the "
         "exercises in the lesson first: each one checks itself.\n\n"
@@ -1215,19 +1244,25 @@ def copy_mathjax(static: Path) -> Path:
 
 
 def prepare(
-    work: Path, render: bool = True, jobs: int | None = None, fresh: bool = False
+    work: Path,
+    render: bool = True,
+    jobs: int | None = None,
+    fresh: bool = False,
+    solutions: bool | None = None,
 ) -> dict[str, object]:
     """Lay out the site's sources in ``work``; return counts of what was changed.
 
     Everything in ``work`` is made anew except ``work/frames``, the live figures' pictures
     kept from the last build (see :func:`draw_live_figures`). With ``render=False`` no
-    picture is drawn (the pages are written as they would be: for tests).
+    picture is drawn (the pages are written as they would be: for tests). ``solutions``
+    says whether the solution notebooks become pages (default: :func:`solutions_wanted`).
     """
     work.mkdir(parents=True, exist_ok=True)
     for old in work.iterdir():
         if old.name != "frames":
             shutil.rmtree(old) if old.is_dir() else old.unlink()
-    pages = copy_sources(work / "src")
+    solutions = solutions_wanted() if solutions is None else solutions
+    pages = copy_sources(work / "src", solutions)
     links = rewrite_links(pages, work / "src")
     live = add_live_figures(
         pages, work / "src", work / "static", work / "frames", render, jobs, fresh
@@ -1236,7 +1271,7 @@ def prepare(
     for page in pages.values():
         page.write()
     copy_mathjax(work / "static")
-    return {"pages": len(pages) + 1, "links rewritten": links, **live}
+    return {"pages": len(pages) + solutions, "links rewritten": links, **live}
 
 
 REDIRECT = """\
@@ -1286,10 +1321,23 @@ def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict
 KERNELS_SET = "PE_SITE_NOTEBOOK_KERNELS"
 
 
+def visible(paths: Iterable[Path], below: Path) -> list[Path]:
+    """``paths`` (sorted) without those inside a hidden folder under ``below``.
+
+    JupyterLab keeps a copy of every file it opens in ``.ipynb_checkpoints`` beside it:
+    those copies are no part of the course.
+
+    >>> found = [Path("n/.ipynb_checkpoints/a-checkpoint.ipynb"), Path("n/a.ipynb")]
+    >>> [p.as_posix() for p in visible(found, Path("n"))]
+    ['n/a.ipynb']
+    """
+    return sorted(p for p in paths if not any(s[0] == "." for s in p.relative_to(below).parts))
+
+
 def notebook_kernels(folder: Path = ROOT / "notebooks") -> dict | None:
     """The CPU kernels the notebooks were run with (one set for all), or None if unknown."""
     found = set()
-    for path in sorted(folder.rglob("*.ipynb")):
+    for path in visible(folder.rglob("*.ipynb"), folder):
         recorded = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("pe_helpers", {})
         found.add(json.dumps(recorded.get("cpu_kernels"), sort_keys=True))
     return json.loads(found.pop()) if len(found) == 1 else None
@@ -1342,7 +1390,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--fresh", action="store_true", help="draw every live figure again, keeping nothing"
     )
+    parser.add_argument(
+        "--no-solutions",
+        action="store_true",
+        help=f"leave the solutions out, for a graded class (or set {SOLUTIONS_SET}=0)",
+    )
     args = parser.parse_args(argv)
+    if args.no_solutions:
+        os.environ[SOLUTIONS_SET] = "0"
     counts = build(args.out.resolve(), args.jobs, args.fresh)
     print(", ".join(f"{key}: {value}" for key, value in counts.items()))
     print(f"site: {args.out / 'index.html'}")

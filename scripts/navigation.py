@@ -26,6 +26,7 @@ from pe_helpers.lessons import NOTEBOOKS, lessons
 
 ROOT = NOTEBOOKS.parent
 TAG = "nav"
+INDEX = "00_index.ipynb"
 GUARD = "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n"
 
 
@@ -52,12 +53,14 @@ def _link(text: str, target: str) -> str:
 
 
 def lesson_nav(order: list[Path], index: int) -> str:
+    """The row ``← previous | Contents | next →`` of lesson ``index``: one link per target
+    (the first lesson's previous notebook is the contents, so it links there once)."""
     parts = []
-    if index > 0:
+    if index > 0 and order[index - 1].name != INDEX:
         prev = order[index - 1]
         parts.append("← " + _link(title(prev), prev.name))
-    if order[index].name != "00_index.ipynb":
-        parts.append(_link("Contents", "00_index.ipynb"))
+    if order[index].name != INDEX:
+        parts.append(("← " if index == 1 else "") + _link("Contents", INDEX))
     if index + 1 < len(order):
         nxt = order[index + 1]
         parts.append(_link(title(nxt), nxt.name) + " →")

@@ -131,3 +131,67 @@ def test_cheatsheet_links_every_lesson_to_a_checking_cell():
     assert "../notebooks/" not in re.sub(r"\]\(\.\./notebooks/[^)#]+#[^)]+\)", "", CHEATSHEET), (
         "every cheat-sheet link to a lesson must point at a heading"
     )
+
+
+def lesson_needs(path: Path) -> list[str]:
+    """The lessons a notebook's **Prerequisites** line names ("lessons 04–05" is 04 and 05)."""
+    first = content_cells(path)[1].split("\n\n")[0]
+    assert "**Prerequisites:**" in first, f"{path.name}: the time line names its prerequisites"
+    named = first.split("**Prerequisites:**", 1)[1]
+    needs = []
+    for start, end in re.findall(r"lessons? (\d\d)(?:[–-](\d\d))?", named):
+        needs += [f"{n:02d}" for n in range(int(start), int(end or start) + 1)]
+    return needs
+
+
+def course_plan() -> str:
+    start = GUIDE.index("\n## Course plan\n")
+    return GUIDE[start : GUIDE.index("\n## ", start + 1)]
+
+
+def test_the_course_plan_lists_every_lesson_with_its_notebooks_minutes_and_needs():
+    rows = re.findall(
+        r"^\| \[(\d\d) · ([^\]]+)\]\(#[^)]+\) \| (\d+) \| ([^|]+) \|$", course_plan(), re.M
+    )
+    assert [number for number, *_ in rows] == [p.name[:2] for p in LESSONS]
+    for path, (_, title, minutes, needs) in zip(LESSONS, rows, strict=True):
+        assert title == lesson_title(path)
+        assert int(minutes) == lesson_minutes(path), f"{path.name}: the plan says {minutes}"
+        stated = [] if needs.strip() == "—" else needs.strip().split(", ")
+        assert stated == lesson_needs(path), f"{path.name}: the plan says it needs {needs}"
+    total = sum(lesson_minutes(path) for path in LESSONS)
+    assert f"**{total} minutes** of class time ({total // 60} h {total % 60} min)" in course_plan()
+
+
+@pytest.mark.parametrize("slot", [60, 90])
+def test_a_course_plan_path_fits_its_slot_and_covers_what_it_skips(slot):
+    plan = course_plan()
+    start = plan.index(f"\n### {slot} minutes\n")
+    following = plan.find("\n### ", start + 1)
+    path_text = plan[start : following if following > 0 else len(plan)]
+    line = re.search(r"^Lessons ([\d →]+): (\d+) minutes, (\d+) left", path_text, re.M)
+    assert line, f"the {slot}-minute path opens with 'Lessons NN → NN: M minutes, K left'"
+    taught = line[1].split(" → ")
+    by_number = {p.name[:2]: p for p in LESSONS}
+    minutes = sum(lesson_minutes(by_number[n]) for n in taught)
+    assert int(line[2]) == minutes and minutes + int(line[3]) == slot
+    instead = re.findall(r"^- Instead of lesson (\d\d):", path_text, re.M)
+    for position, number in enumerate(taught):
+        for need in lesson_needs(by_number[number]):
+            assert need in taught[:position] or need in instead, (
+                f"the {slot}-minute path teaches {number} without {need} or a word instead of it"
+            )
+    needed = {need for number in taught for need in lesson_needs(by_number[number])}
+    assert set(instead) <= needed - set(taught), "a summary of a lesson nothing taught needs"
+
+
+def test_the_index_and_the_guide_say_what_a_kernel_restart_leaves():
+    # A live view stores its picture, not a static copy drawn above it; after a restart its
+    # sliders still move but redraw nothing until the cell runs again (seen in JupyterLab 4.6).
+    index = "\n".join(content_cells(ROOT / "notebooks" / "00_index.ipynb"))
+    for name, text in (("the index", index), ("the guide", GUIDE)):
+        flat = " ".join(text.split())
+        assert "static figure just above" not in flat and "drawn once with the default" not in flat
+        restart = flat[flat.index("restart") :][:600]
+        assert "changes nothing" in restart or "does not" in restart, f"{name}: {restart}"
+        assert "Run All Cells" in restart, f"{name} says how to bring the sliders back"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -19,10 +20,20 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
 
 
+def course_files(folder: Path, pattern: str) -> list[Path]:
+    """Files under ``folder`` matching ``pattern``, none inside a hidden folder.
+
+    JupyterLab copies each file it opens into ``.ipynb_checkpoints`` beside it: no part of
+    the course, and their relative links point nowhere.
+    """
+    found = folder.rglob(pattern)
+    return sorted(p for p in found if not any(s[0] == "." for s in p.relative_to(folder).parts))
+
+
 def markdown_sources() -> list[tuple[Path, str]]:
     sources = [(ROOT / "README.md", (ROOT / "README.md").read_text(encoding="utf-8"))]
-    sources += [(p, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "docs").rglob("*.md"))]
-    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+    sources += [(p, p.read_text(encoding="utf-8")) for p in course_files(ROOT / "docs", "*.md")]
+    for path in course_files(ROOT / "notebooks", "*.ipynb"):
         nb = json.loads(path.read_text(encoding="utf-8"))
         text = "\n\n".join(
             "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
@@ -91,4 +102,43 @@ def test_anchor_rules_match_known_examples():
     assert jupyterlab_anchor("Property 1: distance") == "Property-1:-distance"
     assert github_anchor("Lesson 03 · Choosing the frequencies") == (
         "lesson-03--choosing-the-frequencies"
+    )
+
+
+def test_the_checkpoints_jupyterlab_writes_are_not_checked(course_after_lab, monkeypatch):
+    # `make lab`, then `make test`: JupyterLab's copies sit beside the notebooks and docs.
+    in_the_course = len(markdown_sources())
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", course_after_lab)
+    sources = [path for path, _ in markdown_sources()]
+    assert not [p for p in sources if ".ipynb_checkpoints" in p.parts]
+    assert len(sources) == in_the_course
+    for source, target in relative_links():
+        test_relative_link_resolves(source, target)
+
+
+NOTEBOOK_TO_DOC = [
+    (source, target) for source, target in LINKS if source.suffix == ".ipynb" and ".md#" in target
+]
+
+
+def test_notebooks_link_into_the_docs():
+    assert len(NOTEBOOK_TO_DOC) >= 14  # the index's guide link for every lesson
+
+
+@pytest.mark.parametrize(
+    "source,target",
+    NOTEBOOK_TO_DOC,
+    ids=[f"{p.relative_to(ROOT)}->{t}" for p, t in NOTEBOOK_TO_DOC],
+)
+def test_a_link_from_a_notebook_to_a_doc_section_scrolls_there_in_jupyterlab(source, target):
+    # JupyterLab opens the doc as a Markdown preview, whose headings carry JupyterLab's anchors
+    # ("Lesson-05-·-Seeing-the-encoding"), not GitHub's that the link names: it scrolls to an
+    # element with that id, so the doc holds one (<a id="..."></a> above the heading).
+    file_part, _, anchor = target.partition("#")
+    doc = (source.parent / unquote(file_part)).resolve()
+    ids = set(re.findall(r"<a id=\"([^\"]+)\"></a>", doc.read_text(encoding="utf-8")))
+    names = {jupyterlab_anchor(h) for h in headings(doc)}
+    assert unquote(anchor) in ids | names, (
+        f"{source.relative_to(ROOT)} links to #{anchor}: JupyterLab's preview of {doc.name} "
+        f'has no such anchor (add <a id="{anchor}"></a> above its heading)'
     )

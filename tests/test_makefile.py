@@ -14,9 +14,12 @@ network and no real install.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -315,3 +318,38 @@ def test_unit_builds_the_site_before_the_tests_that_open_it(project):
     build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
     pytest_run = next(i for i, line in enumerate(lines) if "-m pytest -q" in line)
     assert build < pytest_run
+
+
+def test_lab_serves_the_top_folder_with_the_course_settings(project):
+    # The top folder, so the index's links to docs/ open in JupyterLab (tests/e2e/test_lab_links.py
+    # clicks them); the course's settings, so no news pop-up covers a projected screen.
+    folder, make, log = project
+    _healthy_venv(folder)
+    (folder / "lab").mkdir()
+    shutil.copy(ROOT / "lab" / "overrides.json", folder / "lab")
+    result = make("lab")
+    assert result.returncode == 0, result.stdout + result.stderr
+    installed = folder / ".venv" / "share" / "jupyter" / "lab" / "settings" / "overrides.d"
+    assert (installed / "pe-course.json").read_bytes() == (
+        ROOT / "lab" / "overrides.json"
+    ).read_bytes()
+    call = next(line for line in log.read_text().splitlines() if line.startswith("jupyter lab"))
+    arguments = call.split()
+    assert f"--ServerApp.root_dir={folder}" in arguments
+    assert "--ServerApp.ip=127.0.0.1" in arguments
+    assert arguments[-1] == "notebooks/00_index.ipynb"
+    support = (ROOT / "tests" / "e2e" / "browser_support.py").read_text()
+    options = re.search(r"^LAB_OPTIONS = \((.*)\)$", support, re.MULTILINE)[1]
+    assert set(re.findall(r'"([^"]+)"', options)) <= set(arguments), "the e2e lab is make lab's"
+    # Installed once: a second `make lab` only starts the lab.
+    assert "cp lab/overrides.json" not in make("lab").stdout
+
+
+def test_the_course_lab_settings_turn_the_news_off_by_jupyterlabs_own_schema():
+    overrides = json.loads((ROOT / "lab" / "overrides.json").read_text())
+    plugin = "@jupyterlab/apputils-extension:notification"
+    assert overrides[plugin] == {"fetchNews": "false", "checkForUpdates": False}
+    schema_file = Path(sys.prefix, "share", "jupyter", "lab", "schemas", *plugin.split(":"))
+    schema = json.loads(schema_file.with_suffix(".json").read_text())["properties"]
+    assert {"const": "false", "title": "Never"} in schema["fetchNews"]["oneOf"]
+    assert schema["checkForUpdates"]["type"] == "boolean"

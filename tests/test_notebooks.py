@@ -136,6 +136,17 @@ def test_navigation_check_detects_a_stale_link():
     assert sum("nav" in c.metadata.get("tags", []) for c in fixed.cells) == 2
 
 
+def test_each_navigation_row_links_the_contents_once():
+    nav = navigation()
+    rows = nav.targets()
+    assert len(rows) == len(LESSONS) + len(SOLUTIONS)
+    for path, row in rows:
+        targets = re.findall(r"\]\(([^)]+)\)", row)
+        assert len(targets) == len(set(targets)), f"{path.name} links one notebook twice: {row}"
+        contents = [t for t in targets if t.endswith(nav.INDEX)]
+        assert len(contents) == (path.name != nav.INDEX), f"{path.name}: {row}"
+
+
 def test_the_set_up_line_is_written_once_and_says_what_to_run():
     nav = navigation()
     nb = nav.nbformat.read(LESSONS[1], as_version=4)

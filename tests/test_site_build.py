@@ -350,11 +350,18 @@ def _needs_mathjax() -> None:
     pytest.importorskip("mathjax", reason="the site extra is not installed: run make site")
 
 
+def _course_pages(root: Path) -> tuple[list[Path], list[Path]]:
+    """The notebooks and docs of the course at ``root`` (no checkpoint copy of JupyterLab's)."""
+    return (
+        sorted(root.glob("notebooks/*.ipynb")) + sorted(root.glob("notebooks/solutions/*.ipynb")),
+        sorted(root.glob("docs/*.md")),
+    )
+
+
 def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     _needs_mathjax()
     counts = build_site.prepare(tmp_path, render=False)
-    notebooks = sorted((ROOT / "notebooks").rglob("*.ipynb"))
-    docs = sorted((ROOT / "docs").glob("*.md"))
+    notebooks, docs = _course_pages(ROOT)
     assert counts["pages"] == len(notebooks) + len(docs) + 1  # and the solutions page
     views, calls = 0, 0
     for path in notebooks:
@@ -376,11 +383,63 @@ def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     assert (tmp_path / "static" / "mathjax" / "tex-chtml.js").is_file()
 
 
+def test_the_checkpoints_jupyterlab_writes_are_no_pages(course_after_lab, tmp_path, monkeypatch):
+    # `make lab`, then `make site` / `make test`: JupyterLab's copies sit beside the notebooks.
+    _needs_mathjax()
+    notebooks, docs = _course_pages(course_after_lab)
+    kernels = build_site.notebook_kernels(ROOT / "notebooks")
+    monkeypatch.setattr(build_site, "ROOT", course_after_lab)
+    counts = build_site.prepare(tmp_path / "work", render=False)
+    assert counts["pages"] == len(notebooks) + len(docs) + 1
+    written = [p.relative_to(tmp_path / "work") for p in (tmp_path / "work").rglob("*")]
+    assert not [p for p in written if ".ipynb_checkpoints" in p.parts]
+    # A stale checkpoint's kernels are not the notebooks' (the build would warn of a mismatch).
+    assert build_site.notebook_kernels(course_after_lab / "notebooks") == kernels
+
+
+def test_the_solutions_are_pages_that_stay_out_of_the_sites_search(tmp_path, monkeypatch):
+    _needs_mathjax()
+    monkeypatch.delenv(build_site.SOLUTIONS_SET, raising=False)
+    build_site.prepare(tmp_path, render=False)
+    src = tmp_path / "src"
+    solutions = sorted((src / "notebooks" / "solutions").glob("*.ipynb"))
+    assert len(solutions) == len(_course_pages(ROOT)[0]) - len(list(ROOT.glob("notebooks/*.ipynb")))
+    for path in solutions:  # Sphinx indexes a page with `nosearch` metadata under no word
+        assert json.loads(path.read_text())["metadata"]["nosearch"] is True, path.name
+    listing = (src / "notebooks" / "solutions" / "index.md").read_text()
+    assert listing.startswith(build_site.NO_SEARCH)
+    for path in [*(src / "notebooks").glob("*.ipynb"), *(src / "docs").glob("*.md")]:
+        text = path.read_text()
+        assert "nosearch" not in (json.loads(text)["metadata"] if path.suffix == ".ipynb" else text)
+
+
+@pytest.mark.parametrize("how", ["environment", "argument"])
+def test_a_site_for_a_graded_class_has_no_solutions(tmp_path, monkeypatch, how):
+    _needs_mathjax()
+    if how == "environment":
+        monkeypatch.setenv(build_site.SOLUTIONS_SET, "0")
+        counts = build_site.prepare(tmp_path, render=False)
+    else:
+        monkeypatch.delenv(build_site.SOLUTIONS_SET, raising=False)
+        counts = build_site.prepare(tmp_path, render=False, solutions=False)
+    src = tmp_path / "src"
+    assert not (src / "notebooks" / "solutions").exists()
+    docs = _course_pages(ROOT)[1]
+    assert counts["pages"] == len(list(ROOT.glob("notebooks/*.ipynb"))) + len(docs)
+    index = json.loads((src / "notebooks" / "00_index.ipynb").read_text())
+    assert "solutions" not in index["cells"][-1]["source"]  # no Solutions in the contents
+    # A link to a solution is now text naming the file in the repository, as for README.md.
+    written = [*(src / "notebooks").glob("*.ipynb"), *(src / "docs").glob("*.md")]
+    text = "\n".join(p.read_text() for p in written)
+    assert "](solutions/" not in text and "](../notebooks/solutions/" not in text
+    assert "in the course's repository" in text
+
+
 def test_the_committed_notebooks_are_left_alone(tmp_path):
     _needs_mathjax()
-    before = {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")}
+    before = {p: p.read_bytes() for p in _course_pages(ROOT)[0]}
     build_site.prepare(tmp_path, render=False)
-    assert {p: p.read_bytes() for p in (ROOT / "notebooks").rglob("*.ipynb")} == before
+    assert {p: p.read_bytes() for p in _course_pages(ROOT)[0]} == before
 
 
 def test_a_link_to_a_repository_file_that_is_no_page_becomes_text_and_path(course):

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -34,6 +35,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+#: The course's JupyterLab settings, which ``make lab`` installs into .venv (no news pop-up).
+LAB_OVERRIDES = ROOT / "lab" / "overrides.json"
+#: The ``--LabApp`` options of ``make lab`` (``tests/test_makefile.py`` checks it passes them).
+LAB_OPTIONS = ("--LabApp.news_url=None",)
 ERROR_OUTPUTS = (
     '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"],'
     '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]'
@@ -83,15 +88,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def write_settings(folder: Path) -> None:
-    """JupyterLab user settings: no news pop-up, no update check, every cell kept in the DOM."""
+def write_settings(folder: Path, news: bool = True) -> None:
+    """JupyterLab user settings: every cell kept in the DOM, and (with ``news``, the default)
+    no news pop-up and no update check."""
     settings = {
-        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-            "fetchNews": "false",
-            "checkForUpdates": False,
-        },
         "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     }
+    if news:
+        settings["@jupyterlab/apputils-extension/notification.jupyterlab-settings"] = {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        }
     for relative, content in settings.items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,17 +107,24 @@ def write_settings(folder: Path) -> None:
 
 @contextlib.contextmanager
 def running_lab(
-    root_dir: Path, work: Path, env: Mapping[str, str] | None = None, timeout: float = 90.0
+    root_dir: Path,
+    work: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 90.0,
+    course_settings: bool = False,
 ) -> Iterator[dict]:
     """JupyterLab serving ``root_dir`` on 127.0.0.1 (random port and token) until the block ends.
 
     Its settings, workspaces and runtime files live under ``work`` (settings from
     :func:`write_settings`), its log in ``work / "server.log"``; kernels get the inline
     backend (``MPLBACKEND`` removed), as a learner's do. ``env`` replaces the environment it
-    starts from (default: this process's). Yields ``{"url", "token", "log"}``; raises
-    ``RuntimeError`` with the server's log when it does not answer within ``timeout`` seconds.
+    starts from (default: this process's). With ``course_settings`` the news pop-up is left
+    to what ``make lab`` sets up: :data:`LAB_OVERRIDES` in the lab's application settings
+    and its ``--LabApp`` options (:data:`LAB_OPTIONS`). Yields ``{"url", "token", "log"}``;
+    raises ``RuntimeError`` with the server's log when it does not answer within ``timeout``
+    seconds.
     """
-    write_settings(work / "settings")
+    write_settings(work / "settings", news=not course_settings)
     port, token = free_port(), secrets.token_hex(16)
     server_env = dict(
         os.environ if env is None else env,
@@ -124,6 +138,11 @@ def running_lab(
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
     ]  # fmt: skip
+    if course_settings:
+        overrides = work / "app-settings" / "overrides.d" / "pe-course.json"
+        overrides.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(LAB_OVERRIDES, overrides)
+        command += [f"--LabApp.app_settings_dir={overrides.parent.parent}", *LAB_OPTIONS]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # JupyterLab refuses root without it
     log_path = work / "server.log"

@@ -10,9 +10,10 @@ figure and no more; a screenshot lands in ``test-artifacts/site/``. For every li
 figure: the picture at the starting values has the pixels of the notebook's stored
 picture; each control is there, labelled as in the notebook, and moving it (keyboard, and
 the mouse for sliders and buttons) changes the picture, and moving it back restores it;
-controls that move one at a time put each other back. Search finds the RoPE lesson, and
-the sidebar and the prev/next links walk the course in order. The load time of every page
-(the largest one marked) goes to ``test-artifacts/site/load_times.json``; speed is judged
+controls that move one at a time put each other back. Search finds the RoPE lesson and
+no solution page (their words are kept out of the search index), and the sidebar and the
+prev/next links walk the course in order. The load time of every page (the largest one
+marked) goes to ``test-artifacts/site/load_times.json``; speed is judged
 in ``benchmarks/bench_site.py``.
 
 No site, or a site older than its sources: the tests skip saying "run make site",
@@ -413,6 +414,54 @@ def test_search_finds_the_rope_lesson_and_nothing_for_nonsense(browser, site_url
     assert rope in found
     assert len(found) >= 3
     assert _search(browser, site_url, "qwxzvbnk") == []
+
+
+def _markdown_words(paths: list[Path]) -> set[str]:
+    """The lower-case words of 8 letters or more in the markdown of ``paths``."""
+    texts = []
+    for path in paths:
+        if path.suffix == ".ipynb":
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+        else:
+            texts.append(path.read_text(encoding="utf-8"))
+    return set(re.findall(r"\b[a-z]{8,}\b", "\n".join(texts).lower()))
+
+
+#: Words only the solutions' prose holds ("minimises", "shortcut", ...): a search for one
+#: found the solution pages before they were kept out of the search.
+SOLUTION_ONLY_WORDS = sorted(
+    _markdown_words([p for p in SOURCES if p.parent.name == "solutions"])
+    - _markdown_words([p for p in SOURCES if p.parent.name != "solutions"])
+)
+
+
+def _search_index() -> dict:
+    text = (SITE / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
+
+
+def test_the_search_index_holds_no_word_of_a_solution_page():
+    _require_site()
+    index = _search_index()
+    solutions = {
+        number
+        for number, name in enumerate(index["docnames"])
+        if name.startswith("notebooks/solutions/")
+    }
+    assert len(solutions) == len(SOLUTION_PAGES) + 1  # and their listing page
+    for kind in ("terms", "titleterms"):
+        for term, pages in index[kind].items():
+            pages = {pages} if isinstance(pages, int) else set(pages)
+            assert not pages & solutions, f"{term!r} finds a solution page"
+    assert not any(index["titles"][number] for number in solutions)
+
+
+def test_search_for_a_word_only_a_solution_holds_finds_no_solution(browser, site_url):
+    assert len(SOLUTION_ONLY_WORDS) >= 3
+    for word in SOLUTION_ONLY_WORDS[:3]:
+        found = _search(browser, site_url, word)
+        assert not [p for p in found if "/solutions/" in p], f"{word}: {found}"
 
 
 def test_live_view_count_sees_the_course():
