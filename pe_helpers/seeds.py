@@ -78,7 +78,7 @@ __all__ = [
 ]
 
 #: The seeds every shipped result is measured over.
-SEEDS: tuple[int, ...] = tuple(range(10))
+SEEDS: tuple[int, ...] = tuple(range(30))
 #: Where the shipped results live: one JSON file per lesson, named by the lesson's slug.
 RESULTS_FOLDER = Path(__file__).resolve().parent / "data" / "seeds"
 #: The environment variable naming another folder for :func:`load_results` to read (results
