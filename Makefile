@@ -46,7 +46,7 @@ SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) script
                $(shell find pe_helpers \( -name '*.py' -o -name '*.json' \) 2>/dev/null)
 
 .PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
-        site bench-site experiments FORCE
+        site bench-site experiments models FORCE
 
 setup: $(STAMP)
 
@@ -114,6 +114,12 @@ nbval-other-cpu: $(STAMP)
 LESSONS ?=
 experiments: $(STAMP)
 	$(BIN)/python scripts/experiments.py $(LESSONS)
+
+# Train seed 0's models that lessons 13 and 14 load instead of training on Run All, and write
+# pe_helpers/data/models/<slug>.npz (under the notebooks' CPU kernels; a few seconds).
+# `make models LESSONS="two_layers"` ships one lesson's only.
+models: $(STAMP)
+	$(BIN)/python scripts/ship_models.py $(LESSONS)
 
 # Re-execute every notebook in a fresh kernel, then clean it (outputs and counts kept).
 regen: $(STAMP)

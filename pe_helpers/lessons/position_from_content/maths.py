@@ -20,6 +20,7 @@ __all__ = [
     "SCALES",
     "SCORE_TERMS",
     "SEED_EXPERIMENTS",
+    "SHIPPED_MODELS",
     "SKIP_BACK",
     "TEST_SEED",
     "cope_positions",
@@ -375,3 +376,13 @@ def _counting_experiment(seed: int) -> dict[str, float]:
 #: Group -> function of a seed (``scripts/experiments.py position_from_content`` writes
 #: ``pe_helpers/data/seeds/position_from_content.json``).
 SEED_EXPERIMENTS = {"content": _content_experiment, "counting": _counting_experiment}
+
+
+#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
+#: weights ship in ``pe_helpers/data/models/position_from_content.npz``
+#: (:mod:`pe_helpers.shipped_models`), so Run All loads them unless the notebook sets
+#: ``RETRAIN = True`` or another seed.
+SHIPPED_MODELS = {
+    "CoPE": lambda: train_skip_back("cope", seed=0),
+    "forget gate (FoX)": lambda: train_skip_back("forgetting", seed=0),
+}
