@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_choice, check_int, check_real
+from ...shipped_models import shipped_models
 from ...tasks import Task, _task_batch, make_task
 from ...training import TrainedModel, train
 
@@ -306,8 +307,8 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
 
 @functools.lru_cache(maxsize=1)
 def _default_models() -> dict[str, TrainedModel]:
-    """The notebook's two content models (seed 0), trained once per session."""
-    return {"CoPE": train_skip_back("cope"), "forget gate (FoX)": train_skip_back("forgetting")}
+    """The notebook's two content models (seed 0): their shipped weights, loaded once."""
+    return shipped_models("position_from_content", list(SHIPPED_MODELS))
 
 
 def _experiment(methods: tuple[str, ...], seed: int) -> dict[str, float]:

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from ..._rope_parameters import MAX_HEAD_DIM
 from ..._validate import _show, check_array, check_choice, check_int, check_real
 from ...rope_scaling import ntk_aware_base, rope_frequencies
+from ...shipped_models import shipped_models
 from ...tasks import Batch, make_task, task_batch
 from ...training import TrainedModel, train
 
@@ -420,18 +421,14 @@ def _passkey_accuracies(model: TrainedModel, n_samples: int) -> dict[str, float]
 
 @functools.lru_cache(maxsize=1)
 def _default_induction_models() -> dict[str, TrainedModel]:
-    """The notebook's three induction models (seed 0), trained once per session."""
-    return {
-        "RoPE, two layers": train_induction("rope_adjacent"),
-        "NoPE, two layers": train_induction("none"),
-        "RoPE, one layer": train_induction("rope_adjacent", n_layers=1),
-    }
+    """The notebook's three induction models (seed 0): their shipped weights, loaded once."""
+    return shipped_models("two_layers", list(SHIPPED_MODELS)[:3])
 
 
 @functools.lru_cache(maxsize=1)
 def _default_passkey_model() -> TrainedModel:
-    """The notebook's RoPE passkey model (seed 0), trained once per session."""
-    return train_passkey("rope_adjacent")
+    """The notebook's RoPE passkey model (seed 0): its shipped weights, loaded once."""
+    return shipped_models("two_layers", ["passkey, RoPE"])["passkey, RoPE"]
 
 
 # --- the lesson's models over seeds (pe_helpers.seeds) ---------------------------------------
