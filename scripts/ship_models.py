@@ -13,7 +13,6 @@ them again and compares bit for bit.
 from __future__ import annotations
 
 import argparse
-import importlib
 import platform
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pe_helpers.lessons import lessons
+from pe_helpers.lessons import lessons_defining
 from pe_helpers.seeds import cpu_kernels
 from pe_helpers.shipped_models import MODELS_FOLDER, save_models
 
@@ -30,17 +29,6 @@ from build_site import restart_under_notebook_kernels  # noqa: E402 - a sibling 
 
 #: Set once this script runs under the notebooks' kernels, so it does not start again.
 KERNELS_SET = "PE_SHIP_MODELS_NOTEBOOK_KERNELS"
-
-
-def lessons_with_shipped_models() -> dict[str, dict]:
-    """slug -> the SHIPPED_MODELS of every lesson home that defines them, in lesson order."""
-    found = {}
-    for lesson in lessons():
-        if lesson.module:
-            recipes = getattr(importlib.import_module(lesson.module), "SHIPPED_MODELS", None)
-            if recipes:
-                found[lesson.slug] = recipes
-    return found
 
 
 def provenance() -> dict:
@@ -69,7 +57,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*", help="lessons to ship (default: all)")
     args = parser.parse_args(argv)
-    available = lessons_with_shipped_models()
+    available = {lesson.slug: recipes for lesson, recipes in lessons_defining("SHIPPED_MODELS")}
     unknown = sorted(set(args.slugs) - set(available))
     if unknown:
         parser.error(f"no SHIPPED_MODELS for {unknown}; lessons with them: {sorted(available)}")

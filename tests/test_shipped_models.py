@@ -10,7 +10,6 @@ a tolerance on its losses, the same model up to rounding carried through trainin
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import subprocess
@@ -20,25 +19,14 @@ import nbformat
 import numpy as np
 import pytest
 
-from pe_helpers.lessons import lessons
+from pe_helpers.lessons import lessons_defining
 from pe_helpers.model import ModelConfig, init_params
 from pe_helpers.seeds import kernels_env
 from pe_helpers.shipped_models import MODELS_FOLDER, load_models, save_models, shipped_models
 from pe_helpers.tasks import Task
 from pe_helpers.training import TrainedModel
 
-
-def _with_shipped_models():
-    found = []
-    for lesson in lessons():
-        if lesson.module:
-            recipes = getattr(importlib.import_module(lesson.module), "SHIPPED_MODELS", None)
-            if recipes:
-                found.append((lesson, recipes))
-    return found
-
-
-WITH_MODELS = _with_shipped_models()
+WITH_MODELS = lessons_defining("SHIPPED_MODELS")
 IDS = [lesson.slug for lesson, _ in WITH_MODELS]
 
 _RETRAIN = """
