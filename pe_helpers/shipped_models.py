@@ -145,9 +145,17 @@ def shipped_models(
 
     Raises
     ------
+    TypeError
+        ``lesson`` not text, or ``names`` not a list of text.
     ValueError
         No file for ``lesson``, or a name it does not hold.
     """
+    if not isinstance(lesson, str):
+        raise TypeError(f"lesson must be a lesson's slug (text), got {_show(lesson)}")
+    if names is not None and (
+        isinstance(names, str) or not all(isinstance(name, str) for name in names)
+    ):
+        raise TypeError(f"names must be a list of model names (text), got {_show(names)}")
     path = Path(MODELS_FOLDER if folder is None else folder) / f"{lesson}.npz"
     if not path.is_file():
         raise ValueError(f"no shipped models for lesson {lesson!r} (no {path.name})")

@@ -101,6 +101,10 @@ def test_models_round_trip_exactly(tmp_path):
 def test_a_missing_lesson_name_or_format_is_named(tmp_path):
     with pytest.raises(ValueError, match="no shipped models for lesson 'nope'"):
         shipped_models("nope")
+    with pytest.raises(TypeError, match="lesson must be a lesson's slug"):
+        shipped_models(13)
+    with pytest.raises(TypeError, match="names must be a list of model names"):
+        shipped_models("position_from_content", "CoPE")
     with pytest.raises(ValueError, match=r"names \['nobody'\] are not shipped"):
         shipped_models("two_layers", ["nobody"])
     np.savez(tmp_path / "old.npz", header=np.array(json.dumps({"format": 0, "models": {}})))
