@@ -41,9 +41,10 @@ OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
 # `make site`: the website's output, and everything it is built from.
 SITE        := build/site
 SITE_INDEX  := $(SITE)/index.html
-# The site's live figures are drawn from the package: a change there redraws them.
+# The site's live figures are drawn from the package (and its shipped models): a change there
+# redraws them.
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py \
-               $(shell find pe_helpers \( -name '*.py' -o -name '*.json' \) 2>/dev/null)
+               $(shell find pe_helpers \( -name '*.py' -o -name '*.json' -o -name '*.npz' \) 2>/dev/null)
 
 .PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
         site bench-site experiments models FORCE
