@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -166,7 +166,3 @@ def shipped_models(
     if missing:
         raise ValueError(f"names {missing} are not shipped for {lesson!r}: {sorted(models)}")
     return {name: models[name] for name in names}
-
-
-#: A lesson's ``SHIPPED_MODELS``: model name -> the call that trains it with seed 0.
-Recipes = Mapping[str, Callable[[], TrainedModel]]
