@@ -119,7 +119,7 @@ def plot_position_accuracy(
     if shaded:  # room above 100% for a legend of two columns: the lines, then their bands
         ax.set_ylim(0, 140)
         ax.set_yticks(np.arange(0, 101, 20))
-        ax.legend(loc="upper center", ncol=2, fontsize="small")
+        ax.legend(loc="upper center", ncol=2)
     else:
         ax.set_ylim(0, 105)
         ax.legend(loc="center right")
@@ -228,14 +228,14 @@ def plot_angle_error(
         linestyle="--",
         label="bfloat16, fixed (float64 angles)",
     )
-    ax.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5)
+    ax.axhline(np.pi, color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(1e-20, 20)  # room for the legend below the float64 line
     ax.set_xlabel("position t")
     ax.set_ylabel("worst angle error (rad)")
     ax.set_title(f"RoPE angle error, d = {d}: the dotted line at the top is π")
-    ax.legend(loc="lower right", fontsize="small", ncol=2)
+    ax.legend(loc="lower right", ncol=2)
     return ax
 
 
@@ -296,14 +296,14 @@ class AngleErrorPerPair(LiveFigure):
             linestyle="--",
             label="fixed: float64 angles, cast after cos/sin",
         )
-        axes.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5, label="π")
+        axes.axhline(np.pi, color="0.3", linestyle=":", linewidth=1.5, label="π")
         caption = axes.text(0.02, 0.04, "", transform=axes.transAxes)
         axes.set_yscale("log")
         axes.set_xlim(-0.5, pairs.size - 0.5)
         axes.set_ylim(_FLOOR / 3, 1e5)  # room for the legend above π
         axes.set_xlabel("pair k (0 = fastest)")
         axes.set_ylabel("angle error (rad)")
-        axes.legend(loc="upper right", fontsize="small")
+        axes.legend(loc="upper right")
         return SimpleNamespace(axes=axes, computed=computed, fixed=fixed, caption=caption)
 
     def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:

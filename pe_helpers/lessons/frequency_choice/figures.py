@@ -212,7 +212,7 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     alias = w - 2 * np.pi * round(w / (2 * np.pi))  # same values at every whole-number t
     ax = new_axes(ax)
     fine = np.linspace(0.0, t_max, max(400, int(4 * abs(w) * t_max / np.pi) + 1))  # 8/cycle
-    ax.plot(fine, np.sin(w * fine), color="0.7", linewidth=0.5, label=f"sin({w:g} t), real t")
+    ax.plot(fine, np.sin(w * fine), color="0.8", linewidth=0.5, label=f"sin({w:g} t), real t")
     ax.plot(fine, np.sin(alias * fine), color="C0", label=f"sin({alias:.4f} t)")
     whole = np.arange(t_max + 1, dtype=np.float64)
     ax.plot(whole, np.sin(w * whole), "o", color="C3", label="at t = 0, 1, 2, …")

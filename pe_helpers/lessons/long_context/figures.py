@@ -98,7 +98,9 @@ class PairScaling(LiveFigure):
     """
 
     controls = {
-        "preset": choice_control("model", tuple(PRESETS), "llama-3.1-8b"),
+        "preset": choice_control(
+            "model", {name: preset.label for name, preset in PRESETS.items()}, "llama-3.1-8b"
+        ),
         "factor": int_control("factor s", 8, 1, 64),
         "log2_length": int_control("log₂ L₀", 13, 4, 17),
         "beta_fast": int_control("beta_fast", 32, 1, 64),
@@ -117,14 +119,13 @@ class PairScaling(LiveFigure):
         curves = {m: right.plot([], [], color=_COLOURS[m], label=m)[0] for m in FIGURE_METHODS}
         marks = {}
         for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
-            colour = "grey" if key == "turn" else _COLOURS["YaRN"]
+            colour = "0.3" if key == "turn" else _COLOURS["YaRN"]
             marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
         labels = {
             key: left.text(
                 0.0,
                 0.03 if key == "turn" else 0.97,
                 "",
-                fontsize=9,
                 ha="center",
                 va="bottom" if key == "turn" else "top",
                 clip_on=True,
@@ -132,7 +133,7 @@ class PairScaling(LiveFigure):
             )
             for key in marks
         }
-        end = right.axvline(1.0, linestyle="--", color="grey", linewidth=1)
+        end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
         left.set_yscale("log")
         left.set_ylim(1 / 100, 2.5)
         # Few ticks (no minor ones): each tick is an artist that a draw lays out.
@@ -149,7 +150,7 @@ class PairScaling(LiveFigure):
         right.set_ylim(-0.7, 2.2)
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
-        right.legend(loc="upper right", fontsize=8, ncols=2)
+        right.legend(loc="upper right", ncols=2)
         return SimpleNamespace(
             left=left,
             right=right,

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..._validate import _show
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel
 from .maths import (
@@ -114,7 +114,7 @@ class ContentGates(LiveFigure):
         (look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
         look_ax.set_ylim(-0.08, 1.08)
         look_ax.set_ylabel("attention weight of the query")
-        look_ax.legend(loc="upper left", fontsize="small")
+        look_ax.legend(loc="upper left")
         return SimpleNamespace(
             gate_ax=gate_ax,
             look_ax=look_ax,
@@ -162,7 +162,7 @@ class ContentGates(LiveFigure):
             art.gate_ax.set_ylabel("gate f_t, and kept F_ij")
             art.gate_ax.title.set_text(f"the forget gate, seen from query {query}")
         if art.legend_of != method:  # the labels follow the method alone
-            art.gate_ax.legend(loc="upper left", fontsize="small")
+            art.gate_ax.legend(loc="upper left")
             art.legend_of = method
         art.row.set_data(keys, weights[query, : query + 1])
         short = _SHORT_NAMES[method]
@@ -239,7 +239,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
             marker=_MARKERS[index],
             label=METHOD_NAMES[method],
         )
-    ax.axvline(SCALES["L"], color="0.6", linestyle=":", linewidth=1.5)
+    ax.axvline(SCALES["L"], color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [f"{x:g}" for x in xs])
     ax.minorticks_off()
@@ -247,7 +247,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
     ax.set_xlabel(f"test length (trained at L = {SCALES['L']})")
     ax.set_ylabel("accuracy, second word back (%)")
     handles, labels = ax.get_legend_handles_labels()
-    handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+    handles.append(Patch(**seed_band_style("0.3")))
     labels.append(f"range over {len(results.seeds)} seeds")
-    ax.legend(handles, labels, loc="lower left", fontsize="small", ncols=3)
+    ax.legend(handles, labels, loc="lower left", ncols=3)
     return figure

@@ -24,6 +24,7 @@ from ...figures import (
     diverging_cmap,
     draw_seed_band,
     new_axes,
+    seed_band_style,
 )
 from ...live import Layout, LiveFigure, even_control, int_control
 from ...seeds import SeedResults
@@ -74,13 +75,13 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
     for row, entry in enumerate(POSITION_MAP):
         for col, (formula, role) in enumerate(zip(entry.formulas, entry.roles, strict=True)):
             colour = "white" if role in ("relative, learned", "dropped") else "black"
-            ax.text(col, row, formula, ha="center", va="center", fontsize=10, color=colour)
+            ax.text(col, row, formula, ha="center", va="center", color=colour)
     ax.set_xticks(range(len(TERMS)), TERMS)
     ax.xaxis.tick_top()
     ax.set_yticks(range(len(POSITION_MAP)), [f"{e.name} ({e.source})" for e in POSITION_MAP])
     ax.tick_params(length=0)
     ax.legend(
-        handles=[Patch(facecolor=c, edgecolor="0.5", label=r) for r, c in ROLES.items()],
+        handles=[Patch(facecolor=c, edgecolor="0.3", label=r) for r, c in ROLES.items()],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.02),
         ncol=len(ROLES),
@@ -147,7 +148,7 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
             low, _, high = spread.band([f"bench.{names[r][c][k]}" for k in filled])
             x = [result.lengths[k] for k in filled]
             if lone:
-                ax.vlines(x, 100 * low, 100 * high, color=colour, alpha=0.35, linewidth=8)
+                ax.vlines(x, 100 * low, 100 * high, color=colour, linewidth=2.5)
             else:
                 draw_seed_band(ax, x, 100 * low, 100 * high, color=colour)
         ax.plot(
@@ -168,13 +169,12 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     if spread is not None:
         handles.append(
             Patch(
-                facecolor="0.5",
-                alpha=0.35,
+                **seed_band_style("0.3"),
                 label=f"band: lowest–highest over {len(spread.seeds)} seeds",
             )
         )
-        figure.suptitle(f"lines: this run (seed {result.seed})", fontsize=11)
-    figure.legend(handles=handles, loc="outside right center", fontsize=10)
+        figure.suptitle(f"lines: this run (seed {result.seed})")
+    figure.legend(handles=handles, loc="outside right center")
     return figure
 
 
@@ -230,7 +230,7 @@ class AlibiHeads(LiveFigure):
         # value the figure holds stays finite, so two drawings of it compare equal.
         cover = axes.imshow(np.zeros((*self.shape, 4)), interpolation="nearest")
         labels = [
-            axes.text(left + self.n - 1, top, "", ha="right", va="top", fontsize=10)
+            axes.text(left + self.n - 1, top, "", ha="right", va="top")
             for top, left in self.corners
         ]
         axes.set_xticks([])

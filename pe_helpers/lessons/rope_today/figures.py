@@ -138,7 +138,7 @@ def plot_nope_temperature(
     ax.plot(keys, top_key_weight(keys, margin), color="C0", label="no temperature")
     ax.plot(keys, top_key_weight(keys, margin * scale), color="C1",
             label="Llama 4 temperature")  # fmt: skip
-    ax.axvline(8192, color="0.5", linestyle=":", label="8,192 keys")
+    ax.axvline(8192, color="0.3", linestyle=":", label="8,192 keys")
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("keys the query sees (its position + 1)")

@@ -15,7 +15,7 @@ from matplotlib.patches import Patch
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import order_blind_accuracy
 from ...training import TrainedModel
@@ -137,7 +137,7 @@ def plot_extrapolation(
         if title in limits:
             ys = check_array(f"limits[{title!r}]", limits[title], ndim=1).astype(np.float64)
             ax.plot(xs, 100 * ys, color="0.4", linestyle="--", label="order-blind limit")
-        ax.axvline(train_length, color="0.6", linestyle=":", linewidth=1.5)
+        ax.axvline(train_length, color="0.3", linestyle=":", linewidth=1.5)
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [f"{x:g}" for x in xs])
         ax.minorticks_off()
@@ -147,10 +147,19 @@ def plot_extrapolation(
     axes[0].set_ylabel("accuracy (%)")
     handles, labels = axes[0].get_legend_handles_labels()
     if any(bands.values()):
-        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+        handles.append(Patch(**seed_band_style("0.3")))
         labels.append(band_label)
-    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small")
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     return figure
+
+
+#: How the figures and buttons name each position method.
+METHOD_NAMES = {
+    "none": "NoPE",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "rope_adjacent": "RoPE",
+}
 
 
 class QueryAttention(LiveFigure):
@@ -188,7 +197,9 @@ class QueryAttention(LiveFigure):
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
-        "method": choice_control("method", LESSON_METHODS, "rope_adjacent"),
+        "method": choice_control(
+            "method", {m: METHOD_NAMES[m] for m in LESSON_METHODS}, "rope_adjacent"
+        ),
     }
     layout = side_by_side()
 
@@ -287,7 +298,7 @@ class QueryAttention(LiveFigure):
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
-        row_ax.legend(loc="upper center", ncols=self.n_heads + 1, fontsize="small")
+        row_ax.legend(loc="upper center", ncols=self.n_heads + 1)
         note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
         (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
         (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
@@ -296,7 +307,7 @@ class QueryAttention(LiveFigure):
         acc_ax.set_yticks([0, 25, 50, 75, 100])
         acc_ax.set_xlabel("query position")
         acc_ax.set_ylabel("accuracy (%)")
-        acc_ax.legend(loc="upper center", ncols=3, fontsize="small")
+        acc_ax.legend(loc="upper center", ncols=3)
         return SimpleNamespace(
             row_ax=row_ax,
             acc_ax=acc_ax,

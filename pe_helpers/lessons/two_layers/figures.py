@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..._validate import _show
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import task_batch
 from ...training import TrainedModel
@@ -65,7 +65,7 @@ def _seed_row(results: SeedResults, prefix: str, seed: int) -> np.ndarray:
 
 
 def _length_axes(ax, title: str) -> None:
-    ax.axvline(SCALES["L"], color="0.6", linestyle=":", linewidth=1.5)
+    ax.axvline(SCALES["L"], color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log", base=2)
     ax.set_xticks(_LENGTHS, [f"{x:g}" for x in _LENGTHS])
     ax.minorticks_off()
@@ -135,9 +135,9 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     methods_ax.set_ylabel("passkey accuracy (%)")
     for ax in (methods_ax, stretch_ax):
         handles, labels = ax.get_legend_handles_labels()
-        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+        handles.append(Patch(**seed_band_style("0.3")))
         labels.append(f"range over {len(results.seeds)} seeds")
-        ax.legend(handles, labels, loc="lower left", fontsize="small", ncols=2)
+        ax.legend(handles, labels, loc="lower left", ncols=2)
     return figure
 
 
@@ -218,7 +218,7 @@ class InductionHeads(LiveFigure):
         first_ax.set_ylabel("attention weight")
         (first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
         previous = first_ax.axvline(0, color="0.3", linestyle="--", label="key t - 1")
-        first_ax.legend(loc="upper left", fontsize="small")
+        first_ax.legend(loc="upper left")
         (last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
         (targets,) = last_ax.plot(
             [],
@@ -230,7 +230,7 @@ class InductionHeads(LiveFigure):
             linestyle="none",
             label="after an earlier copy",
         )
-        last_ax.legend(loc="upper left", fontsize="small")
+        last_ax.legend(loc="upper left")
         note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
         return SimpleNamespace(
             first_ax=first_ax,
@@ -345,9 +345,11 @@ class PasskeyLengths(LiveFigure):
         art = SimpleNamespace(curve_ax=curve_ax, look_ax=look_ax, bands={}, tuned={})
         for extension in EXTENSIONS:
             xs, low, high = _band(self.results, f"extension.{extension}")
-            art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.5")
+            art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.3")
             xs, low, high = _band(self.results, f"extension.tuned_{extension}")
-            art.tuned[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="C2")
+            art.tuned[extension] = draw_seed_band(
+                curve_ax, xs, 100 * low, 100 * high, color="C2", hatch="\\\\"
+            )
         (art.this_run,) = curve_ax.plot(
             [], [], color="C0", linestyle="--", marker="o", label="this run, no training"
         )
@@ -355,16 +357,16 @@ class PasskeyLengths(LiveFigure):
         _length_axes(curve_ax, "")
         curve_ax.set_ylabel("passkey accuracy (%)")
         handles, labels = curve_ax.get_legend_handles_labels()
-        handles += [Patch(color="0.5", alpha=0.35), Patch(color="C2", alpha=0.35)]
+        handles += [Patch(**seed_band_style("0.3")), Patch(**seed_band_style("C2", hatch="\\\\"))]
         labels += ["seeds, no training", "seeds, fine-tuned at 4L"]
-        curve_ax.legend(handles, labels, loc="lower left", fontsize="small")
+        curve_ax.legend(handles, labels, loc="lower left")
         (art.row,) = look_ax.plot([], [], color="C0", linewidth=1.2)
         art.key = look_ax.axvline(0, color="C3", linestyle="--", label="the key")
         look_ax.set_xlim(-1, max(SCALES.values()))
         look_ax.set_ylim(0, 1.1)
         look_ax.set_xlabel("key position")
         look_ax.set_ylabel("attention of the last marker (layer 2)")
-        look_ax.legend(loc="upper left", fontsize="small")
+        look_ax.legend(loc="upper left")
         return art
 
     def update(self, art: SimpleNamespace, extension: str, length: int) -> None:

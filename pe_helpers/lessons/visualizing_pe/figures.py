@@ -139,8 +139,8 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
 
 def _dot_axes(ax: Axes) -> list:
     """Labels and reference lines (returned) shared by every dot-against-offset panel."""
-    zero = ax.axhline(0.0, color="0.6", linewidth=1.0)
-    no_offset = ax.axvline(0.0, color="0.6", linewidth=1.0, linestyle="--")
+    zero = ax.axhline(0.0, color="0.3", linewidth=1.0)
+    no_offset = ax.axvline(0.0, color="0.3", linewidth=1.0, linestyle="--")
     ax.set_xlabel(r"offset $\Delta$")
     ax.set_ylabel(_RAW_DOT)
     return [zero, no_offset]
@@ -262,7 +262,7 @@ def plot_column_means(
     is_sin = dims % 2 == 0
     ax.bar(dims[is_sin], values[is_sin], color="C0", label="sin columns (even i)")
     ax.bar(dims[~is_sin], values[~is_sin], color="C1", label="cos columns (odd i)")
-    ax.axhline(0.0, color="0.6", linewidth=1.0)
+    ax.axhline(0.0, color="0.3", linewidth=1.0)
     ax.set_ylim(min(-0.1, float(values.min()) - 0.1), max(1.1, float(values.max()) + 0.1))
     ax.set_xlabel("dimension i")
     ax.set_ylabel("mean of PE(t, i) over t")
