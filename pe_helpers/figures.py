@@ -26,8 +26,10 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.collections import Collection
 from matplotlib.colors import Normalize, to_hex, to_rgba
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
+from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ._docs import fill_doc
@@ -54,6 +56,7 @@ __all__ = [
     "draw_seed_band",
     "format_base",
     "heatmap",
+    "legend_below",
     "new_axes",
     "on_screen_px",
     "plain_log_ticks",
@@ -553,8 +556,35 @@ def plot_curves(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend()
+    legend_below(ax, ncols=min(len(curves) + (reference is not None), 3))
     return ax
+
+
+def legend_below(ax: Axes, *args: object, **kwargs: object) -> Legend:
+    """Put the legend of ``ax`` under its x label, where no data can lie.
+
+    Takes what ``Axes.legend`` takes (handles and labels, ``ncols``, ...). The legend hangs
+    below the tick labels and the x label, at a distance worked out from the sizes in force,
+    so it stays clear of them in the default style and in projector mode; a constrained
+    layout makes room for it.
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> _ = ax.plot([0, 1], [0, 1], label="a line")
+    >>> legend_below(ax, ncols=2) is ax.get_legend()
+    True
+    """
+    rc = mpl.rcParams
+    tick = rc["xtick.labelsize"]
+    tick = tick if isinstance(tick, (int, float)) else rc["font.size"]
+    label = rc["axes.labelsize"]
+    label = label if isinstance(label, (int, float)) else rc["font.size"]
+    drop = rc["xtick.major.size"] + rc["xtick.major.pad"] + 1.3 * tick + rc["axes.labelpad"]
+    drop += 1.3 * label * (1 + ax.get_xlabel().count("\n")) + 2.0
+    anchor = offset_copy(ax.transAxes, ax.figure, y=-drop, units="points")
+    kwargs = {"loc": "upper center", "bbox_to_anchor": (0.5, 0.0), **kwargs}
+    return ax.legend(*args, bbox_transform=anchor, borderaxespad=0.0, **kwargs)
 
 
 def draw_seed_band(
@@ -639,7 +669,7 @@ def plot_heatmap_row(
     colorbar_label : str
         Label of the colour bar(s).
     figsize : (float, float), optional
-        Size of the figure; default about 3.6 inches per panel.
+        Size of the figure; default about 3.6 inches per panel, at most 11 inches wide.
 
     Returns
     -------
@@ -671,7 +701,8 @@ def plot_heatmap_row(
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     check_bool("shared_limit", shared_limit)
-    size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
+    # No wider than the widest course figure, so no text is scaled below MIN_TEXT_PX.
+    size = figsize or (min(3.6 * len(arrays) + 1.2, WIDE_FIGSIZE[0]), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1
     figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
     # A fixed layout: constrained layout costs a full extra pass for a row this simple.

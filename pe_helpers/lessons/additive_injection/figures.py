@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
 from ..._validate import _show, check_array, check_int
-from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
+from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, _position_probe, _random_cosines
 
@@ -93,8 +93,8 @@ def plot_cosine_vs_dim(
     plain_log_ticks(ax.yaxis)
     ax.set_xlabel("dimension d")
     ax.set_ylabel("mean |cosine|")
-    ax.set_title("Random directions become nearly orthogonal as d grows")
-    ax.legend(loc="upper right")
+    ax.set_title("Random directions turn nearly\northogonal as d grows")
+    legend_below(ax, ncols=2)
     return ax
 
 

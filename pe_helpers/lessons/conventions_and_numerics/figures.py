@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from ..._docs import doc_filler
 from ..._validate import check_array, check_base, check_d_model, check_real
 from ...encodings import frequencies
-from ...figures import course_style, draw_seed_band, new_axes
+from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
 from ...numerics import (
     _NAMED,
@@ -234,8 +234,8 @@ def plot_angle_error(
     ax.set_ylim(1e-20, 20)  # room for the legend below the float64 line
     ax.set_xlabel("position t")
     ax.set_ylabel("worst angle error (rad)")
-    ax.set_title(f"RoPE angle error, d = {d}: the dotted line at the top is π")
-    ax.legend(loc="lower right", ncol=2)
+    ax.set_title(f"RoPE angle error, d = {d}\nthe dotted line at the top is π")
+    legend_below(ax, ncols=2)
     return ax
 
 

@@ -75,8 +75,9 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
     for row, entry in enumerate(POSITION_MAP):
         for col, (formula, role) in enumerate(zip(entry.formulas, entry.roles, strict=True)):
             colour = "white" if role in ("relative, learned", "dropped") else "black"
-            ax.text(col, row, formula, ha="center", va="center", color=colour)
-    ax.set_xticks(range(len(TERMS)), TERMS)
+            # 12 pt in both styles: the cells do not grow with projector mode.
+            ax.text(col, row, formula, ha="center", va="center", color=colour, fontsize=12)
+    ax.set_xticks(range(len(TERMS)), [term.replace("–", "–\n") for term in TERMS])
     ax.xaxis.tick_top()
     ax.set_yticks(range(len(POSITION_MAP)), [f"{e.name} ({e.source})" for e in POSITION_MAP])
     ax.tick_params(length=0)
@@ -84,7 +85,7 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
         handles=[Patch(facecolor=c, edgecolor="0.3", label=r) for r, c in ROLES.items()],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.02),
-        ncol=len(ROLES),
+        ncol=3,
         frameon=False,
     )
     return ax

@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 from ..._docs import fill_doc
 from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
-from ...figures import course_style, new_axes
+from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes
 from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import _mrope_pair_axes, p_rope_frequencies, rotary_dim
 from .maths import _patch_scores, nope_query_scale, top_key_weight
@@ -71,7 +71,7 @@ def plot_turning_pairs(
     # The rotated part holds r / 2 pairs; in the adjacent layout they are pairs 0 .. r/2 - 1.
     partial[: r // 2] = frequencies(r, base) if r else []
     p_rope = p_rope_frequencies(head_dim, fraction, base)
-    ax = new_axes(ax)
+    ax = new_axes(ax, WIDE_FIGSIZE)  # wide: the legend of five entries goes below
     floor = float(full.min()) / 10
     for values, label, style in (
         (full, "RoPE", {"color": "C0", "linewidth": 7, "alpha": 0.3}),
@@ -91,9 +91,9 @@ def plot_turning_pairs(
         ax.plot(stopped, np.full(stopped.size, height), marker, color=colour, label=label)
     ax.set_yscale("log")
     ax.set_xlabel("pair k (0 = fastest)")
-    ax.set_ylabel("frequency (radians per position)")
+    ax.set_ylabel("radians per position")
     ax.set_title(f"Which pairs turn: head of {head_dim}, fraction {fraction:g}")
-    ax.legend(loc="lower left")
+    legend_below(ax, ncols=2)
     return ax
 
 

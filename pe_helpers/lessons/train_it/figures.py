@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from numpy.typing import ArrayLike
@@ -191,7 +192,7 @@ class QueryAttention(LiveFigure):
     --------
     >>> figure = QueryAttention().draw(length=32, query=20, method="rope_adjacent")
     >>> figure.axes[0].get_title()
-    'rope_adjacent: query 20 of 32 (answer at key 19)'
+    'RoPE: query 20'
     """
 
     controls = {
@@ -291,23 +292,26 @@ class QueryAttention(LiveFigure):
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
         ]
-        target = row_ax.axvline(
-            0, color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
+        # Vertical marks span the data's range (0 to 1) only: the legends sit above it.
+        (target,) = row_ax.plot(
+            [0, 0], [0, 1], color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
         )
-        row_ax.set_ylim(0, 1.3)
+        row_ax.set_ylim(0, 1.45)
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
-        row_ax.legend(loc="upper center", ncols=self.n_heads + 1)
+        row_ax.legend(loc="upper center", ncols=self.n_heads + 1, borderaxespad=0.2)
         note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
         (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
         (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
-        query = acc_ax.axvline(0, color="C3", linewidth=1.5, label="the query")
-        acc_ax.set_ylim(0, 130)
+        (query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
+        acc_ax.set_ylim(0, 145)
         acc_ax.set_yticks([0, 25, 50, 75, 100])
         acc_ax.set_xlabel("query position")
+        for ax in axes:  # whole positions only: no tick half a position past the last
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         acc_ax.set_ylabel("accuracy (%)")
-        acc_ax.legend(loc="upper center", ncols=3)
+        acc_ax.legend(loc="upper center", ncols=2, borderaxespad=0.2)
         return SimpleNamespace(
             row_ax=row_ax,
             acc_ax=acc_ax,
@@ -322,7 +326,7 @@ class QueryAttention(LiveFigure):
 
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.
-        name, model = method, self.models[method]
+        name, model = METHOD_NAMES[method], self.models[method]  # name: what a title shows
         clamped = query > length - 1  # the query slider reaches past a short sequence's end
         query = min(query, length - 1)
         target = int(_target_keys(self.task, length)[query])
@@ -342,10 +346,11 @@ class QueryAttention(LiveFigure):
             line.set_data(keys, row)
         art.target.set_xdata([max(target, 0)] * 2)
         art.target.set_visible(target >= 0)
-        answer = f"answer at key {target}" if target >= 0 else "no answer yet"
-        clamp = " — query slider clamped to the last position" if clamped else ""
-        art.row_ax.title.set_text(f"{name}: query {query} of {length} ({answer}){clamp}")
-        per_position = self._per_position(name, length)
+        # One short clause per title (it must fit in projector mode): the answer's key is the
+        # dashed line, the length the x axis.
+        last = " (clamped)" if clamped else ""  # the slider went past the last position
+        art.row_ax.title.set_text(f"{name}: query {query}{last}")
+        per_position = self._per_position(method, length)
         scored = ~np.isnan(per_position)
         art.accuracy.set_data(np.arange(length)[scored], 100 * per_position[scored])
         limit = self._limit(length)
@@ -355,10 +360,10 @@ class QueryAttention(LiveFigure):
         for ax in (art.row_ax, art.acc_ax):
             ax.set_xlim(-0.5, length - 0.5)
         if refused:
-            summary = "refuses this length"
+            summary = f"refuses length {length}"
         else:
-            summary = f"{round(100 * float(per_position[scored].mean()))}% right on average"
-        art.acc_ax.title.set_text(f"{name} at length {length}: {summary}")
+            summary = f"{round(100 * float(per_position[scored].mean()))}% right"
+        art.acc_ax.title.set_text(f"{name}: {summary}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [
