@@ -249,7 +249,12 @@ def test_angle_error_view_picks_the_dtype_by_name():
     assert (control.kind, control.options, control.default) == ("choice", DTYPES, "bfloat16")
     view = AngleErrorPerPair().view(position=257)
     buttons = view.controls["dtype"]
-    assert tuple(value for _, value in buttons.options) == ("float64", "float32", "float16", "bfloat16")
+    assert tuple(value for _, value in buttons.options) == (
+        "float64",
+        "float32",
+        "float16",
+        "bfloat16",
+    )
     buttons.value = "float16"
     assert view.figure.axes[0].get_title().startswith("float16, position 257")
     view.close()

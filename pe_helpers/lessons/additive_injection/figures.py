@@ -197,7 +197,7 @@ class DimensionPanels(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
         histogram = left.stairs(np.zeros(COSINE_BINS.size - 1), COSINE_BINS, fill=True, color="C0")
-        left.set_xlim(-1.0, 1.0)
+        left.set_xlim(-1.1, 1.1)  # a margin: the "−1.0" and "0.0" tick labels do not meet
         left.set_ylim(0.0, _HISTOGRAM_TOP)
         left.set_xlabel("cosine of two random vectors")
         left.set_ylabel("fraction of pairs")
@@ -219,9 +219,9 @@ class DimensionPanels(LiveFigure):
         art.histogram.set_data(counts / cosines.size)
         art.points.set_offsets(np.column_stack([probe.true_positions, probe.predicted_positions]))
         art.left.title.set_text(
-            f"Random pairs, d = {d_model}: mean |cos| = {np.abs(cosines).mean():.3f}"
+            f"Random pairs, d = {d_model}\nmean |cos| = {np.abs(cosines).mean():.3f}"
         )
-        art.right.title.set_text(f"Probe on embedding + PE, d = {d_model}: R² = {probe.r2:.2f}")
+        art.right.title.set_text(f"Probe on embedding + PE, d = {d_model}\nR² = {probe.r2:.2f}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.histogram, art.points, art.left.title, art.right.title]

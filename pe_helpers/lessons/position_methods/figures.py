@@ -316,7 +316,7 @@ class T5BucketMap(LiveFigure):
             line.set_ydata(buckets)
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])
-            ax.set_ylim(-1, num_buckets)
+            ax.set_ylim(-0.6, num_buckets - 0.4)  # no "−1" tick to meet the x tick labels
             half = num_buckets // 2 if bidirectional else num_buckets
             mode = "bidirectional" if bidirectional else "causal"
             per = f"{half} per sign" if bidirectional else f"{half} buckets"

@@ -278,7 +278,9 @@ def _label_offset() -> float:
     """Points between an axis and its y label that leave room for 3-digit tick labels."""
     size = mpl.rcParams["ytick.labelsize"]
     size = size if isinstance(size, (int, float)) else mpl.rcParams["font.size"]
-    return 3 * 0.62 * size + mpl.rcParams["ytick.major.size"] + 2 * mpl.rcParams["ytick.major.pad"] + 4
+    return (
+        3 * 0.62 * size + mpl.rcParams["ytick.major.size"] + 2 * mpl.rcParams["ytick.major.pad"] + 4
+    )
 
 
 class PEOverview(LiveFigure):
