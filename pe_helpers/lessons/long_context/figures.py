@@ -9,9 +9,9 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
-from ...figures import plain_log_ticks
+from ...figures import legend_below
 from ...live import LiveFigure, choice_control, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
 from ...rope_scaling import _default_frequencies, _yarn_correction_dim
@@ -91,7 +91,7 @@ class PairScaling(LiveFigure):
     --------
     >>> fig = PairScaling().draw(preset="lesson-08", factor=4, log2_length=4)
     >>> fig.axes[0].get_title()
-    'lesson 08 model: d = 16, θ = 10,000'
+    'lesson 08 model\\nd = 16, θ = 10,000'
     >>> {line.get_label(): line.get_ydata()[[0, -1]].round(2).tolist()  # fastest, slowest pair
     ...  for line in fig.axes[0].lines[:4]}
     {'PI': [0.25, 0.25], 'NTK-aware': [1.0, 0.25], 'YaRN': [1.0, 0.25], 'Llama 3': [0.64, 0.25]}
@@ -124,7 +124,7 @@ class PairScaling(LiveFigure):
         labels = {
             key: left.text(
                 0.0,
-                0.03 if key == "turn" else 0.97,
+                {"turn": 0.03, "beta_fast": 0.97, "beta_slow": 0.85}[key],  # one row each
                 "",
                 ha="center",
                 va="bottom" if key == "turn" else "top",
@@ -143,14 +143,16 @@ class PairScaling(LiveFigure):
         )
         left.yaxis.set_minor_locator(NullLocator())
         left.set_xlabel("pair i (0 = fastest)")
-        left.set_ylabel("θ′ᵢ / θᵢ  (1 kept, 1/s interpolated)")
+        left.set_ylabel("θ′ᵢ / θᵢ")
         right.set_xscale("log")
         right.xaxis.set_minor_locator(NullLocator())
-        plain_log_ticks(right.xaxis)
+        right.xaxis.set_major_locator(LogLocator(numticks=4))  # few labels: "10⁶" fits
         right.set_ylim(-0.7, 2.2)
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
-        right.legend(loc="upper right", ncols=2)
+        legend_below(right, ncols=3)  # under the x label: the curves fill the panel
+        # Room at the sides for tick labels that an L₀ step brings near an edge.
+        right.figure.get_layout_engine().set(w_pad=0.15)
         return SimpleNamespace(
             left=left,
             right=right,
@@ -198,15 +200,18 @@ class PairScaling(LiveFigure):
         ):
             where = _yarn_correction_dim(turns, d, theta, original)
             art.marks[key].set_xdata([where, where])
-            art.labels[key].set_x(where)
+            # The label stays inside the panel, on the side of its line away from the edge.
+            inside = min(max(where, -0.5), d // 2 - 0.5)
+            art.labels[key].set_x(inside)
+            art.labels[key].set_horizontalalignment("left" if inside < d / 4 else "right")
             art.labels[key].set_text(text if key == "turn" else f"{text} = {turns:g}")
         art.end.set_xdata([original, original])
         art.left.set_xlim(-0.5, d // 2 - 0.5)
         # The widest s sets the limit, so a step of s alone leaves every limit (and is blitted).
         art.right.set_xlim(1, self.controls["factor"].maximum * original)
-        art.left.title.set_text(f"{geometry.label}: d = {d}, θ = {theta:,.0f}")
+        art.left.title.set_text(f"{geometry.label}\nd = {d}, θ = {theta:,.0f}")
         art.right.title.set_text(
-            f"L₀ = {original:,}, s = {factor}: YaRN logits × {yarn_factor**2:.2f}"
+            f"L₀ = {original:,}, s = {factor}\nYaRN logits × {yarn_factor**2:.2f}"
         )
 
     def moving(self, art: SimpleNamespace) -> list:

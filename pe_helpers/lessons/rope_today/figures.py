@@ -155,7 +155,7 @@ class MropeScoreMap(LiveFigure):
     work of the positions: pair ``k`` contributes ``2 cos(w_k · Δ)`` where ``Δ`` is the
     row offset or the column offset (or 0 for the temporal pairs), as its section says.
     The colours span the map's own range, from its lowest score to its highest (``head_dim``,
-    at the query patch), which the title's second line gives.
+    at the query patch), which the title's last line gives.
     Sliders: the grid (rows, columns), the number of temporal pairs (the rest split
     evenly between rows and columns) and the query patch (clamped to the grid).
 
@@ -170,8 +170,9 @@ class MropeScoreMap(LiveFigure):
     --------
     >>> fig = MropeScoreMap(head_dim=8).draw(grid_h=2, grid_w=3, t_pairs=0, row=9, col=0)
     >>> print(fig.axes[0].get_title())
-    query patch (1, 0) (clamped); sections (t, h, w) = (0, 2, 2)
-    scores from 7.07 (dark) to 8.00 (bright)
+    query patch (1, 0) (clamped)
+    sections (t, h, w) = (0, 2, 2)
+    scores from 7.07 to 8.00
     """
 
     controls = {
@@ -239,8 +240,8 @@ class MropeScoreMap(LiveFigure):
         # Enough decimals to tell the ends apart: one more than the spread's first digit.
         places = min(6, max(0, math.ceil(-math.log10(spread)) + 1)) if spread > 0 else 0
         art.axes.title.set_text(
-            f"query patch ({row}, {col}){clamp}; sections (t, h, w) = {sections}\n"
-            f"scores from {low:.{places}f} (dark) to {high:.{places}f} (bright)"
+            f"query patch ({row}, {col}){clamp}\nsections (t, h, w) = {sections}\n"
+            f"scores from {low:.{places}f} to {high:.{places}f}"  # dark to bright
         )
 
     def moving(self, art: SimpleNamespace) -> list:

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
