@@ -71,7 +71,8 @@ F = TypeVar("F", bound=Callable)
 # --- Sizes: every course figure is read at 1280 x 720 from the back of a room -----------------
 # JupyterLab shows a PNG at its natural width (figure inches x dpi, in CSS pixels) and scales
 # a wider one down to the notebook's content column. At 1280 x 720 with the file browser open
-# that column is 844 CSS px wide (measured in JupyterLab 4.6, Chromium); 1280 - 844 = 436 px
+# that column is 844 CSS px wide (JupyterLab 4.6 in Chromium, measured for issue 39: lesson
+# 01's wide figure showed 844 px wide, and 417 px at 150 % zoom, 853 - 436); 1280 - 844 = 436 px
 # go to the side bars, the file browser, the cell prompt and padding. A text of s points in a
 # figure w inches wide at d dpi is s / 72 x d px, times min(1, 844 / (w x d)) when scaled:
 # 12 pt text stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.

@@ -94,7 +94,7 @@ def plot_cosine_vs_dim(
     ax.set_xlabel("dimension d")
     ax.set_ylabel("mean |cosine|")
     ax.set_title("Random directions turn nearly\northogonal as d grows")
-    legend_below(ax, ncols=2)
+    legend_below(ax)
     return ax
 
 

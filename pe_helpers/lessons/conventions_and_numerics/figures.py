@@ -300,10 +300,10 @@ class AngleErrorPerPair(LiveFigure):
         caption = axes.text(0.02, 0.04, "", transform=axes.transAxes)
         axes.set_yscale("log")
         axes.set_xlim(-0.5, pairs.size - 0.5)
-        axes.set_ylim(_FLOOR / 3, 1e5)  # room for the legend above π
+        axes.set_ylim(_FLOOR / 3, 1e5)
         axes.set_xlabel("pair k (0 = fastest)")
         axes.set_ylabel("angle error (rad)")
-        axes.legend(loc="upper right")
+        legend_below(axes, ncols=2)  # under the x label: the errors reach every height
         return SimpleNamespace(axes=axes, computed=computed, fixed=fixed, caption=caption)
 
     def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:

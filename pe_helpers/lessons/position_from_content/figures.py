@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from matplotlib.patches import Patch
 
 from ..._validate import _show
@@ -105,6 +106,7 @@ class ContentGates(LiveFigure):
         for ax in axes:
             ax.set_xlim(-0.5, self.length - 0.5)
             ax.set_xlabel("key position j")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole positions
         # The y label keeps one place for both methods (their tick labels differ in width).
         gate_ax.yaxis.set_label_coords(-0.09, 0.5)
         (measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
