@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from ..._validate import _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
