@@ -173,7 +173,7 @@ class DimensionPanels(LiveFigure):
     --------
     >>> figure = DimensionPanels().draw(d_model=128)
     >>> figure.axes[1].get_title()
-    'Probe on embedding + PE, d = 128: R² = 0.83'
+    'Probe on embedding + PE, d = 128\\nR² = 0.83'
     """
 
     controls = {"d_model": even_control("d", 16, 2, 256)}

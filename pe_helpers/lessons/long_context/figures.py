@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from ...figures import legend_below
@@ -74,6 +75,13 @@ _POINTS = 240
 def _distances(longest: int) -> np.ndarray:
     """Whole distances from 1 to ``longest``, spread evenly on a log scale."""
     return np.unique(np.round(np.geomspace(1, longest, _POINTS)))
+
+
+def _pad_sides(figure, inches: float) -> None:
+    """Widen a constrained layout's padding (a figure without one is left as it is)."""
+    engine = figure.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        engine.set(w_pad=inches)
 
 
 class PairScaling(LiveFigure):
@@ -152,7 +160,7 @@ class PairScaling(LiveFigure):
         right.set_ylabel("aligned score / d")
         legend_below(right, ncols=3)  # under the x label: the curves fill the panel
         # Room at the sides for tick labels that an L₀ step brings near an edge.
-        right.figure.get_layout_engine().set(w_pad=0.15)
+        _pad_sides(right.figure, 0.15)
         return SimpleNamespace(
             left=left,
             right=right,

@@ -52,8 +52,10 @@ class PairRotation(LiveFigure):
     >>> view.controls["frequency_index"].value = 1
     >>> view.figure.axes[0].get_title()
     'Pair k = 1 of d = 16, shifted by Δ = 1'
-    >>> view.figure.axes[0].texts[0].get_text()  # the angle every point turns by
-    'w_1·Δ = 0.316 rad = 18.1° (clockwise)'
+    >>> print(view.figure.axes[0].texts[0].get_text())  # the angle every point turns by
+    w_1·Δ = 0.316 rad
+    = 18.1°
+    (clockwise)
     """
 
     #: Width of the encoding whose pairs the figure shows.

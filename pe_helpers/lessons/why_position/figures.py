@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
@@ -89,7 +90,9 @@ class RecurrenceWeights(LiveFigure):
         axes.set_ylim(-0.03, 1.25)
         axes.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
         # Room at the sides for the widest tick label a longer n brings (laid out once).
-        axes.figure.get_layout_engine().set(w_pad=0.2)
+        engine = axes.figure.get_layout_engine()
+        if isinstance(engine, ConstrainedLayoutEngine):  # drawn on a learner's figure: theirs
+            engine.set(w_pad=0.2)
         return SimpleNamespace(axes=axes, line=line, caption=caption)
 
     def update(self, art: SimpleNamespace, decay: float, n_steps: int) -> None:
