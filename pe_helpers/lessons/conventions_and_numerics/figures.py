@@ -67,7 +67,7 @@ def plot_position_accuracy(
     {ax}
     bands : mapping of str to (array_like, array_like), optional
         For some of the curves (by their label), the lowest and highest accuracy each position
-        took over seeds (the first and last arrays of ``SeedResults.band``): shaded in the
+        took over seeds (the first and last arrays of ``SeedResults.band``): hatched in the
         curve's colour under its line, which then reads as this run in the range of the others.
 
     Returns

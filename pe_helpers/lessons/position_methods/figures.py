@@ -96,7 +96,7 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     """Accuracy against test length, one panel per task, one line per entry, with the
     order-blind ceiling dashed.
 
-    With ``spread`` (the lesson's results over seeds), each line gets a shaded band in its
+    With ``spread`` (the lesson's results over seeds), each line gets a hatched band in its
     colour: the lowest to the highest accuracy over the seeds (a bar for a learned table's
     single point). The lines are this run.
 

@@ -51,7 +51,7 @@ def plot_extrapolation(
     train_length: int,
     limits: Mapping[str, ArrayLike] | None = None,
     bands: Mapping[str, Mapping[str, Sequence[ArrayLike]]] | None = None,
-    band_label: str = "shaded: range over seeds",
+    band_label: str = "hatched: range over seeds",
 ) -> Figure:
     """Accuracy against test length, one panel per task and one line per method.
 
@@ -72,8 +72,8 @@ def plot_extrapolation(
     bands : dict of str to dict of str to tuple, optional
         Panel title -> {method: ``(low, high)`` or ``(low, median, high)`` per length, as
         :meth:`pe_helpers.seeds.SeedResults.band` returns; NaN where refused}. Only the low
-        and high are drawn, as a shaded band; a method of the panel may have none.
-    band_label : str, default "shaded: range over seeds"
+        and high are drawn, as a hatched band; a method of the panel may have none.
+    band_label : str, default "hatched: range over seeds"
         The legend's entry for the bands (shown when there are bands).
 
     Returns
@@ -89,7 +89,7 @@ def plot_extrapolation(
     >>> bands = {"copy back": {"rope": ([0.99, 0.8], [1.0, 0.95])}}
     >>> figure = plot_extrapolation(tables, [16, 32], train_length=16, bands=bands)
     >>> figure.legends[0].get_texts()[-1].get_text()
-    'shaded: range over seeds'
+    'hatched: range over seeds'
     """
     if not isinstance(tables, Mapping) or not tables or len(tables) > 3:
         raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {_show(tables)}")
