@@ -69,6 +69,7 @@ PRESETS: dict[str, Preset] = {
 # --- the figure -----------------------------------------------------------------------------------
 
 _COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
+_STYLES = {"PI": "--", "NTK-aware": "-.", "YaRN": "-", "Llama 3": (0, (5, 1, 1, 1, 1, 1))}
 _POINTS = 240
 
 
@@ -124,7 +125,11 @@ class PairScaling(LiveFigure):
         }
         (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
         (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
-        curves = {m: right.plot([], [], color=_COLOURS[m], label=m)[0] for m in FIGURE_METHODS}
+        # A line style each as well as a colour: the curves cross.
+        curves = {
+            m: right.plot([], [], color=_COLOURS[m], linestyle=_STYLES[m], label=m)[0]
+            for m in FIGURE_METHODS
+        }
         marks = {}
         for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
             colour = "0.3" if key == "turn" else _COLOURS["YaRN"]
