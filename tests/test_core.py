@@ -431,7 +431,7 @@ def test_a_step_pins_the_cycle_colours_and_tick_sizes_of_the_style_it_was_built_
 
     with classroom_style():
         view = Marked().view()
-    view.controls["frequency"].value = 4.0  # drawn outside projector mode: the default cycle
+    view.controls["frequency"].value = 4.0  # run outside projector mode: its settings still hold
     assert view.figure.axes[0].lines[0].get_color() == OKABE_ITO[2].lower()
     ticks = view.figure.axes[0].xaxis.get_ticklabels()
     assert len(ticks) > 3
