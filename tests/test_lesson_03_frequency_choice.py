@@ -157,7 +157,7 @@ def test_sizes_are_bounded_before_anything_is_allocated():
 def test_static_figures_show_their_data():
     ax = fc.plot_wavelengths(8, 100.0)
     assert np.allclose(ax.lines[0].get_ydata(), [2 * math.pi * 100 ** (k / 4) for k in range(4)])
-    assert ax.get_title() == "Wavelength of pair k (d = 8, base = 100)"
+    assert ax.get_title() == "Wavelength of pair k\nd = 8, base = 100"
     ax = fc.plot_frequency_readings(4, 100.0)
     assert np.allclose(ax.lines[0].get_ydata(), [1, 1, 0.1, 0.1])
     assert np.allclose(ax.lines[1].get_ydata(), [1, 0.1, 0.01, 0.001])
