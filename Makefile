@@ -41,12 +41,13 @@ OLDEST_NOTEBOOKS := notebooks/01_why_position.ipynb
 # `make site`: the website's output, and everything it is built from.
 SITE        := build/site
 SITE_INDEX  := $(SITE)/index.html
-# The site's live figures are drawn from the package: a change there redraws them.
+# The site's live figures are drawn from the package (and its shipped models): a change there
+# redraws them.
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py \
-               $(shell find pe_helpers \( -name '*.py' -o -name '*.json' \) 2>/dev/null)
+               $(shell find pe_helpers \( -name '*.py' -o -name '*.json' -o -name '*.npz' \) 2>/dev/null)
 
-.PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck confirm \
-        site bench-site experiments FORCE
+.PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
+        site bench-site experiments models confirm FORCE
 
 setup: $(STAMP)
 
@@ -131,6 +132,12 @@ LESSONS ?=
 EXPERIMENTS_ARGS ?=
 experiments: $(STAMP)
 	$(BIN)/python scripts/experiments.py $(LESSONS) $(EXPERIMENTS_ARGS)
+
+# Train seed 0's models that lessons 13 and 14 load instead of training on Run All, and write
+# pe_helpers/data/models/<slug>.npz (under the notebooks' CPU kernels; a few seconds).
+# `make models LESSONS="two_layers"` ships one lesson's only.
+models: $(STAMP)
+	$(BIN)/python scripts/ship_models.py $(LESSONS)
 
 # Check every claim of lessons 08-14 on fresh seeds: train seeds 30-49 into build/seeds/ (unless
 # there), execute each notebook and its solutions against the shipped results and against those,

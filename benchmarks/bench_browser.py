@@ -1,16 +1,23 @@
 """Benchmark: each lesson's Run All in JupyterLab against the index's, and its slider's drag.
 
 In headless Chromium (``$PE_CHROMIUM``, default Debian's ``/usr/bin/chromium``) against a
-JupyterLab on 127.0.0.1 serving a copy of ``notebooks/``: for every lesson, the wall time from
-opening its page (the page, the kernel's start) through Run > Run All Cells to the last cell
-done and the kernel idle, as a ratio to the same for the index (the floor: a page, a kernel
-start and one import). The target is 3x. The cells' own time is printed beside it. Then a
-mouse drag over the lesson's first slider, a new value on every move (60 moves, one every
-40 ms): pictures that arrived per second. Figures also land in
+JupyterLab on 127.0.0.1 serving a copy of ``notebooks/``, for every lesson:
+
+* **Run All**: the wall time from opening its page (the page, the kernel's start) through
+  Run > Run All Cells to the last cell done and the kernel idle, as a ratio to the same for the
+  index (the floor: a page, a kernel start and one import). Target 3x.
+* **cells**: the wait a room sees after Run All, page and kernel start excluded (from the
+  menu click to the last cell done and the kernel idle), and its ratio to the index's cells.
+  Target :data:`CELLS_TARGET` (12 s on a quiet 2-core machine, issue 39).
+
+Then a mouse drag over the lesson's first slider, a new value on every move (60 moves, one
+every 40 ms): pictures that arrived per second. Figures also land in
 ``test-artifacts/e2e/browser_bench.json``.
 
 Usage: python benchmarks/bench_browser.py [NN_slug.ipynb ...]; ``PE_DRAG_LABEL=text`` drags the
-first slider whose label holds ``text`` where a lesson has one (a paired run of two versions).
+first slider whose label holds ``text`` where a lesson has one (a paired run of two versions);
+``PE_BENCH_ROUNDS=n`` runs each notebook ``n`` times and keeps the fastest Run All and cells
+(on a shared machine the fastest round is the one least stretched by other work).
 """
 
 from __future__ import annotations
@@ -38,6 +45,10 @@ from browser_support import (  # noqa: E402
 from pe_helpers.lessons import lessons  # noqa: E402
 
 TARGET = 3.0
+#: Seconds a lesson's cells may take after Run All, page and kernel start excluded.
+CELLS_TARGET = 12.0
+#: Runs of each notebook; the fastest is kept.
+ROUNDS = max(1, int(os.environ.get("PE_BENCH_ROUNDS", "1")))
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 
 
@@ -128,8 +139,8 @@ def measure_drag(page, slider, image) -> dict:
 DRAG_LABEL = os.environ.get("PE_DRAG_LABEL", "")
 
 
-def bench_lesson(browser, lab, name: str) -> dict:
-    """Run All time of one lesson (and its first slider's drag, if it has one)."""
+def bench_lesson(browser, lab, name: str, drag: bool = True) -> dict:
+    """Run All and cells time of one lesson (and its first slider's drag, if it has one)."""
     start = time.perf_counter()  # as a learner meets it: open the page, kernel start, Run All
     page = open_notebook(browser, lab, name)
     try:
@@ -143,7 +154,7 @@ def bench_lesson(browser, lab, name: str) -> dict:
         sliders = page.locator(".jp-OutputArea .widget-slider")
         if DRAG_LABEL and sliders.filter(has_text=DRAG_LABEL).count():
             sliders = sliders.filter(has_text=DRAG_LABEL)  # the same slider in two versions
-        if sliders.count():
+        if drag and sliders.count():
             slider = sliders.first
             slider.scroll_into_view_if_needed()
             view = slider.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
@@ -151,6 +162,16 @@ def bench_lesson(browser, lab, name: str) -> dict:
         return result
     finally:
         page.close()
+
+
+def fastest(browser, lab, name: str) -> dict:
+    """:func:`bench_lesson` over :data:`ROUNDS` runs: the fastest Run All and cells, one drag."""
+    result = bench_lesson(browser, lab, name)
+    for _ in range(ROUNDS - 1):
+        again = bench_lesson(browser, lab, name, drag=False)
+        for key in ("run_all_s", "cells_s"):
+            result[key] = min(result[key], again[key])
+    return result
 
 
 def main(argv: list[str]) -> int:
@@ -164,25 +185,39 @@ def main(argv: list[str]) -> int:
         shutil.copytree(ROOT / "notebooks", work / "notebooks")
         with running_lab(work / "notebooks", work) as lab, chromium() as browser:
             bench_lesson(browser, lab, index)  # warm up: the first kernel start is slower
-            floor = bench_lesson(browser, lab, index)["run_all_s"]
-            print(f"{index} Run All (floor): {floor:.1f} s (1.00x)")
+            first = fastest(browser, lab, index)
+            floor, floor_cells = first["run_all_s"], max(first["cells_s"], 0.01)
+            print(
+                f"{index} Run All (floor): {floor:.1f} s (1.00x); cells {floor_cells:.1f} s (1.0x)"
+            )
             for name in rest:
-                results[name] = result = bench_lesson(browser, lab, name)
+                results[name] = result = fastest(browser, lab, name)
                 ratio = result["run_all_s"] / floor
+                cells_ratio = result["cells_s"] / floor_cells
                 mark = "" if ratio <= TARGET else f"  (over the {TARGET:g}x target)"
+                cells_mark = (
+                    "" if result["cells_s"] <= CELLS_TARGET else f" (over {CELLS_TARGET:g} s)"
+                )
                 drag = f"; drag {result['fps']:.1f} frames/s" if "fps" in result else ""
                 print(
-                    f"{name} Run All: {result['run_all_s']:.1f} s ({ratio:.2f}x floor){mark}"
-                    f" (cells {result['cells_s']:.1f} s){drag}",
+                    f"{name} Run All: {result['run_all_s']:.1f} s ({ratio:.2f}x floor){mark};"
+                    f" cells {result['cells_s']:.1f} s ({cells_ratio:.1f}x the index's cells)"
+                    f"{cells_mark}{drag}",
                     flush=True,
                 )
                 result["ratio"] = round(ratio, 2)
+                result["cells_ratio"] = round(cells_ratio, 1)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "browser_bench.json").write_text(
-        json.dumps({"index_run_all_s": floor, "lessons": results}, indent=2)
+        json.dumps(
+            {"index_run_all_s": floor, "index_cells_s": floor_cells, "lessons": results},
+            indent=2,
+        )
     )
     worst = max((r["ratio"] for r in results.values()), default=0.0)
     print(f"worst Run All: {worst:.2f}x the index's (target {TARGET:g}x)")
+    slowest = max((r["cells_s"] for r in results.values()), default=0.0)
+    print(f"slowest cells after Run All: {slowest:.1f} s (target {CELLS_TARGET:g} s)")
     return 0
 
 

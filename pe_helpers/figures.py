@@ -23,10 +23,13 @@ from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Normalize, to_hex
+from matplotlib.collections import Collection
+from matplotlib.colors import Normalize, to_hex, to_rgba
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
+from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ._docs import fill_doc
@@ -35,12 +38,17 @@ from ._validate import check_array, check_bool, check_real
 __all__ = [
     "CIRCLE_FIGSIZE",
     "CLASSROOM_RC",
+    "CONTENT_WIDTH_PX",
     "COURSE_RC",
     "DIVERGING_CMAP",
     "FIGSIZE",
+    "FIGURE_SIZES",
     "MASKED_COLOUR",
+    "MIN_TEXT_PX",
     "OKABE_ITO",
+    "STATIC_DPI",
     "WIDE_FIGSIZE",
+    "WIDGET_DPI",
     "active_rc",
     "classroom_style",
     "course_style",
@@ -48,21 +56,43 @@ __all__ = [
     "draw_seed_band",
     "format_base",
     "heatmap",
+    "legend_below",
     "new_axes",
+    "on_screen_px",
     "plain_log_ticks",
     "plot_curves",
     "plot_heatmap_row",
+    "seed_band_style",
     "style_context",
 ]
 
 F = TypeVar("F", bound=Callable)
 
+# --- Sizes: every course figure is read at 1280 x 720 from the back of a room -----------------
+# JupyterLab shows a PNG at its natural width (figure inches x dpi, in CSS pixels) and scales
+# a wider one down to the notebook's content column. At 1280 x 720 with the file browser open
+# that column is 844 CSS px wide (JupyterLab 4.6 in Chromium, measured for issue 39: lesson
+# 01's wide figure showed 844 px wide, and 417 px at 150 % zoom, 853 - 436); 1280 - 844 = 436 px
+# go to the side bars, the file browser, the cell prompt and padding. A text of s points in a
+# figure w inches wide at d dpi is s / 72 x d px, times min(1, 844 / (w x d)) when scaled:
+# 12 pt text stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
+
+#: Width of JupyterLab's notebook content column at 1280 x 720, file browser open (CSS px).
+CONTENT_WIDTH_PX = 844
+#: Smallest text, in CSS pixels on that screen, any course figure may show (default style).
+MIN_TEXT_PX = 12
+#: Resolution of static figures (the inline backend saves at the figure's dpi).
+STATIC_DPI = 100
+#: Resolution of live pictures (:mod:`pe_helpers.views`): sharp on a projector, cheap to redraw.
+WIDGET_DPI = 80
 #: Size of a single-panel course figure, in inches: legible on a projector.
 FIGSIZE = (8.0, 4.0)
 #: Size of a wide figure (heatmaps of many dimensions, several panels).
 WIDE_FIGSIZE = (11.0, 4.5)
 #: Size of a figure whose panel must stay square (a unit circle).
 CIRCLE_FIGSIZE = (11.0, 5.0)
+#: Every figure size the course uses, by name; no figure is wider than 11 inches.
+FIGURE_SIZES = {"FIGSIZE": FIGSIZE, "WIDE_FIGSIZE": WIDE_FIGSIZE, "CIRCLE_FIGSIZE": CIRCLE_FIGSIZE}
 #: Diverging colour map used for every signed quantity (blue < 0 < red).
 DIVERGING_CMAP = "RdBu_r"
 #: Most panels :func:`plot_heatmap_row` draws side by side, and most rows or columns of each.
@@ -71,22 +101,29 @@ MAX_HEATMAP_SIZE = 2048
 #: Colour of heatmap cells that hold NaN or ±inf (masked scores): neither blue nor red.
 MASKED_COLOUR = "#bdbdbd"
 
-#: Matplotlib settings every course figure is drawn with (applied per drawing, never globally).
-COURSE_RC: dict = {
-    "font.size": 12,
-    "axes.titlesize": 13,
-    "axes.labelsize": 12,
-    "xtick.labelsize": 11,
-    "ytick.labelsize": 11,
-    "legend.fontsize": 11,
-    "lines.linewidth": 2.0,
-    "axes.grid": False,
-}
-
-#: Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
+#: Okabe-Ito palette, black last: distinguishable with the common colour-vision deficiencies
+#: (every pair at least CIELAB ΔE 15 apart under simulated deuteranopia and protanopia;
+#: tests/test_figure_room.py). Every series of every course figure takes its colour from it.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-#: Projector mode: large type, thick lines, colour-blind-safe high-contrast colours.
+#: Matplotlib settings every course figure is drawn with (applied per drawing, never globally):
+#: no text under 12 pt (see :data:`MIN_TEXT_PX`), colours from :data:`OKABE_ITO`.
+COURSE_RC: dict = {
+    "figure.dpi": STATIC_DPI,
+    "font.size": 13,
+    "axes.titlesize": 14,
+    "axes.labelsize": 13,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 12,
+    "legend.title_fontsize": 12,
+    "figure.titlesize": 14,
+    "lines.linewidth": 2.0,
+    "axes.grid": False,
+    "axes.prop_cycle": cycler(color=OKABE_ITO),
+}
+
+#: Projector mode: large type and thick lines, same colours.
 CLASSROOM_RC: dict = {
     **COURSE_RC,
     "font.size": 16,
@@ -95,11 +132,28 @@ CLASSROOM_RC: dict = {
     "xtick.labelsize": 14,
     "ytick.labelsize": 14,
     "legend.fontsize": 14,
+    "legend.title_fontsize": 14,
+    "figure.titlesize": 18,
     "lines.linewidth": 3.0,
     "lines.markersize": 9.0,
     "axes.linewidth": 1.5,
-    "axes.prop_cycle": cycler(color=OKABE_ITO),
 }
+
+
+def on_screen_px(points: float, width_inches: float, dpi: float) -> float:
+    """How tall, in CSS pixels, text of ``points`` shows in JupyterLab at 1280 x 720.
+
+    The picture is ``width_inches * dpi`` pixels wide and scaled down to
+    :data:`CONTENT_WIDTH_PX` when wider.
+
+    Examples
+    --------
+    >>> on_screen_px(12, *WIDE_FIGSIZE[:1], WIDGET_DPI)  # 880 px wide, shown at 844
+    12.787878787878787
+    """
+    natural = points / 72.0 * dpi
+    return natural * min(1.0, CONTENT_WIDTH_PX / (width_inches * dpi))
+
 
 _classroom = [False]
 
@@ -243,7 +297,7 @@ def pin_style(figure: Figure, settings: Mapping) -> None:
 
 
 def pin_cycle_colours(figure: Figure) -> None:
-    """Replace every "C0", "C1", ... colour of the figure's lines and texts by its hex value.
+    """Replace every "C0", "C1", ... colour of the figure's lines, texts and collections.
 
     Enough after a live figure's step: the tick label sizes :func:`pin_style` set hold for
     ticks made later too. Ticks are skipped (their colours come from the settings, never from
@@ -259,7 +313,7 @@ def pin_cycle_colours(figure: Figure) -> None:
     >>> figure = Figure()
     >>> (line,) = figure.subplots().plot([0, 1], color="C1")
     >>> pin_cycle_colours(figure)
-    >>> line.get_color()  # C1 of matplotlib's default cycle
+    >>> line.get_color()  # C1 of the cycle in force (matplotlib's own here)
     '#ff7f0e'
     """
     stack = list(figure.get_children())
@@ -268,6 +322,11 @@ def pin_cycle_colours(figure: Figure) -> None:
         if isinstance(artist, Axis):
             continue
         stack.extend(artist.get_children())
+        if isinstance(artist, Collection) and artist.get_array() is None:
+            # A collection resolves "C0" when drawn: fix it to the colours of the settings now.
+            artist.set_facecolor(artist.get_facecolor())
+            artist.set_edgecolor(artist.get_edgecolor())
+            continue
         if not isinstance(artist, (Line2D, Text)):
             continue
         pairs = [(artist.get_color, artist.set_color)]
@@ -498,8 +557,35 @@ def plot_curves(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend()
+    legend_below(ax, ncols=min(len(curves) + (reference is not None), 3))
     return ax
+
+
+def legend_below(ax: Axes, *args: object, **kwargs: object) -> Legend:
+    """Put the legend of ``ax`` under its x label, where no data can lie.
+
+    Takes what ``Axes.legend`` takes (handles and labels, ``ncols``, ...). The legend hangs
+    below the tick labels and the x label, at a distance worked out from the sizes in force,
+    so it stays clear of them in the default style and in projector mode; a constrained
+    layout makes room for it.
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> _ = ax.plot([0, 1], [0, 1], label="a line")
+    >>> legend_below(ax, ncols=2) is ax.get_legend()
+    True
+    """
+    rc = mpl.rcParams
+    tick = rc["xtick.labelsize"]
+    tick = tick if isinstance(tick, (int, float)) else rc["font.size"]
+    label = rc["axes.labelsize"]
+    label = label if isinstance(label, (int, float)) else rc["font.size"]
+    drop = rc["xtick.major.size"] + rc["xtick.major.pad"] + 1.3 * tick + rc["axes.labelpad"]
+    drop += 1.3 * label * (1 + ax.get_xlabel().count("\n")) + 2.0
+    anchor = offset_copy(ax.transAxes, ax.figure, y=-drop, units="points")
+    kwargs = {"loc": "upper center", "bbox_to_anchor": (0.5, 0.0), **kwargs}
+    return ax.legend(*args, bbox_transform=anchor, borderaxespad=0.0, **kwargs)
 
 
 def draw_seed_band(
@@ -510,12 +596,17 @@ def draw_seed_band(
     *,
     color: str,
     label: str | None = None,
-    alpha: float = 0.18,
+    alpha: float = 1.0,
+    hatch: str = "////",
 ):
-    """Shade the range a measurement took over seeds, from ``low`` to ``high`` at each x.
+    """Outline the range a measurement took over seeds, from ``low`` to ``high`` at each x.
 
-    The line of this run is drawn by the caller on top; the band says how far another seed
-    could land. Returns the ``PolyCollection``.
+    The band is a hatched outline in ``color`` with no fill, so bands of several series stay
+    readable where they overlap (translucent fills stacked on each other blend into one
+    colour). ``alpha`` is the opacity of the outline and hatching; give bands that overlap
+    different ``hatch`` patterns (one leaning right, one left). The line of this run is drawn by the
+    caller on top; the band says how far another seed could land. Returns the
+    ``PolyCollection``.
 
     Examples
     --------
@@ -535,8 +626,20 @@ def draw_seed_band(
     if np.any(lows > highs):
         raise ValueError("low must not exceed high at any point")
     return ax.fill_between(
-        xs, lows, highs, color=color, alpha=check_real("alpha", alpha), linewidth=0, label=label
+        xs, lows, highs, **seed_band_style(color, check_real("alpha", alpha), hatch), label=label
     )
+
+
+def seed_band_style(color: str, alpha: float = 1.0, hatch: str = "////") -> dict:
+    """Keywords of a seed band (and of its legend patch): a hatched outline, no fill.
+
+    Examples
+    --------
+    >>> seed_band_style("C0")["facecolor"]
+    'none'
+    """
+    edge = (*to_rgba(color)[:3], alpha)
+    return {"facecolor": "none", "edgecolor": edge, "hatch": hatch, "linewidth": 0.8}
 
 
 @course_style
@@ -567,7 +670,7 @@ def plot_heatmap_row(
     colorbar_label : str
         Label of the colour bar(s).
     figsize : (float, float), optional
-        Size of the figure; default about 3.6 inches per panel.
+        Size of the figure; default about 3.6 inches per panel, at most 11 inches wide.
 
     Returns
     -------
@@ -599,7 +702,8 @@ def plot_heatmap_row(
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     check_bool("shared_limit", shared_limit)
-    size = figsize or (min(3.6 * len(arrays) + 1.2, 14.0), 4.0)
+    # No wider than the widest course figure, so no text is scaled below MIN_TEXT_PX.
+    size = figsize or (min(3.6 * len(arrays) + 1.2, WIDE_FIGSIZE[0]), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1
     figure, axes = plt.subplots(1, len(arrays), figsize=size, squeeze=False, sharey=same_shape)
     # A fixed layout: constrained layout costs a full extra pass for a row this simple.

@@ -39,6 +39,7 @@ from ._validate import _show, check_int, check_real
 from .figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
+    WIDGET_DPI,
     active_rc,
     pin_cycle_colours,
     pin_style,
@@ -66,8 +67,6 @@ __all__ = [
     "snapshot",
 ]
 
-#: Resolution of live pictures: sharp on a projector, cheap to redraw.
-WIDGET_DPI = 80
 #: Most options a choice shows as a row of buttons; a longer choice is a drop-down list.
 MAX_TOGGLE_OPTIONS = 4
 
@@ -89,6 +88,8 @@ class Control:
     kind : {"int", "even", "float", "log", "choice"}
     options : tuple of str
         The names a ``"choice"`` picks from, in the order shown; empty for a slider.
+    names : tuple of str
+        What a ``"choice"`` shows for each option (its display name); empty for a slider.
     """
 
     label: str
@@ -98,6 +99,7 @@ class Control:
     step: float
     kind: str
     options: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
     def check(self, name: str, value: object) -> float | int | str:
         """Return ``value`` if it suits this control, else raise naming ``name``.
@@ -145,7 +147,7 @@ class Control:
             else:  # a row: the label left of the buttons, as a slider's is (not above them)
                 choice, layout = widgets.ToggleButtons, widgets.Layout(display="flex")
             return choice(
-                options=list(self.options),
+                options=list(zip(self.names or self.options, self.options, strict=True)),
                 value=value,
                 description=self.label,
                 style={"description_width": "initial"},
@@ -234,16 +236,17 @@ def log_control(
     return _control(label, float(default), float(minimum), float(maximum), float(step), "log")
 
 
-def choice_control(label: str, options: Sequence[str], default: str) -> Control:
+def choice_control(label: str, options: Sequence[str] | Mapping[str, str], default: str) -> Control:
     """A choice's definition: one of a few names, picked by name (a method, a dtype, a preset).
 
     Parameters
     ----------
     label : str
         Text left of the choice, non-empty.
-    options : sequence of str
+    options : sequence of str, or mapping of str to str
         Two or more distinct, non-empty names, in the order shown. The value a figure
-        receives is the name itself.
+        receives is the name itself. A mapping gives each name (its key, the value the
+        figure receives) the display name its button shows: ``{"rope_adjacent": "RoPE"}``.
     default : str
         The name picked at the start, one of ``options``.
 
@@ -251,14 +254,19 @@ def choice_control(label: str, options: Sequence[str], default: str) -> Control:
     -------
     Control
         Of kind ``"choice"``. Its widget is a row of ``ipywidgets.ToggleButtons`` for up to
-        :data:`MAX_TOGGLE_OPTIONS` options, an ``ipywidgets.Dropdown`` for more.
+        :data:`MAX_TOGGLE_OPTIONS` options, an ``ipywidgets.Dropdown`` for more; each
+        option shows its display name and passes its name.
 
     Examples
     --------
     >>> dtype = choice_control("dtype", ("float64", "float32", "bfloat16"), "float32")
     >>> buttons = dtype.widget("dtype", "bfloat16")
-    >>> type(buttons).__name__, buttons.options, buttons.value
-    ('ToggleButtons', ('float64', 'float32', 'bfloat16'), 'bfloat16')
+    >>> type(buttons).__name__, buttons.value, buttons.label
+    ('ToggleButtons', 'bfloat16', 'bfloat16')
+    >>> method = choice_control("method", {"none": "NoPE", "rope_adjacent": "RoPE"}, "none")
+    >>> buttons = method.widget("method", "rope_adjacent")
+    >>> buttons.value, buttons.label
+    ('rope_adjacent', 'RoPE')
     >>> choice_control("dtype", ("float64", "float32"), "float8")
     Traceback (most recent call last):
     ...
@@ -266,23 +274,28 @@ def choice_control(label: str, options: Sequence[str], default: str) -> Control:
     """
     if not isinstance(label, str) or not label.strip():
         raise TypeError(f"a choice's label must be a non-empty str, got {_show(label)}")
+    names = None
+    if isinstance(options, Mapping):
+        names = list(options.values())
+        options = list(options)
     if isinstance(options, str) or not isinstance(options, Sequence):
         raise TypeError(
             f"control {label!r}: options must be a sequence of names, got {_show(options)}"
         )
     options = tuple(options)
-    bad = [o for o in options if not isinstance(o, str) or not o.strip()]
+    names = options if names is None else tuple(names)
+    bad = [o for o in (*options, *names) if not isinstance(o, str) or not o.strip()]
     if bad:
         raise TypeError(
             f"control {label!r}: every option must be a non-empty str, got {_show(bad[0])}"
         )
-    options = tuple(map(str, options))
-    if len(options) < 2 or len(set(options)) < len(options):
+    options, names = tuple(map(str, options)), tuple(map(str, names))
+    if len(options) < 2 or len(set(options)) < len(options) or len(set(names)) < len(names):
         raise ValueError(
             f"control {label!r}: options must be two or more distinct names, got "
             f"{_show(list(options))}"
         )
-    control = Control(label, default, options[0], options[-1], 1, "choice", options)
+    control = Control(label, default, options[0], options[-1], 1, "choice", options, names)
     try:
         control.check("default", default)
     except (TypeError, ValueError) as error:

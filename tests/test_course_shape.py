@@ -84,6 +84,22 @@ def test_every_lesson_module_belongs_to_a_notebook():
     assert modules <= homes, f"lesson modules without a notebook: {sorted(modules - homes)}"
 
 
+#: How long Run All takes, as a lesson states it at the top (issue 39): the cells' time after
+#: Run All, page and kernel start excluded, on a quiet 2-core machine (benchmarks/README.md).
+RUN_ALL = re.compile(r"· \*\*Run All:\*\* (a few seconds|under (\d+) s) ·")
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_lesson_says_at_the_top_how_long_run_all_takes(path: Path):
+    first_line = content_cells(path)[1].splitlines()[0]
+    stated = RUN_ALL.search(first_line)
+    assert stated, (
+        f"{path.name}: the Time line must say '· **Run All:** a few seconds ·' or "
+        "'· **Run All:** under N s ·'"
+    )
+    assert stated.group(2) is None or int(stated.group(2)) <= 12, "at most 12 s after Run All"
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_lesson_opens_with_time_and_goals_and_ends_with_takeaways(path: Path):
     cells = content_cells(path)

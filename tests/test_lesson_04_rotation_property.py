@@ -94,7 +94,11 @@ def test_pair_rotation_draws_points_their_images_chords_and_labels():
     np.testing.assert_allclose(offsets[1], shifted)
     assert ax.get_title() == "Pair k = 3 of d = 16, shifted by Δ = 2.5"
     texts = [t.get_text() for t in ax.texts]
-    assert texts == [rotation_caption(angle, 3), "0", "2", "4"]
+    caption = rotation_caption(angle, 3).replace(" rad = ", " rad\n= ").replace(" (", "\n(")
+    # Pair 3 turns 0.03 rad per position: the three points nearly coincide and share a label.
+    assert texts == [caption, "0, 2, 4", "", ""]
+    fast = PairRotation().draw(delta=0.0, frequency_index=0).axes[0]  # 1 rad per position
+    assert [t.get_text() for t in fast.texts][1:] == ["0", "2", "4"]
     np.testing.assert_allclose(np.hypot(*ax.lines[0].get_data()), 1.0)  # the unit circle
 
 

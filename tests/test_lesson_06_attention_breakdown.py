@@ -212,7 +212,7 @@ def test_the_blend_figure_shows_the_blended_term_and_its_deviation():
     curve, marker = curve_ax.lines
     assert np.allclose(curve.get_ydata(), blend_deviations(p, w_q, w_k, BLEND_T_VALUES))
     assert np.asarray(marker.get_xdata()).tolist() == [0.3]
-    assert curve_ax.get_title().endswith("d = 16")
+    assert curve_ax.get_title().startswith("d = 16:")
 
 
 def test_the_blend_view_redraws_only_the_moving_artists():

@@ -133,8 +133,8 @@ def test_the_offset_figure_is_unchanged_by_the_offset():
     assert heat.get_title().startswith("positions 700 to 705")
     limit = np.linalg.norm(q) * np.linalg.norm(k)
     assert np.allclose(heat.images[0].get_clim(), (-limit, limit))
-    assert offset_title(10, 5, 1e-15) == "positions 10 to 14: relative deviation below 1e-12"
-    assert offset_title(10, 5, 2e-12) == "positions 10 to 14: relative deviation 0.000"
+    assert offset_title(10, 5, 1e-15) == "positions 10 to 14\nrelative deviation below 1e-12"
+    assert offset_title(10, 5, 2e-12) == "positions 10 to 14\nrelative deviation 0.000"
 
 
 def test_the_offset_view_blits_and_follows_the_base():

@@ -331,7 +331,7 @@ def test_the_extrapolation_figure_shades_each_methods_band_in_its_colour():
     (band,) = ax.collections
     path = band.get_paths()[0].vertices
     assert np.allclose(sorted(set(path[:, 1].round(6))), [55, 70, 80, 95, 99, 100])
-    assert np.allclose(band.get_facecolor()[0][:3], to_rgb(ax.lines[0].get_color()))
+    assert np.allclose(band.get_edgecolor()[0][:3], to_rgb(ax.lines[0].get_color()))
     assert np.allclose(ax.lines[0].get_ydata(), [100, 90, 60])  # the line is this run
     legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend == ["rope", "learned (× = refuses)", "shaded: 10 seeds"]
@@ -371,14 +371,14 @@ def test_the_extrapolation_figure_names_bad_arguments(tables, lengths, error, te
 def test_query_attention_shows_the_rows_and_the_accuracy_of_the_picked_model(small):
     figure = QueryAttention(small).draw(length=12, query=9, method="rope_adjacent")
     row_ax, acc_ax = figure.axes
-    assert row_ax.get_title() == "rope_adjacent: query 9 of 12 (answer at key 8)"
+    assert row_ax.get_title() == "RoPE: query 9"
     rows = small["rope_adjacent"].attention(QueryAttention(small).tokens[:12])[:, 9]
     assert np.allclose(row_ax.lines[0].get_ydata(), rows[0])
     assert np.allclose(row_ax.lines[1].get_ydata(), rows[1])
     assert row_ax.get_xlim() == (-0.5, 11.5)
     longest = small["rope_adjacent"].accuracy(length=128, n_samples=128, per_position=True)
     assert np.allclose(acc_ax.lines[0].get_ydata(), 100 * longest[1:12])
-    assert acc_ax.get_title().startswith("rope_adjacent at length 12: ")
+    assert acc_ax.get_title().startswith("RoPE: ") and acc_ax.get_title().endswith("% right")
 
 
 @pytest.mark.parametrize("method", ["none", "sinusoidal", "learned", "rope_adjacent"])
@@ -406,10 +406,8 @@ def test_query_attention_says_when_the_learned_table_refuses(small):
     figure = QueryAttention(small).draw(length=16, query=20, method="learned")
     row_ax, acc_ax = figure.axes
     assert "it refuses length 16" in row_ax.texts[0].get_text()
-    assert row_ax.get_title() == (  # the query is clipped, and says so
-        "learned: query 15 of 16 (answer at key 14) — query slider clamped to the last position"
-    )
-    assert acc_ax.get_title() == "learned at length 16: refuses this length"
+    assert row_ax.get_title() == "learned: query 15 (clamped)"  # the query is clipped, and says so
+    assert acc_ax.get_title() == "learned: refuses length 16"
     assert len(acc_ax.lines[0].get_xdata()) == 0
 
 
@@ -446,9 +444,14 @@ def test_query_attention_picks_the_method_by_name(small):
     assert figure.names == ["none", "sinusoidal", "learned", "rope_adjacent"]
     view = figure.view(length=12, query=9)
     buttons = view.controls["method"]
-    assert buttons.options == ("none", "sinusoidal", "learned", "rope_adjacent")
+    assert buttons.options == (  # (shown, passed to update)
+        ("NoPE", "none"),
+        ("sinusoidal", "sinusoidal"),
+        ("learned", "learned"),
+        ("RoPE", "rope_adjacent"),
+    )
     buttons.value = "sinusoidal"
-    assert view.figure.axes[0].get_title().startswith("sinusoidal: query 9 of 12")
+    assert view.figure.axes[0].get_title() == "sinusoidal: query 9"
     view.close()
 
 
@@ -721,7 +724,7 @@ def test_the_ranges_the_docs_quote_are_the_shipped_ones():
 
 def test_the_query_slider_past_a_short_sequence_says_it_is_clamped(small):
     title = QueryAttention(small).draw(length=8, query=20, method="sinusoidal").axes[0].get_title()
-    assert title.startswith("sinusoidal: query 7 of 8") and "clamped" in title
+    assert title == "sinusoidal: query 7 (clamped)"
     inside = QueryAttention(small).draw(length=32, query=20, method="sinusoidal")
     inside = inside.axes[0].get_title()
     assert "clamped" not in inside

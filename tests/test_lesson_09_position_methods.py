@@ -413,7 +413,7 @@ def test_plot_bench_shades_the_band_of_each_line_and_bars_a_lone_point():
         (segment,) = bars[0].get_segments()
         high = 100 * result.accuracy[0, c, 0]
         np.testing.assert_allclose(segment[:, 1], [max(high - 20, 0), high])
-        assert bands[0].get_facecolor()[0][:3].tolist() == list(
+        assert bands[0].get_edgecolor()[0][:3].tolist() == list(
             plt.matplotlib.colors.to_rgb(ax.lines[1].get_color())
         )
     texts = [t.get_text() for t in figure.legends[0].get_texts()]

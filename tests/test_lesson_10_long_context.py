@@ -386,9 +386,9 @@ def test_the_preset_is_picked_by_name_from_a_list():
     assert (control.kind, control.options, control.default) == ("choice", names, "llama-3.1-8b")
     view = PairScaling().view(preset="deepseek-v3")
     menu = view.controls["preset"]
-    assert isinstance(menu, widgets.Dropdown) and menu.options == names
+    assert isinstance(menu, widgets.Dropdown) and tuple(v for _, v in menu.options) == names
     menu.value = "lesson-08"
-    assert view.figure.axes[0].get_title() == "lesson 08 model: d = 16, θ = 10,000"
+    assert view.figure.axes[0].get_title() == "lesson 08 model\nd = 16, θ = 10,000"
     view.close()
 
 

@@ -137,7 +137,7 @@ def test_position_accuracy_shades_each_band_in_its_curve_colour():
     assert [line.get_label() for line in ax.lines] == ["right", "wrong"]  # the lines: this run
     (band,) = ax.collections
     assert band.get_label() == "min to max over seeds"
-    assert np.allclose(band.get_facecolor()[0][:3], to_rgb(ax.lines[1].get_color()))
+    assert np.allclose(band.get_edgecolor()[0][:3], to_rgb(ax.lines[1].get_color()))
     top = band.get_paths()[0].vertices[:, 1]
     assert top.min() == 10.0 and top.max() == 100.0  # in percent, like the lines
     assert ax.get_ylim() == (0.0, 140.0)  # room above 100% for the legend
@@ -249,7 +249,12 @@ def test_angle_error_view_picks_the_dtype_by_name():
     assert (control.kind, control.options, control.default) == ("choice", DTYPES, "bfloat16")
     view = AngleErrorPerPair().view(position=257)
     buttons = view.controls["dtype"]
-    assert buttons.options == ("float64", "float32", "float16", "bfloat16")
+    assert tuple(value for _, value in buttons.options) == (
+        "float64",
+        "float32",
+        "float16",
+        "bfloat16",
+    )
     buttons.value = "float16"
     assert view.figure.axes[0].get_title().startswith("float16, position 257")
     view.close()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from ..live import LiveFigure
 
-__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons", "live_figures"]
+__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons", "lessons_defining", "live_figures"]
 
 #: Where a checkout of the course keeps its notebooks: beside the package folder. An
 #: installed copy of the package (a wheel, a hub's non-editable install) has no such folder.
@@ -111,6 +111,23 @@ def lesson_modules() -> list[ModuleType]:
     True
     """
     return [importlib.import_module(f"{__name__}.{name}") for name in _homes()]
+
+
+def lessons_defining(name: str) -> list[tuple[Lesson, object]]:
+    """Every lesson whose home defines a non-empty ``name`` (``"SHIPPED_MODELS"``), with it.
+
+    Examples
+    --------
+    >>> [lesson.slug for lesson, _ in lessons_defining("SHIPPED_MODELS")][-1]
+    'position_from_content'
+    """
+    found = []
+    for lesson in lessons():
+        if lesson.module:
+            value = getattr(importlib.import_module(lesson.module), name, None)
+            if value:
+                found.append((lesson, value))
+    return found
 
 
 def live_figures() -> list[type[LiveFigure]]:

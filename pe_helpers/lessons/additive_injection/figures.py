@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
 from ..._validate import _show, check_array, check_int
-from ...figures import WIDE_FIGSIZE, course_style, new_axes, plain_log_ticks
+from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, _position_probe, _random_cosines
 
@@ -93,8 +93,8 @@ def plot_cosine_vs_dim(
     plain_log_ticks(ax.yaxis)
     ax.set_xlabel("dimension d")
     ax.set_ylabel("mean |cosine|")
-    ax.set_title("Random directions become nearly orthogonal as d grows")
-    ax.legend(loc="upper right")
+    ax.set_title("Random directions turn nearly\northogonal as d grows")
+    legend_below(ax)
     return ax
 
 
@@ -173,7 +173,7 @@ class DimensionPanels(LiveFigure):
     --------
     >>> figure = DimensionPanels().draw(d_model=128)
     >>> figure.axes[1].get_title()
-    'Probe on embedding + PE, d = 128: R² = 0.83'
+    'Probe on embedding + PE, d = 128\\nR² = 0.83'
     """
 
     controls = {"d_model": even_control("d", 16, 2, 256)}
@@ -197,7 +197,7 @@ class DimensionPanels(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
         histogram = left.stairs(np.zeros(COSINE_BINS.size - 1), COSINE_BINS, fill=True, color="C0")
-        left.set_xlim(-1.0, 1.0)
+        left.set_xlim(-1.1, 1.1)  # a margin: the "−1.0" and "0.0" tick labels do not meet
         left.set_ylim(0.0, _HISTOGRAM_TOP)
         left.set_xlabel("cosine of two random vectors")
         left.set_ylabel("fraction of pairs")
@@ -219,9 +219,9 @@ class DimensionPanels(LiveFigure):
         art.histogram.set_data(counts / cosines.size)
         art.points.set_offsets(np.column_stack([probe.true_positions, probe.predicted_positions]))
         art.left.title.set_text(
-            f"Random pairs, d = {d_model}: mean |cos| = {np.abs(cosines).mean():.3f}"
+            f"Random pairs, d = {d_model}\nmean |cos| = {np.abs(cosines).mean():.3f}"
         )
-        art.right.title.set_text(f"Probe on embedding + PE, d = {d_model}: R² = {probe.r2:.2f}")
+        art.right.title.set_text(f"Probe on embedding + PE, d = {d_model}\nR² = {probe.r2:.2f}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.histogram, art.points, art.left.title, art.right.title]

@@ -88,7 +88,8 @@ class AttentionBlend(LiveFigure):
             linestyle="none",
             label="current t",
         )
-        curve_ax.set(xlim=(0.0, 1.0), ylim=(0.0, 1.0), ylabel="relative deviation")
+        # A margin round [0, 1]: the two "0.0" tick labels do not meet at the corner.
+        curve_ax.set(xlim=(-0.04, 1.04), ylim=(-0.06, 1.06), ylabel="relative deviation")
         curve_ax.set_xlabel("blend t  (0: W = I,  1: W random)")
         curve_ax.legend(loc="lower right")
         return SimpleNamespace(
@@ -104,7 +105,7 @@ class AttentionBlend(LiveFigure):
         art.heat_ax.title.set_text(title)
         art.curve.set_ydata(curve)
         art.marker.set_data([t], [deviation])
-        art.curve_ax.title.set_text(f"Distance from 'depends on j − i only', d = {d_model}")
+        art.curve_ax.title.set_text(f"d = {d_model}: distance from\n'depends on j − i only'")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.image, art.heat_ax.title, art.curve, art.marker, art.curve_ax.title]

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from ..._docs import doc_filler
 from ..._validate import check_array, check_base, check_d_model, check_real
 from ...encodings import frequencies
-from ...figures import course_style, draw_seed_band, new_axes
+from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
 from ...numerics import (
     _NAMED,
@@ -67,7 +67,7 @@ def plot_position_accuracy(
     {ax}
     bands : mapping of str to (array_like, array_like), optional
         For some of the curves (by their label), the lowest and highest accuracy each position
-        took over seeds (the first and last arrays of ``SeedResults.band``): shaded in the
+        took over seeds (the first and last arrays of ``SeedResults.band``): hatched in the
         curve's colour under its line, which then reads as this run in the range of the others.
 
     Returns
@@ -119,7 +119,7 @@ def plot_position_accuracy(
     if shaded:  # room above 100% for a legend of two columns: the lines, then their bands
         ax.set_ylim(0, 140)
         ax.set_yticks(np.arange(0, 101, 20))
-        ax.legend(loc="upper center", ncol=2, fontsize="small")
+        ax.legend(loc="upper center", ncol=2)
     else:
         ax.set_ylim(0, 105)
         ax.legend(loc="center right")
@@ -228,14 +228,14 @@ def plot_angle_error(
         linestyle="--",
         label="bfloat16, fixed (float64 angles)",
     )
-    ax.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5)
+    ax.axhline(np.pi, color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylim(1e-20, 20)  # room for the legend below the float64 line
     ax.set_xlabel("position t")
     ax.set_ylabel("worst angle error (rad)")
-    ax.set_title(f"RoPE angle error, d = {d}: the dotted line at the top is π")
-    ax.legend(loc="lower right", fontsize="small", ncol=2)
+    ax.set_title(f"RoPE angle error, d = {d}\nthe dotted line at the top is π")
+    legend_below(ax, ncols=2)
     return ax
 
 
@@ -296,14 +296,14 @@ class AngleErrorPerPair(LiveFigure):
             linestyle="--",
             label="fixed: float64 angles, cast after cos/sin",
         )
-        axes.axhline(np.pi, color="0.45", linestyle=":", linewidth=1.5, label="π")
+        axes.axhline(np.pi, color="0.3", linestyle=":", linewidth=1.5, label="π")
         caption = axes.text(0.02, 0.04, "", transform=axes.transAxes)
         axes.set_yscale("log")
         axes.set_xlim(-0.5, pairs.size - 0.5)
-        axes.set_ylim(_FLOOR / 3, 1e5)  # room for the legend above π
+        axes.set_ylim(_FLOOR / 3, 1e5)
         axes.set_xlabel("pair k (0 = fastest)")
         axes.set_ylabel("angle error (rad)")
-        axes.legend(loc="upper right", fontsize="small")
+        legend_below(axes, ncols=2)  # under the x label: the errors reach every height
         return SimpleNamespace(axes=axes, computed=computed, fixed=fixed, caption=caption)
 
     def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:

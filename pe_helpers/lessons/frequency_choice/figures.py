@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
 from ..._docs import doc_filler
@@ -21,6 +21,7 @@ from ...figures import (
     _format_base,
     course_style,
     heatmap,
+    legend_below,
     new_axes,
     plot_curves,
 )
@@ -70,7 +71,7 @@ def _powers_of_ten(axis) -> None:
     axis.set_minor_locator(NullLocator())
 
 
-def _build_wavelengths(ax: Axes, with_position: bool, legend: str) -> SimpleNamespace:
+def _build_wavelengths(ax: Axes, with_position: bool) -> SimpleNamespace:
     (ladder,) = ax.plot([], [], marker="o", color="C0", label="wavelength 2π / w_k")
     ax.axhline(2 * np.pi, linestyle=":", color="C2", label="2π (fastest pair)")
     top = ax.axhline(1.0, linestyle="--", color="C3", label="2π · base")
@@ -79,7 +80,7 @@ def _build_wavelengths(ax: Axes, with_position: bool, legend: str) -> SimpleName
     _powers_of_ten(ax.yaxis)
     ax.set_xlabel("pair index k (dimensions 2k, 2k+1)")
     ax.set_ylabel("wavelength (positions)")
-    ax.legend(loc=legend)
+    legend_below(ax, ncols=2)  # under the x label: the ladder reaches every height
     return SimpleNamespace(axes=ax, ladder=ladder, top=top, position=position)
 
 
@@ -95,7 +96,7 @@ def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None
         ylim = (min(shown) / 2.0, max(shown) * 4.0)
     art.axes.set_xlim(-1, lam.size)
     art.axes.set_ylim(*ylim)
-    art.axes.set_title(f"Wavelength of pair k (d = {d_model}, base = {_format_base(base)})")
+    art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {_format_base(base)}")
 
 
 @fill_doc
@@ -118,10 +119,10 @@ def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None 
     Examples
     --------
     >>> plot_wavelengths(8, 100.0).get_title()
-    'Wavelength of pair k (d = 8, base = 100)'
+    'Wavelength of pair k\\nd = 8, base = 100'
     """
     d_model, base = _plot_sizes(d_model, base)
-    art = _build_wavelengths(new_axes(ax), with_position=False, legend="lower right")
+    art = _build_wavelengths(new_axes(ax), with_position=False)
     _update_wavelengths(art, d_model, base)
     return art.axes
 
@@ -200,7 +201,7 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     Examples
     --------
     >>> plot_aliasing(7.0, 5).get_title()
-    'At whole-number t, sin(7 t) takes the values of sin(0.7168 t)'
+    'At whole-number t, sin(7 t)\\ntakes the values of sin(0.7168 t)'
     """
     w = check_real("frequency", frequency)
     t_max = check_int("t_max", t_max, minimum=1)
@@ -212,14 +213,14 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     alias = w - 2 * np.pi * round(w / (2 * np.pi))  # same values at every whole-number t
     ax = new_axes(ax)
     fine = np.linspace(0.0, t_max, max(400, int(4 * abs(w) * t_max / np.pi) + 1))  # 8/cycle
-    ax.plot(fine, np.sin(w * fine), color="0.7", linewidth=0.5, label=f"sin({w:g} t), real t")
+    ax.plot(fine, np.sin(w * fine), color="0.8", linewidth=0.5, label=f"sin({w:g} t), real t")
     ax.plot(fine, np.sin(alias * fine), color="C0", label=f"sin({alias:.4f} t)")
     whole = np.arange(t_max + 1, dtype=np.float64)
     ax.plot(whole, np.sin(w * whole), "o", color="C3", label="at t = 0, 1, 2, …")
     ax.set_xlabel("position t")
     ax.set_ylabel("value")
     ax.set_ylim(-1.7, 1.7)
-    ax.set_title(f"At whole-number t, sin({w:g} t) takes the values of sin({alias:.4f} t)")
+    ax.set_title(f"At whole-number t, sin({w:g} t)\ntakes the values of sin({alias:.4f} t)")
     ax.legend(loc="upper center", ncols=3)
     return ax
 
@@ -287,7 +288,7 @@ def plot_counter_analogy(
     Examples
     --------
     >>> plot_counter_analogy(4, 4).axes[1].get_title()
-    'Sinusoidal PE (d = 4): fast columns left'
+    'Sinusoidal PE (d = 4)\\nfast columns left'
     """
     d_model, base = _plot_sizes(d_model, base)
     n_positions = check_int("n_positions", n_positions, minimum=2)
@@ -297,7 +298,7 @@ def plot_counter_analogy(
             f"d_model = {d_model}, n_positions = {n_positions}"
         )
     if axes is None:
-        axes = plt.figure(figsize=WIDE_FIGSIZE).subplots(1, 2, gridspec_kw={"wspace": 0.25})
+        axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
     elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
         raise TypeError(f"axes must be a pair of matplotlib Axes, got {_show(axes)}")
     left, right = axes
@@ -306,7 +307,7 @@ def plot_counter_analogy(
         left,
         xlabel="bit b (value 2^b)",
         ylabel="position t",
-        title="Binary counter (red = 1): low bits flip fast",
+        title="Binary counter (red = 1)\nlow bits flip fast",
         limit=1.0,
         colorbar=False,
     )
@@ -315,7 +316,7 @@ def plot_counter_analogy(
         right,
         xlabel="dimension i",
         ylabel="position t",
-        title=f"Sinusoidal PE (d = {d_model}): fast columns left",
+        title=f"Sinusoidal PE (d = {d_model})\nfast columns left",
         limit=1.0,
         colorbar=False,
     )
@@ -352,9 +353,11 @@ class EncodingAndWavelengths(LiveFigure):
         left.axhline(0.0, color="C7")
         left.set_ylim(-1.15, 1.5)
         left.set_xlabel("dimension i")
+        for ax in axes:  # whole dimensions and pairs only: no "1.00" at the edge for d = 2
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         left.set_ylabel("PE value")
         left.legend(loc="upper center", ncols=2)
-        wave = _build_wavelengths(right, with_position=True, legend="upper left")
+        wave = _build_wavelengths(right, with_position=True)
         return SimpleNamespace(
             left=left,
             sin_dots=sin_dots,

@@ -9,9 +9,10 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
-from ...figures import plain_log_ticks
+from ...figures import legend_below
 from ...live import LiveFigure, choice_control, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
 from ...rope_scaling import _default_frequencies, _yarn_correction_dim
@@ -68,12 +69,20 @@ PRESETS: dict[str, Preset] = {
 # --- the figure -----------------------------------------------------------------------------------
 
 _COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
+_STYLES = {"PI": "--", "NTK-aware": "-.", "YaRN": "-", "Llama 3": (0, (5, 1, 1, 1, 1, 1))}
 _POINTS = 240
 
 
 def _distances(longest: int) -> np.ndarray:
     """Whole distances from 1 to ``longest``, spread evenly on a log scale."""
     return np.unique(np.round(np.geomspace(1, longest, _POINTS)))
+
+
+def _pad_sides(figure, inches: float) -> None:
+    """Widen a constrained layout's padding (a figure without one is left as it is)."""
+    engine = figure.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        engine.set(w_pad=inches)
 
 
 class PairScaling(LiveFigure):
@@ -91,14 +100,16 @@ class PairScaling(LiveFigure):
     --------
     >>> fig = PairScaling().draw(preset="lesson-08", factor=4, log2_length=4)
     >>> fig.axes[0].get_title()
-    'lesson 08 model: d = 16, θ = 10,000'
+    'lesson 08 model\\nd = 16, θ = 10,000'
     >>> {line.get_label(): line.get_ydata()[[0, -1]].round(2).tolist()  # fastest, slowest pair
     ...  for line in fig.axes[0].lines[:4]}
     {'PI': [0.25, 0.25], 'NTK-aware': [1.0, 0.25], 'YaRN': [1.0, 0.25], 'Llama 3': [0.64, 0.25]}
     """
 
     controls = {
-        "preset": choice_control("model", tuple(PRESETS), "llama-3.1-8b"),
+        "preset": choice_control(
+            "model", {name: preset.label for name, preset in PRESETS.items()}, "llama-3.1-8b"
+        ),
         "factor": int_control("factor s", 8, 1, 64),
         "log2_length": int_control("log₂ L₀", 13, 4, 17),
         "beta_fast": int_control("beta_fast", 32, 1, 64),
@@ -114,17 +125,20 @@ class PairScaling(LiveFigure):
         }
         (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
         (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
-        curves = {m: right.plot([], [], color=_COLOURS[m], label=m)[0] for m in FIGURE_METHODS}
+        # A line style each as well as a colour: the curves cross.
+        curves = {
+            m: right.plot([], [], color=_COLOURS[m], linestyle=_STYLES[m], label=m)[0]
+            for m in FIGURE_METHODS
+        }
         marks = {}
         for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
-            colour = "grey" if key == "turn" else _COLOURS["YaRN"]
+            colour = "0.3" if key == "turn" else _COLOURS["YaRN"]
             marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
         labels = {
             key: left.text(
                 0.0,
-                0.03 if key == "turn" else 0.97,
+                {"turn": 0.03, "beta_fast": 0.97, "beta_slow": 0.85}[key],  # one row each
                 "",
-                fontsize=9,
                 ha="center",
                 va="bottom" if key == "turn" else "top",
                 clip_on=True,
@@ -132,7 +146,7 @@ class PairScaling(LiveFigure):
             )
             for key in marks
         }
-        end = right.axvline(1.0, linestyle="--", color="grey", linewidth=1)
+        end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
         left.set_yscale("log")
         left.set_ylim(1 / 100, 2.5)
         # Few ticks (no minor ones): each tick is an artist that a draw lays out.
@@ -142,14 +156,16 @@ class PairScaling(LiveFigure):
         )
         left.yaxis.set_minor_locator(NullLocator())
         left.set_xlabel("pair i (0 = fastest)")
-        left.set_ylabel("θ′ᵢ / θᵢ  (1 kept, 1/s interpolated)")
+        left.set_ylabel("θ′ᵢ / θᵢ")
         right.set_xscale("log")
         right.xaxis.set_minor_locator(NullLocator())
-        plain_log_ticks(right.xaxis)
+        right.xaxis.set_major_locator(LogLocator(numticks=4))  # few labels: "10⁶" fits
         right.set_ylim(-0.7, 2.2)
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
-        right.legend(loc="upper right", fontsize=8, ncols=2)
+        legend_below(right, ncols=3)  # under the x label: the curves fill the panel
+        # Room at the sides for tick labels that an L₀ step brings near an edge.
+        _pad_sides(right.figure, 0.15)
         return SimpleNamespace(
             left=left,
             right=right,
@@ -197,15 +213,18 @@ class PairScaling(LiveFigure):
         ):
             where = _yarn_correction_dim(turns, d, theta, original)
             art.marks[key].set_xdata([where, where])
-            art.labels[key].set_x(where)
+            # The label stays inside the panel, on the side of its line away from the edge.
+            inside = min(max(where, -0.5), d // 2 - 0.5)
+            art.labels[key].set_x(inside)
+            art.labels[key].set_horizontalalignment("left" if inside < d / 4 else "right")
             art.labels[key].set_text(text if key == "turn" else f"{text} = {turns:g}")
         art.end.set_xdata([original, original])
         art.left.set_xlim(-0.5, d // 2 - 0.5)
         # The widest s sets the limit, so a step of s alone leaves every limit (and is blitted).
         art.right.set_xlim(1, self.controls["factor"].maximum * original)
-        art.left.title.set_text(f"{geometry.label}: d = {d}, θ = {theta:,.0f}")
+        art.left.title.set_text(f"{geometry.label}\nd = {d}, θ = {theta:,.0f}")
         art.right.title.set_text(
-            f"L₀ = {original:,}, s = {factor}: YaRN logits × {yarn_factor**2:.2f}"
+            f"L₀ = {original:,}, s = {factor}\nYaRN logits × {yarn_factor**2:.2f}"
         )
 
     def moving(self, art: SimpleNamespace) -> list:

@@ -13,9 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from ..._validate import _show
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel
 from .maths import (
@@ -105,16 +106,21 @@ class ContentGates(LiveFigure):
         for ax in axes:
             ax.set_xlim(-0.5, self.length - 0.5)
             ax.set_xlabel("key position j")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole positions
+        # The y label keeps one place for both methods (their tick labels differ in width).
+        gate_ax.yaxis.set_label_coords(-0.09, 0.5)
         (measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
         (reference,) = gate_ax.plot([], [], color="0.3", linestyle="--", drawstyle="steps-mid")
         (gates,) = gate_ax.plot([], [], color="C1", marker="s", linestyle="none")
         (words,) = gate_ax.plot([], [], color="C2", marker="^", linestyle="none", label="a word")
         (row,) = look_ax.plot([], [], color="C0", marker="o", markersize=4)
-        target = look_ax.axvline(0, color="C3", linestyle="--", label="the second word back")
+        (target,) = look_ax.plot(
+            [0, 0], [0, 1], color="C3", linestyle="--", label="the second word back"
+        )
         (look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
-        look_ax.set_ylim(-0.08, 1.08)
+        look_ax.set_ylim(-0.08, 1.45)  # room above the weights for the legend
         look_ax.set_ylabel("attention weight of the query")
-        look_ax.legend(loc="upper left", fontsize="small")
+        look_ax.legend(loc="upper left")
         return SimpleNamespace(
             gate_ax=gate_ax,
             look_ax=look_ax,
@@ -135,7 +141,7 @@ class ContentGates(LiveFigure):
         if method == "CoPE":
             top = self.models["CoPE"].config.cope_positions - 1
             # Room above the counts for the legend, which the moving dots never cross.
-            art.gate_ax.set_ylim(-0.6, top + 3.0)
+            art.gate_ax.set_ylim(-0.6, top + 4.5)
             art.gate_ax.set_yticks(np.arange(top + 1), labels=[str(p) for p in range(top + 1)])
             art.words.set_data(places, np.full(places.size, -0.3))
             art.measured.set_data(keys, gate[query, : query + 1])
@@ -145,10 +151,10 @@ class ContentGates(LiveFigure):
             art.reference.set_label("words in j .. i")
             art.gates.set_data([], [])
             art.gates.set_label("_hidden")
-            art.gate_ax.set_ylabel("position of key j, from the query")
+            art.gate_ax.set_ylabel("position p_ij")
             art.gate_ax.title.set_text(f"CoPE counts from query {query} back")
         else:
-            art.gate_ax.set_ylim(-0.08, 1.5)  # room above the gates for the legend
+            art.gate_ax.set_ylim(-0.08, 1.7)  # room above the gates for the legend
             # One-character labels, as CoPE's counts have: the layout, laid out once, fits both.
             art.gate_ax.set_yticks([0.0, 0.5, 1.0], labels=["0", "½", "1"])
             art.words.set_data(places, np.full(places.size, -0.04))
@@ -159,10 +165,10 @@ class ContentGates(LiveFigure):
             art.reference.set_label("_hidden")
             art.gates.set_data(np.arange(self.length), gate)
             art.gates.set_label("gate f_t of each token")
-            art.gate_ax.set_ylabel("gate f_t, and kept F_ij")
+            art.gate_ax.set_ylabel("f_t and F_ij")
             art.gate_ax.title.set_text(f"the forget gate, seen from query {query}")
         if art.legend_of != method:  # the labels follow the method alone
-            art.gate_ax.legend(loc="upper left", fontsize="small")
+            art.gate_ax.legend(loc="upper left", ncols=2)
             art.legend_of = method
         art.row.set_data(keys, weights[query, : query + 1])
         short = _SHORT_NAMES[method]
@@ -174,11 +180,11 @@ class ContentGates(LiveFigure):
             art.target.set_visible(True)
             # A wrong answer's title is no longer than a right one's: the layout fits both.
             said = "is right" if answers[query] == wanted else f"says {answers[query]}"
-            art.look_ax.title.set_text(f"{short}, query {query}: answer {wanted}, the model {said}")
+            art.look_ax.title.set_text(f"{short}, query {query}\nanswer {wanted}, the model {said}")
         else:
             art.target.set_xdata([-10, -10])  # off the axes, whatever was shown before
             art.target.set_visible(False)
-            art.look_ax.title.set_text(f"{short}, query {query}: fewer than two words yet")
+            art.look_ax.title.set_text(f"{short}, query {query}\nfewer than two words yet")
 
     def moving(self, art: SimpleNamespace) -> list:
         # A sequence or a query keeps every limit and legend: these redraw alone (blitting).
@@ -239,7 +245,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
             marker=_MARKERS[index],
             label=METHOD_NAMES[method],
         )
-    ax.axvline(SCALES["L"], color="0.6", linestyle=":", linewidth=1.5)
+    ax.axvline(SCALES["L"], color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log", base=2)
     ax.set_xticks(xs, [f"{x:g}" for x in xs])
     ax.minorticks_off()
@@ -247,7 +253,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
     ax.set_xlabel(f"test length (trained at L = {SCALES['L']})")
     ax.set_ylabel("accuracy, second word back (%)")
     handles, labels = ax.get_legend_handles_labels()
-    handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+    handles.append(Patch(**seed_band_style("0.3")))
     labels.append(f"range over {len(results.seeds)} seeds")
-    ax.legend(handles, labels, loc="lower left", fontsize="small", ncols=3)
+    ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.01, 0.5))  # clear of the data
     return figure

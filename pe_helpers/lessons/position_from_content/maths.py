@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
+from ...shipped_models import shipped_models
 from ...tasks import Task, _task_batch, make_task
 from ...training import TrainedModel, train
 
@@ -20,6 +21,7 @@ __all__ = [
     "SCALES",
     "SCORE_TERMS",
     "SEED_EXPERIMENTS",
+    "SHIPPED_MODELS",
     "SKIP_BACK",
     "TEST_SEED",
     "cope_positions",
@@ -369,8 +371,8 @@ def _path_scores(q: np.ndarray, k: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=1)
 def _default_models() -> dict[str, TrainedModel]:
-    """The notebook's two content models (seed 0), trained once per session."""
-    return {"CoPE": train_skip_back("cope"), "forget gate (FoX)": train_skip_back("forgetting")}
+    """The notebook's two content models (seed 0): their shipped weights, loaded once."""
+    return shipped_models("position_from_content", list(SHIPPED_MODELS))
 
 
 def _experiment(methods: tuple[str, ...], seed: int) -> dict[str, float]:
@@ -449,3 +451,13 @@ def _counting_experiment(seed: int) -> dict[str, float]:
 #: Group -> function of a seed (``scripts/experiments.py position_from_content`` writes
 #: ``pe_helpers/data/seeds/position_from_content.json``).
 SEED_EXPERIMENTS = {"content": _content_experiment, "counting": _counting_experiment}
+
+
+#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
+#: weights ship in ``pe_helpers/data/models/position_from_content.npz``
+#: (:mod:`pe_helpers.shipped_models`), so Run All loads them unless the notebook sets
+#: ``RETRAIN = True`` or another seed.
+SHIPPED_MODELS = {
+    "CoPE": lambda: train_skip_back("cope", seed=0),
+    "forget gate (FoX)": lambda: train_skip_back("forgetting", seed=0),
+}

@@ -24,6 +24,7 @@ from ...figures import (
     diverging_cmap,
     draw_seed_band,
     new_axes,
+    seed_band_style,
 )
 from ...live import Layout, LiveFigure, even_control, int_control
 from ...seeds import SeedResults
@@ -74,16 +75,17 @@ def plot_position_map(ax: Axes | None = None) -> Axes:
     for row, entry in enumerate(POSITION_MAP):
         for col, (formula, role) in enumerate(zip(entry.formulas, entry.roles, strict=True)):
             colour = "white" if role in ("relative, learned", "dropped") else "black"
-            ax.text(col, row, formula, ha="center", va="center", fontsize=10, color=colour)
-    ax.set_xticks(range(len(TERMS)), TERMS)
+            # 12 pt in both styles: the cells do not grow with projector mode.
+            ax.text(col, row, formula, ha="center", va="center", color=colour, fontsize=12)
+    ax.set_xticks(range(len(TERMS)), [term.replace("–", "–\n") for term in TERMS])
     ax.xaxis.tick_top()
     ax.set_yticks(range(len(POSITION_MAP)), [f"{e.name} ({e.source})" for e in POSITION_MAP])
     ax.tick_params(length=0)
     ax.legend(
-        handles=[Patch(facecolor=c, edgecolor="0.5", label=r) for r, c in ROLES.items()],
+        handles=[Patch(facecolor=c, edgecolor="0.3", label=r) for r, c in ROLES.items()],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.02),
-        ncol=len(ROLES),
+        ncol=3,
         frameon=False,
     )
     return ax
@@ -94,7 +96,7 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     """Accuracy against test length, one panel per task, one line per entry, with the
     order-blind ceiling dashed.
 
-    With ``spread`` (the lesson's results over seeds), each line gets a shaded band in its
+    With ``spread`` (the lesson's results over seeds), each line gets a hatched band in its
     colour: the lowest to the highest accuracy over the seeds (a bar for a learned table's
     single point). The lines are this run.
 
@@ -147,7 +149,7 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
             low, _, high = spread.band([f"bench.{names[r][c][k]}" for k in filled])
             x = [result.lengths[k] for k in filled]
             if lone:
-                ax.vlines(x, 100 * low, 100 * high, color=colour, alpha=0.35, linewidth=8)
+                ax.vlines(x, 100 * low, 100 * high, color=colour, linewidth=2.5)
             else:
                 draw_seed_band(ax, x, 100 * low, 100 * high, color=colour)
         ax.plot(
@@ -168,13 +170,12 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     if spread is not None:
         handles.append(
             Patch(
-                facecolor="0.5",
-                alpha=0.35,
+                **seed_band_style("0.3"),
                 label=f"band: lowest–highest over {len(spread.seeds)} seeds",
             )
         )
-        figure.suptitle(f"lines: this run (seed {result.seed})", fontsize=11)
-    figure.legend(handles=handles, loc="outside right center", fontsize=10)
+        figure.suptitle(f"lines: this run (seed {result.seed})")
+    figure.legend(handles=handles, loc="outside right center")
     return figure
 
 
@@ -230,7 +231,7 @@ class AlibiHeads(LiveFigure):
         # value the figure holds stays finite, so two drawings of it compare equal.
         cover = axes.imshow(np.zeros((*self.shape, 4)), interpolation="nearest")
         labels = [
-            axes.text(left + self.n - 1, top, "", ha="right", va="top", fontsize=10)
+            axes.text(left + self.n - 1, top, "", ha="right", va="top")
             for top, left in self.corners
         ]
         axes.set_xticks([])
@@ -315,7 +316,7 @@ class T5BucketMap(LiveFigure):
             line.set_ydata(buckets)
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])
-            ax.set_ylim(-1, num_buckets)
+            ax.set_ylim(-0.6, num_buckets - 0.4)  # no "−1" tick to meet the x tick labels
             half = num_buckets // 2 if bidirectional else num_buckets
             mode = "bidirectional" if bidirectional else "causal"
             per = f"{half} per sign" if bidirectional else f"{half} buckets"

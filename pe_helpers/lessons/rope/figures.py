@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int
 from ...attention import _relative_deviation
 from ...encodings import _frequencies
-from ...figures import _format_base, diverging_cmap
+from ...figures import _format_base, diverging_cmap, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import _rope_scores
 from .maths import (
@@ -31,13 +31,13 @@ def offset_title(offset: float, n_positions: int, deviation: float) -> str:
     Examples
     --------
     >>> offset_title(100, 24, 1.4e-15)
-    'positions 100 to 123: relative deviation below 1e-12'
+    'positions 100 to 123\\nrelative deviation below 1e-12'
     >>> offset_title(0, 24, 0.25)
-    'positions 0 to 23: relative deviation 0.250'
+    'positions 0 to 23\\nrelative deviation 0.250'
     """
     last = offset + n_positions - 1
     shown = "below 1e-12" if deviation < 1e-12 else f"{deviation:.3f}"
-    return f"positions {offset:g} to {last:g}: relative deviation {shown}"
+    return f"positions {offset:g} to {last:g}\nrelative deviation {shown}"
 
 
 class RopeOffset(LiveFigure):
@@ -114,7 +114,7 @@ class RopeOffset(LiveFigure):
         curve_ax.set_ylim(-1.05 * self.limit, 1.05 * self.limit)
         curve_ax.set_xlabel("relative distance n − m")
         curve_ax.set_ylabel("score q_m · k_n")
-        curve_ax.legend(loc="upper right")
+        legend_below(curve_ax)  # under the x label: the curves fill the panel
         n = self.n_positions
         image = heat_ax.imshow(
             np.zeros((n, n)),

@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator
 from ..._docs import fill_doc
 from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
-from ...figures import course_style, new_axes
+from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes
 from ...live import Layout, LiveFigure, even_control, int_control
 from ...rope_variants import _mrope_pair_axes, p_rope_frequencies, rotary_dim
 from .maths import _patch_scores, nope_query_scale, top_key_weight
@@ -71,7 +71,7 @@ def plot_turning_pairs(
     # The rotated part holds r / 2 pairs; in the adjacent layout they are pairs 0 .. r/2 - 1.
     partial[: r // 2] = frequencies(r, base) if r else []
     p_rope = p_rope_frequencies(head_dim, fraction, base)
-    ax = new_axes(ax)
+    ax = new_axes(ax, WIDE_FIGSIZE)  # wide: the legend of five entries goes below
     floor = float(full.min()) / 10
     for values, label, style in (
         (full, "RoPE", {"color": "C0", "linewidth": 7, "alpha": 0.3}),
@@ -91,9 +91,9 @@ def plot_turning_pairs(
         ax.plot(stopped, np.full(stopped.size, height), marker, color=colour, label=label)
     ax.set_yscale("log")
     ax.set_xlabel("pair k (0 = fastest)")
-    ax.set_ylabel("frequency (radians per position)")
+    ax.set_ylabel("radians per position")
     ax.set_title(f"Which pairs turn: head of {head_dim}, fraction {fraction:g}")
-    ax.legend(loc="lower left")
+    legend_below(ax, ncols=2)
     return ax
 
 
@@ -138,7 +138,7 @@ def plot_nope_temperature(
     ax.plot(keys, top_key_weight(keys, margin), color="C0", label="no temperature")
     ax.plot(keys, top_key_weight(keys, margin * scale), color="C1",
             label="Llama 4 temperature")  # fmt: skip
-    ax.axvline(8192, color="0.5", linestyle=":", label="8,192 keys")
+    ax.axvline(8192, color="0.3", linestyle=":", label="8,192 keys")
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("keys the query sees (its position + 1)")
@@ -155,7 +155,7 @@ class MropeScoreMap(LiveFigure):
     work of the positions: pair ``k`` contributes ``2 cos(w_k · Δ)`` where ``Δ`` is the
     row offset or the column offset (or 0 for the temporal pairs), as its section says.
     The colours span the map's own range, from its lowest score to its highest (``head_dim``,
-    at the query patch), which the title's second line gives.
+    at the query patch), which the title's last line gives.
     Sliders: the grid (rows, columns), the number of temporal pairs (the rest split
     evenly between rows and columns) and the query patch (clamped to the grid).
 
@@ -170,8 +170,9 @@ class MropeScoreMap(LiveFigure):
     --------
     >>> fig = MropeScoreMap(head_dim=8).draw(grid_h=2, grid_w=3, t_pairs=0, row=9, col=0)
     >>> print(fig.axes[0].get_title())
-    query patch (1, 0) (clamped); sections (t, h, w) = (0, 2, 2)
-    scores from 7.07 (dark) to 8.00 (bright)
+    query patch (1, 0) (clamped)
+    sections (t, h, w) = (0, 2, 2)
+    scores from 7.07 to 8.00
     """
 
     controls = {
@@ -239,8 +240,8 @@ class MropeScoreMap(LiveFigure):
         # Enough decimals to tell the ends apart: one more than the spread's first digit.
         places = min(6, max(0, math.ceil(-math.log10(spread)) + 1)) if spread > 0 else 0
         art.axes.title.set_text(
-            f"query patch ({row}, {col}){clamp}; sections (t, h, w) = {sections}\n"
-            f"scores from {low:.{places}f} (dark) to {high:.{places}f} (bright)"
+            f"query patch ({row}, {col}){clamp}\nsections (t, h, w) = {sections}\n"
+            f"scores from {low:.{places}f} to {high:.{places}f}"  # dark to bright
         )
 
     def moving(self, art: SimpleNamespace) -> list:

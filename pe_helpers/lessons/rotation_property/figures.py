@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
@@ -51,8 +52,10 @@ class PairRotation(LiveFigure):
     >>> view.controls["frequency_index"].value = 1
     >>> view.figure.axes[0].get_title()
     'Pair k = 1 of d = 16, shifted by Δ = 1'
-    >>> view.figure.axes[0].texts[0].get_text()  # the angle every point turns by
-    'w_1·Δ = 0.316 rad = 18.1° (clockwise)'
+    >>> print(view.figure.axes[0].texts[0].get_text())  # the angle every point turns by
+    w_1·Δ = 0.316 rad
+    = 18.1°
+    (clockwise)
     """
 
     #: Width of the encoding whose pairs the figure shows.
@@ -76,11 +79,14 @@ class PairRotation(LiveFigure):
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)
         axes.plot(np.cos(circle), np.sin(circle), color="0.75", linewidth=1.0, label="unit circle")
-        chords = LineCollection([], colors="C1", linewidths=1.5, alpha=0.7, label="move t → t + Δ")
+        chords = LineCollection(
+            [], colors="C1", linewidths=1.2, linestyles="--", label="move t → t + Δ"
+        )
         axes.add_collection(chords, autolim=False)
         before = axes.scatter([], [], s=70, color="C0", zorder=3, label="position t")
         after = axes.scatter([], [], s=70, marker="s", color="C1", zorder=3, label="position t + Δ")
-        caption = axes.text(0.02, 0.98, "", transform=axes.transAxes, va="top", ha="left")
+        # Right of the circle, under the legend: clear of the points and their labels.
+        caption = axes.text(1.04, 0.0, "", transform=axes.transAxes, va="bottom", ha="left")
         labels = [
             axes.text(0.0, 0.0, f"{t:g}", ha="center", va="center", color="C0")
             for t in self.positions
@@ -102,9 +108,20 @@ class PairRotation(LiveFigure):
         art.before.set_offsets(pairs)
         art.after.set_offsets(shifted)
         art.chords.set_segments(list(np.stack([pairs, shifted], axis=1)))
-        art.caption.set_text(_rotation_caption(angle, frequency_index))
-        for label, (x, y) in zip(art.labels, pairs, strict=True):
-            label.set_position((1.12 * x, 1.12 * y))
+        caption = _rotation_caption(angle, frequency_index)
+        art.caption.set_text(caption.replace(" rad = ", " rad\n= ").replace(" (", "\n("))
+        # Positions whose points (nearly) coincide share one label: "0, 2".
+        shown: list[tuple[Text, np.ndarray, list[str]]] = []
+        for label, point, t in zip(art.labels, pairs, self.positions, strict=True):
+            label.set_position(tuple(1.12 * point))
+            near = [entry for entry in shown if np.hypot(*(entry[1] - point)) < 0.2]
+            if near:
+                near[0][2].append(f"{t:g}")
+                label.set_text("")
+            else:
+                shown.append((label, point, [f"{t:g}"]))
+        for label, _, names in shown:
+            label.set_text(", ".join(names))
         art.axes.set_title(
             f"Pair k = {frequency_index} of d = {self.d_model}, shifted by Δ = {delta:g}"
         )

@@ -12,10 +12,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_int
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import order_blind_accuracy
 from ...training import TrainedModel
@@ -50,7 +51,7 @@ def plot_extrapolation(
     train_length: int,
     limits: Mapping[str, ArrayLike] | None = None,
     bands: Mapping[str, Mapping[str, Sequence[ArrayLike]]] | None = None,
-    band_label: str = "shaded: range over seeds",
+    band_label: str = "hatched: range over seeds",
 ) -> Figure:
     """Accuracy against test length, one panel per task and one line per method.
 
@@ -71,8 +72,8 @@ def plot_extrapolation(
     bands : dict of str to dict of str to tuple, optional
         Panel title -> {method: ``(low, high)`` or ``(low, median, high)`` per length, as
         :meth:`pe_helpers.seeds.SeedResults.band` returns; NaN where refused}. Only the low
-        and high are drawn, as a shaded band; a method of the panel may have none.
-    band_label : str, default "shaded: range over seeds"
+        and high are drawn, as a hatched band; a method of the panel may have none.
+    band_label : str, default "hatched: range over seeds"
         The legend's entry for the bands (shown when there are bands).
 
     Returns
@@ -88,7 +89,7 @@ def plot_extrapolation(
     >>> bands = {"copy back": {"rope": ([0.99, 0.8], [1.0, 0.95])}}
     >>> figure = plot_extrapolation(tables, [16, 32], train_length=16, bands=bands)
     >>> figure.legends[0].get_texts()[-1].get_text()
-    'shaded: range over seeds'
+    'hatched: range over seeds'
     """
     if not isinstance(tables, Mapping) or not tables or len(tables) > 3:
         raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {_show(tables)}")
@@ -137,7 +138,7 @@ def plot_extrapolation(
         if title in limits:
             ys = check_array(f"limits[{title!r}]", limits[title], ndim=1).astype(np.float64)
             ax.plot(xs, 100 * ys, color="0.4", linestyle="--", label="order-blind limit")
-        ax.axvline(train_length, color="0.6", linestyle=":", linewidth=1.5)
+        ax.axvline(train_length, color="0.3", linestyle=":", linewidth=1.5)
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [f"{x:g}" for x in xs])
         ax.minorticks_off()
@@ -147,10 +148,19 @@ def plot_extrapolation(
     axes[0].set_ylabel("accuracy (%)")
     handles, labels = axes[0].get_legend_handles_labels()
     if any(bands.values()):
-        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
+        handles.append(Patch(**seed_band_style("0.3")))
         labels.append(band_label)
-    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small")
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels))
     return figure
+
+
+#: How the figures and buttons name each position method.
+METHOD_NAMES = {
+    "none": "NoPE",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "rope_adjacent": "RoPE",
+}
 
 
 class QueryAttention(LiveFigure):
@@ -182,13 +192,15 @@ class QueryAttention(LiveFigure):
     --------
     >>> figure = QueryAttention().draw(length=32, query=20, method="rope_adjacent")
     >>> figure.axes[0].get_title()
-    'rope_adjacent: query 20 of 32 (answer at key 19)'
+    'RoPE: query 20'
     """
 
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
-        "method": choice_control("method", LESSON_METHODS, "rope_adjacent"),
+        "method": choice_control(
+            "method", {m: METHOD_NAMES[m] for m in LESSON_METHODS}, "rope_adjacent"
+        ),
     }
     layout = side_by_side()
 
@@ -280,23 +292,26 @@ class QueryAttention(LiveFigure):
             row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
         ]
-        target = row_ax.axvline(
-            0, color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
+        # Vertical marks span the data's range (0 to 1) only: the legends sit above it.
+        (target,) = row_ax.plot(
+            [0, 0], [0, 1], color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
         )
-        row_ax.set_ylim(0, 1.3)
+        row_ax.set_ylim(0, 1.45)
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
-        row_ax.legend(loc="upper center", ncols=self.n_heads + 1, fontsize="small")
+        row_ax.legend(loc="upper center", ncols=self.n_heads + 1, borderaxespad=0.2)
         note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
         (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
         (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
-        query = acc_ax.axvline(0, color="C3", linewidth=1.5, label="the query")
-        acc_ax.set_ylim(0, 130)
+        (query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
+        acc_ax.set_ylim(0, 145)
         acc_ax.set_yticks([0, 25, 50, 75, 100])
         acc_ax.set_xlabel("query position")
+        for ax in axes:  # whole positions only: no tick half a position past the last
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         acc_ax.set_ylabel("accuracy (%)")
-        acc_ax.legend(loc="upper center", ncols=3, fontsize="small")
+        acc_ax.legend(loc="upper center", ncols=2, borderaxespad=0.2)
         return SimpleNamespace(
             row_ax=row_ax,
             acc_ax=acc_ax,
@@ -311,7 +326,7 @@ class QueryAttention(LiveFigure):
 
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.
-        name, model = method, self.models[method]
+        name, model = METHOD_NAMES[method], self.models[method]  # name: what a title shows
         clamped = query > length - 1  # the query slider reaches past a short sequence's end
         query = min(query, length - 1)
         target = int(_target_keys(self.task, length)[query])
@@ -331,10 +346,11 @@ class QueryAttention(LiveFigure):
             line.set_data(keys, row)
         art.target.set_xdata([max(target, 0)] * 2)
         art.target.set_visible(target >= 0)
-        answer = f"answer at key {target}" if target >= 0 else "no answer yet"
-        clamp = " — query slider clamped to the last position" if clamped else ""
-        art.row_ax.title.set_text(f"{name}: query {query} of {length} ({answer}){clamp}")
-        per_position = self._per_position(name, length)
+        # One short clause per title (it must fit in projector mode): the answer's key is the
+        # dashed line, the length the x axis.
+        last = " (clamped)" if clamped else ""  # the slider went past the last position
+        art.row_ax.title.set_text(f"{name}: query {query}{last}")
+        per_position = self._per_position(method, length)
         scored = ~np.isnan(per_position)
         art.accuracy.set_data(np.arange(length)[scored], 100 * per_position[scored])
         limit = self._limit(length)
@@ -344,10 +360,10 @@ class QueryAttention(LiveFigure):
         for ax in (art.row_ax, art.acc_ax):
             ax.set_xlim(-0.5, length - 0.5)
         if refused:
-            summary = "refuses this length"
+            summary = f"refuses length {length}"
         else:
-            summary = f"{round(100 * float(per_position[scored].mean()))}% right on average"
-        art.acc_ax.title.set_text(f"{name} at length {length}: {summary}")
+            summary = f"{round(100 * float(per_position[scored].mean()))}% right"
+        art.acc_ax.title.set_text(f"{name}: {summary}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [

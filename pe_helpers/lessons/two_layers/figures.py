@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..._validate import _show
-from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band
+from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import task_batch
 from ...training import TrainedModel
@@ -41,6 +41,15 @@ __all__ = ["InductionHeads", "PasskeyLengths", "plot_passkey"]
 
 _LENGTHS = np.array(list(SCALES.values()), dtype=np.float64)
 _MARKERS = ("o", "s", "D", "^", "v", "P")
+#: How the legend names each position method.
+_METHOD_NAMES = {
+    "none": "NoPE",
+    "sinusoidal": "sinusoidal",
+    "learned": "learned",
+    "rope_adjacent": "RoPE",
+    "alibi": "ALiBi",
+    "t5_bias": "T5 bias",
+}
 
 
 def _check_results(results: object) -> SeedResults:
@@ -65,7 +74,7 @@ def _seed_row(results: SeedResults, prefix: str, seed: int) -> np.ndarray:
 
 
 def _length_axes(ax, title: str) -> None:
-    ax.axvline(SCALES["L"], color="0.6", linestyle=":", linewidth=1.5)
+    ax.axvline(SCALES["L"], color="0.3", linestyle=":", linewidth=1.5)
     ax.set_xscale("log", base=2)
     ax.set_xticks(_LENGTHS, [f"{x:g}" for x in _LENGTHS])
     ax.minorticks_off()
@@ -99,12 +108,12 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> from pe_helpers.seeds import load_results
     >>> figure = plot_passkey(load_results("two_layers"))
     >>> [ax.get_title() for ax in figure.axes]
-    ['position methods', 'RoPE stretched to 4L (dashed) and fine-tuned there (solid)']
+    ['position methods', 'RoPE stretched to 4L\\ndashed: as is, solid: fine-tuned']
     """
     results = _check_results(results)
     if seed not in results.seeds:
         raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
-    figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
+    figure = plt.figure(figsize=(WIDE_FIGSIZE[0], 6.0), layout="constrained")
     methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
     for index, method in enumerate(LESSON_METHODS):
         group = "extension.RoPE" if method == "rope_adjacent" else f"passkey.{method}"
@@ -115,7 +124,7 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
             100 * _seed_row(results, group, seed),
             color=f"C{index}",
             marker=_MARKERS[index],
-            label=method,
+            label=_METHOD_NAMES[method],
         )
     for index, extension in enumerate(EXTENSIONS):
         for prefix, style in ((extension, "--"), (f"tuned_{extension}", "-")):
@@ -131,13 +140,14 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
                 label=extension if style == "-" else None,
             )
     _length_axes(methods_ax, "position methods")
-    _length_axes(stretch_ax, "RoPE stretched to 4L (dashed) and fine-tuned there (solid)")
+    _length_axes(stretch_ax, "RoPE stretched to 4L\ndashed: as is, solid: fine-tuned")
     methods_ax.set_ylabel("passkey accuracy (%)")
     for ax in (methods_ax, stretch_ax):
         handles, labels = ax.get_legend_handles_labels()
-        handles.append(Patch(color="0.5", alpha=0.35, linewidth=0))
-        labels.append(f"range over {len(results.seeds)} seeds")
-        ax.legend(handles, labels, loc="lower left", fontsize="small", ncols=2)
+        handles.append(Patch(**seed_band_style("0.3")))
+        labels.append(f"{len(results.seeds)} seeds")
+        # Below the panel, clear of the curves (which reach every height).
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3)
     return figure
 
 
@@ -173,7 +183,7 @@ class InductionHeads(LiveFigure):
     Examples
     --------
     >>> figure = InductionHeads().draw(query=20)
-    >>> figure.axes[0].get_title().startswith("layer 1 of RoPE, two layers: query 20")
+    >>> figure.axes[0].get_title().startswith("layer 1, query 20")
     True
     """
 
@@ -212,13 +222,12 @@ class InductionHeads(LiveFigure):
         keys = np.arange(self.length)
         for ax in axes:
             ax.set_xlim(-0.5, self.length - 0.5)
-            ax.set_ylim(0, 1.15)
+            ax.set_ylim(0, 1.1)
             ax.set_xticks(keys[:: max(1, self.period)])
-            ax.set_xlabel(f"key position (the segment repeats every {self.period} tokens)")
+            ax.set_xlabel(f"key position (repeats every {self.period})")
         first_ax.set_ylabel("attention weight")
         (first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
-        previous = first_ax.axvline(0, color="0.3", linestyle="--", label="key t - 1")
-        first_ax.legend(loc="upper left", fontsize="small")
+        (previous,) = first_ax.plot([0, 0], [0, 1], color="0.3", linestyle="--", label="key t − 1")
         (last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
         (targets,) = last_ax.plot(
             [],
@@ -230,7 +239,10 @@ class InductionHeads(LiveFigure):
             linestyle="none",
             label="after an earlier copy",
         )
-        last_ax.legend(loc="upper left", fontsize="small")
+        # One legend under both panels: the marks above the data are never covered.
+        first_ax.figure.legend(
+            handles=[first, previous, last, targets], loc="outside lower center", ncols=4
+        )
         note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
         return SimpleNamespace(
             first_ax=first_ax,
@@ -249,22 +261,21 @@ class InductionHeads(LiveFigure):
         art.previous.set_xdata([query - 1] * 2)
         prev = float(_previous_token_score(first[None, None])[0])
         art.first_ax.title.set_text(
-            f"layer 1 of {model}: query {query}; a[t, t-1] = {first[query, query - 1]:.2f} "
-            f"(mean {prev:.2f})"
+            f"layer 1, query {query}\non key t − 1: {first[query, query - 1]:.2f} (mean {prev:.2f})"
         )
         wanted = np.flatnonzero(self.targets[query])
         if last is None:
             art.last.set_data([], [])
             art.targets.set_data(wanted, np.full(wanted.size, 1.05))
             art.note.set_text("one layer only:\nno second layer to look")
-            art.last_ax.title.set_text(f"{model}: no layer 2")
+            art.last_ax.title.set_text("no layer 2\n(a one-layer model)")
             return
         art.last.set_data(keys, last[query, : query + 1])
         art.targets.set_data(wanted, np.full(wanted.size, 1.05))
         art.note.set_text("" if wanted.size else "no earlier copy of this token yet")
         score = float(_induction_score(last[None, None], self.targets[None])[0])
         on = float(last[query, wanted].sum()) if wanted.size else 0.0
-        art.last_ax.title.set_text(f"layer 2: on the marked keys {on:.2f} (mean {score:.2f})")
+        art.last_ax.title.set_text(f"layer 2\non the marked keys: {on:.2f} (mean {score:.2f})")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [
@@ -299,8 +310,8 @@ class PasskeyLengths(LiveFigure):
     Examples
     --------
     >>> figure = PasskeyLengths().draw(extension="YaRN", length=64)
-    >>> figure.axes[1].get_title()[:22]
-    'YaRN at 64: the key is'
+    >>> figure.axes[1].get_title().splitlines()[0]
+    'YaRN, length 64'
     """
 
     controls = {
@@ -345,9 +356,11 @@ class PasskeyLengths(LiveFigure):
         art = SimpleNamespace(curve_ax=curve_ax, look_ax=look_ax, bands={}, tuned={})
         for extension in EXTENSIONS:
             xs, low, high = _band(self.results, f"extension.{extension}")
-            art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.5")
+            art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.3")
             xs, low, high = _band(self.results, f"extension.tuned_{extension}")
-            art.tuned[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="C2")
+            art.tuned[extension] = draw_seed_band(
+                curve_ax, xs, 100 * low, 100 * high, color="C2", hatch="\\\\"
+            )
         (art.this_run,) = curve_ax.plot(
             [], [], color="C0", linestyle="--", marker="o", label="this run, no training"
         )
@@ -355,16 +368,18 @@ class PasskeyLengths(LiveFigure):
         _length_axes(curve_ax, "")
         curve_ax.set_ylabel("passkey accuracy (%)")
         handles, labels = curve_ax.get_legend_handles_labels()
-        handles += [Patch(color="0.5", alpha=0.35), Patch(color="C2", alpha=0.35)]
+        handles += [Patch(**seed_band_style("0.3")), Patch(**seed_band_style("C2", hatch="\\\\"))]
         labels += ["seeds, no training", "seeds, fine-tuned at 4L"]
-        curve_ax.legend(handles, labels, loc="lower left", fontsize="small")
+        handles.append(look_ax.axvline(0, color="C3", linestyle="--", label="the key"))
+        labels.append("the key")
+        # Under both panels, clear of the data.
+        curve_ax.figure.legend(handles, labels, loc="outside lower center", ncols=2)
         (art.row,) = look_ax.plot([], [], color="C0", linewidth=1.2)
-        art.key = look_ax.axvline(0, color="C3", linestyle="--", label="the key")
+        art.key = handles[-1]
         look_ax.set_xlim(-1, max(SCALES.values()))
         look_ax.set_ylim(0, 1.1)
         look_ax.set_xlabel("key position")
-        look_ax.set_ylabel("attention of the last marker (layer 2)")
-        look_ax.legend(loc="upper left", fontsize="small")
+        look_ax.set_ylabel("last marker's attention")
         return art
 
     def update(self, art: SimpleNamespace, extension: str, length: int) -> None:
@@ -374,11 +389,11 @@ class PasskeyLengths(LiveFigure):
         art.this_run.set_data(_LENGTHS, 100 * self._curve(extension))
         art.picked.set_xdata([length] * 2)
         scale = _scale(length)
-        where = ""
+        where = f"no seeds run at length {length}"
         if scale is not None:
             median = self.results.median(f"extension.{extension}.{scale}")
-            where = f"; at {scale}, median over seeds {100 * median:.0f}%"
-        art.curve_ax.title.set_text(f"RoPE run as {extension}{where}")
+            where = f"median of the seeds at {scale}: {100 * median:.0f}%"
+        art.curve_ax.title.set_text(f"RoPE run as {extension}\n{where}")
         model = self._run(extension)
         tokens = _passkey_sequence(self.tokens, length)
         weights = model._attention(tokens[None], model.config.n_layers)[0, 0, -1]  # (keys,)
@@ -387,7 +402,7 @@ class PasskeyLengths(LiveFigure):
         art.key.set_xdata([key] * 2)
         answer = int(model._blocked_logits(tokens[None]).argmax(axis=-1)[0, -1])
         verdict = "found" if answer == tokens[key] else f"missed (answers {answer})"
-        art.look_ax.title.set_text(f"{extension} at {length}: the key is {verdict}")
+        art.look_ax.title.set_text(f"{extension}, length {length}\nthe key is {verdict}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [

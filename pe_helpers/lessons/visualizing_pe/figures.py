@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
@@ -139,8 +142,8 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
 
 def _dot_axes(ax: Axes) -> list:
     """Labels and reference lines (returned) shared by every dot-against-offset panel."""
-    zero = ax.axhline(0.0, color="0.6", linewidth=1.0)
-    no_offset = ax.axvline(0.0, color="0.6", linewidth=1.0, linestyle="--")
+    zero = ax.axhline(0.0, color="0.3", linewidth=1.0)
+    no_offset = ax.axvline(0.0, color="0.3", linewidth=1.0, linestyle="--")
     ax.set_xlabel(r"offset $\Delta$")
     ax.set_ylabel(_RAW_DOT)
     return [zero, no_offset]
@@ -262,13 +265,22 @@ def plot_column_means(
     is_sin = dims % 2 == 0
     ax.bar(dims[is_sin], values[is_sin], color="C0", label="sin columns (even i)")
     ax.bar(dims[~is_sin], values[~is_sin], color="C1", label="cos columns (odd i)")
-    ax.axhline(0.0, color="0.6", linewidth=1.0)
+    ax.axhline(0.0, color="0.3", linewidth=1.0)
     ax.set_ylim(min(-0.1, float(values.min()) - 0.1), max(1.1, float(values.max()) + 0.1))
     ax.set_xlabel("dimension i")
     ax.set_ylabel("mean of PE(t, i) over t")
     ax.set_title(f"Column means of dimensions {first}–{first + values.size - 1}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return ax
+
+
+def _label_offset() -> float:
+    """Points between an axis and its y label that leave room for 3-digit tick labels."""
+    size = mpl.rcParams["ytick.labelsize"]
+    size = size if isinstance(size, (int, float)) else mpl.rcParams["font.size"]
+    return (
+        3 * 0.62 * size + mpl.rcParams["ytick.major.size"] + 2 * mpl.rcParams["ytick.major.pad"] + 4
+    )
 
 
 class PEOverview(LiveFigure):
@@ -306,6 +318,18 @@ class PEOverview(LiveFigure):
         )
         heat_ax.set_xlabel("dimension i (red +1, white 0, blue −1)")
         heat_ax.set_ylabel("position t")
+        for axis in (heat_ax.xaxis, heat_ax.yaxis):
+            axis.set_major_locator(MaxNLocator(integer=True))
+        dot_ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))  # room for "−160"
+        # The y label stands clear of 3-digit positions (n up to 200) from the start: the
+        # view lays the figure out once, at the starting n.
+        heat_ax.yaxis.set_label_coords(
+            0.0,
+            0.5,
+            transform=offset_copy(
+                heat_ax.transAxes, heat_ax.figure, x=-_label_offset(), units="points"
+            ),
+        )
         (curve,) = dot_ax.plot([], [], color="C0", marker="o", markersize=3)
         references = _dot_axes(dot_ax)
         dot_ax.set_title(_RAW_DOT)
@@ -323,7 +347,7 @@ class PEOverview(LiveFigure):
         art.heat_ax.set_ylim(n_positions - 0.5, -0.5)
         art.heat_ax.set_title(f"PE: {n_positions} × {d_model}, base {_format_base(base)}")
         art.curve.set_data(deltas, dots)
-        art.dot_ax.set_xlim(-n_positions, n_positions)
+        art.dot_ax.set_xlim(-n_positions + 0.5, n_positions - 0.5)
         spread = d_model / 2
         # The lower limit moves in quarters of d/2: a steady axis while the base is dragged.
         low = min(0.0, np.floor(dots.min() / spread * 4.0) / 4.0) - 0.05

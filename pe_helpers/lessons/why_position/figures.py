@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
@@ -88,13 +89,17 @@ class RecurrenceWeights(LiveFigure):
         axes.set_ylabel("weight of x_t in h_n")
         axes.set_ylim(-0.03, 1.25)
         axes.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+        # Room at the sides for the widest tick label a longer n brings (laid out once).
+        engine = axes.figure.get_layout_engine()
+        if isinstance(engine, ConstrainedLayoutEngine):  # drawn on a learner's figure: theirs
+            engine.set(w_pad=0.2)
         return SimpleNamespace(axes=axes, line=line, caption=caption)
 
     def update(self, art: SimpleNamespace, decay: float, n_steps: int) -> None:
         art.line.set_data(np.arange(1, n_steps + 1), _recurrence_weights(decay, n_steps))
         art.caption.set_text(_recurrence_caption(decay, n_steps))
         art.axes.title.set_text(
-            f"h_t = a·h_(t-1) + x_t, a = {decay:.2f}: what is left of each input in h_{n_steps}"
+            f"h_t = a·h_(t-1) + x_t with a = {decay:.2f}\nwhat is left of each input in h_{n_steps}"
         )
         art.axes.set_xlim(0.5, n_steps + 0.5)
 
@@ -216,7 +221,7 @@ def plot_serial_steps(
         ax,
         xlabel="sequence length n (tokens)",
         ylabel="matrix products in a chain",
-        title="Serial compute, measured: products that must wait for the previous one",
+        title="Serial compute, measured\nproducts that must wait for the previous one",
         markers=True,
     )
     ax.set_ylim(0, max(float(np.max(chains)), 1.0) * 1.08)

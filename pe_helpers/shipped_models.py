@@ -1,0 +1,168 @@
+"""Seed 0's trained models, shipped with the package, so a lesson's Run All need not retrain them.
+
+A lesson that trains several models to look inside them (lessons 13 and 14) loads what seed 0's
+training gives from ``pe_helpers/data/models/<slug>.npz`` by default, and trains them live with
+one flag (``RETRAIN = True``, or any other ``SEED``); the wait after Run All stays short in
+front of a room. The weights are exactly what training gives: ``tests/test_shipped_models.py``
+trains every shipped model again under the CPU kernels the file records and compares every
+parameter and every loss bit for bit.
+
+How the pieces fit:
+
+* a lesson's home defines ``SHIPPED_MODELS``: a dict of model name -> function of no arguments
+  returning that model trained with seed 0, the very call its notebook makes;
+* ``make models`` (``scripts/ship_models.py``) trains them under the notebooks' CPU kernels
+  and writes the file (:func:`save_models`);
+* the notebook loads them (:func:`shipped_models`).
+
+Examples
+--------
+>>> models = shipped_models("two_layers", ["RoPE, one layer"])
+>>> model = models["RoPE, one layer"]
+>>> model.config.n_layers, model.length, len(model.losses)
+(1, 24, 400)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from ._validate import _show
+from .model import ModelConfig
+from .tasks import Task
+from .training import TrainedModel
+
+__all__ = ["MODELS_FOLDER", "load_models", "save_models", "shipped_models"]
+
+#: Where the shipped models live: one ``.npz`` file per lesson, named by the lesson's slug.
+MODELS_FOLDER = Path(__file__).resolve().parent / "data" / "models"
+#: The file format this module writes and reads.
+FORMAT = 1
+
+
+def save_models(
+    path: Path | str, models: Mapping[str, TrainedModel], provenance: Mapping | None = None
+) -> None:
+    """Write trained models to one ``.npz`` file: every parameter and loss, exactly.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write (``.npz``).
+    models : mapping of str to TrainedModel
+        The models by name.
+    provenance : mapping, optional
+        What produced them (commit, CPU kernels, ...), stored as JSON beside them.
+
+    Raises
+    ------
+    TypeError
+        A value of ``models`` that is not a TrainedModel.
+    """
+    arrays, meta = {}, {}
+    for index, (name, model) in enumerate(models.items()):
+        if not isinstance(model, TrainedModel):
+            raise TypeError(f"models[{name!r}] must be a TrainedModel, got {_show(model)}")
+        meta[name] = {
+            "key": f"m{index}",
+            "config": asdict(model.config),
+            "task": list(model.task),
+            "length": model.length,
+            "params": list(model.params),
+        }
+        arrays[f"m{index}.losses"] = model.losses
+        for param, value in model.params.items():
+            arrays[f"m{index}.{param}"] = value
+    header = {"format": FORMAT, "models": meta, "produced_by": dict(provenance or {})}
+    arrays["header"] = np.array(json.dumps(header))
+    with open(path, "wb") as file:
+        np.savez_compressed(file, **arrays)
+
+
+def load_models(path: Path | str) -> tuple[dict[str, TrainedModel], dict]:
+    """The models of a file written by :func:`save_models`, and what produced them.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``.npz`` file.
+
+    Returns
+    -------
+    models : dict of str to TrainedModel
+        By name, in the order they were saved (``seconds`` is 0: they were not trained here).
+    produced_by : dict
+        The provenance stored with them.
+
+    Raises
+    ------
+    ValueError
+        A file of another format.
+    """
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["header"]))
+        if header.get("format") != FORMAT:
+            raise ValueError(f"{path} has format {header.get('format')!r}, expected {FORMAT}")
+        models = {}
+        for name, meta in header["models"].items():
+            key = meta["key"]
+            config = {
+                field: tuple(value) if isinstance(value, list) else value
+                for field, value in meta["config"].items()
+            }
+            models[name] = TrainedModel(
+                ModelConfig(**config),
+                {param: data[f"{key}.{param}"] for param in meta["params"]},
+                Task(*meta["task"]),
+                meta["length"],
+                data[f"{key}.losses"],
+            )
+    return models, header["produced_by"]
+
+
+def shipped_models(
+    lesson: str, names: Sequence[str] | None = None, folder: Path | str | None = None
+) -> dict[str, TrainedModel]:
+    """Seed 0's shipped models of ``lesson``: what its ``SHIPPED_MODELS`` train, loaded.
+
+    Parameters
+    ----------
+    lesson : str
+        The lesson's slug (``"two_layers"``).
+    names : sequence of str, optional
+        The models wanted, in this order; default every model of the file.
+    folder : path-like, optional
+        Where the file is; default :data:`MODELS_FOLDER`.
+
+    Returns
+    -------
+    dict of str to TrainedModel
+
+    Raises
+    ------
+    TypeError
+        ``lesson`` not text, or ``names`` not a list of text.
+    ValueError
+        No file for ``lesson``, or a name it does not hold.
+    """
+    if not isinstance(lesson, str):
+        raise TypeError(f"lesson must be a lesson's slug (text), got {_show(lesson)}")
+    if names is not None and (
+        isinstance(names, str) or not all(isinstance(name, str) for name in names)
+    ):
+        raise TypeError(f"names must be a list of model names (text), got {_show(names)}")
+    path = Path(MODELS_FOLDER if folder is None else folder) / f"{lesson}.npz"
+    if not path.is_file():
+        raise ValueError(f"no shipped models for lesson {lesson!r} (no {path.name})")
+    models, _ = load_models(path)
+    if names is None:
+        return models
+    missing = [name for name in names if name not in models]
+    if missing:
+        raise ValueError(f"names {missing} are not shipped for {lesson!r}: {sorted(models)}")
+    return {name: models[name] for name in names}
