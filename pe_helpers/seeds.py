@@ -398,7 +398,7 @@ class SeedResults:
         --------
         >>> results = SeedResults("demo", range(5), {"g.x": [0.1, 0.2, 0.3, 0.4, 0.9]})
         >>> [round(v, 2) for v in results.median_interval("g.x")]
-        [0.3, 0.2, 0.4]
+        [0.3, 0.1, 0.9]
         """
         values = self[name]
         draws = self._draws(level, n_boot, seed)
@@ -435,7 +435,8 @@ class SeedResults:
         >>> round(difference, 3), low > 0
         (0.325, True)
         """
-        a, b = self[first], self[self._metric(second, "second")]
+        a = np.array(self.values[self._metric(first, "first")])
+        b = np.array(self.values[self._metric(second, "second")])
         draws = self._draws(level, n_boot, seed)
         differences = np.median(a[draws], axis=1) - np.median(b[draws], axis=1)
         low, high = np.quantile(differences, [(1 - level) / 2, (1 + level) / 2])
@@ -1000,7 +1001,7 @@ def write_results(
     >>> write_results("demo", (0, 1), {"g.x": [0.5, 1.0]}, {"g": 1.0})
     Traceback (most recent call last):
     ...
-    ValueError: seeds 0, 1 are not the shipped seeds 0–9: writing them to ...
+    ValueError: seeds 0, 1 are not the shipped seeds 0–29: writing them to ...
     """
     results = SeedResults(lesson, seeds, values)  # every check, before any file is touched
     if not isinstance(seconds, Mapping) or not all(isinstance(g, str) for g in seconds):
