@@ -47,7 +47,7 @@ SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) script
                $(shell find pe_helpers \( -name '*.py' -o -name '*.json' -o -name '*.npz' \) 2>/dev/null)
 
 .PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
-        site bench-site experiments models FORCE
+        site bench-site experiments models confirm FORCE
 
 setup: $(STAMP)
 
@@ -138,6 +138,15 @@ experiments: $(STAMP)
 # `make models LESSONS="two_layers"` ships one lesson's only.
 models: $(STAMP)
 	$(BIN)/python scripts/ship_models.py $(LESSONS)
+
+# Check every claim of lessons 08-14 on fresh seeds: train seeds 30-49 into build/seeds/ (unless
+# there), execute each notebook and its solutions against the shipped results and against those,
+# with every assert recorded instead of raised, and print one line per assert (held or not, and
+# by how much). CONFIRM_ARGS="--results DIR" reads results made before; the table also goes to
+# build/confirm_table.txt. Exits 1 if an assert fails on the fresh seeds.
+CONFIRM_ARGS ?=
+confirm: $(STAMP)
+	$(BIN)/python scripts/confirm_claims.py --out build/confirm_table.txt $(CONFIRM_ARGS)
 
 # Re-execute every notebook in a fresh kernel, then clean it (outputs and counts kept).
 regen: $(STAMP)

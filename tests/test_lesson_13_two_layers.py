@@ -260,6 +260,17 @@ def test_induction_checker_right_and_every_slip():
     assert other.status == "wrong" and "expected" in other.message
 
 
+def test_failure_length_answer_is_far_from_its_level():
+    """Exercise 2's answer does not hang on the seeds: at every test length the sinusoidal
+    model's median, and both ends of its 95% interval, lie more than 10 points from the level."""
+    from pe_helpers.seeds import load_results
+
+    results = load_results("two_layers")
+    for scale in ("L", "2L", "4L", "8L"):
+        median, low, high = results.median_interval(f"passkey.sinusoidal.{scale}")
+        assert min(abs(v - tl.FAILURE_LEVEL) for v in (median, low, high)) > 0.1, scale
+
+
 def test_failure_length_checker():
     from pe_helpers.seeds import load_results
 

@@ -262,7 +262,9 @@ def test_results_files_are_small_and_readable():
         text = path.read_text()
         assert len(text) < 200_000, path
         data = json.loads(text)
-        assert data["format"] == 1 and max(map(len, text.splitlines())) < 400
+        # one line per metric: its values, about 22 characters each, and its name
+        longest = 25 * len(data["seeds"]) + 100
+        assert data["format"] == 1 and max(map(len, text.splitlines())) < longest
 
 
 def test_the_results_are_installed_with_the_package():
@@ -393,7 +395,7 @@ def test_run_experiments_says_what_it_finished_when_interrupted():
 
 def test_other_seeds_never_replace_the_shipped_results_by_accident(shipped_copy):
     values = {"g.a": [0.5, 0.5]}
-    with pytest.raises(ValueError, match="seeds 0, 1 are not the shipped seeds 0–9.*--out DIR"):
+    with pytest.raises(ValueError, match="seeds 0, 1 are not the shipped seeds 0–29.*--out DIR"):
         write_results("train_it", (0, 1), values, {"g": 1.0})
     with pytest.raises(ValueError, match="replace_shipped=True"):
         write_results("train_it", range(10, 20), {"g.a": [0.5] * 10}, {"g": 1.0})
@@ -477,8 +479,8 @@ DAMAGES = {
     "no produced_by": r"it has no 'produced_by'",
     "a NaN for one seed": r"values\['[^']+'\] must hold a finite value for every seed; seed 3 has "
     "nan",
-    "ragged values": r"must hold one value per seed: 9 values of shape \(9,\) for 10 seeds",
-    "fewer seeds than values": r"must hold one value per seed: 10 values .* for 9 seeds",
+    "ragged values": r"must hold one value per seed: 29 values of shape \(29,\) for 30 seeds",
+    "fewer seeds than values": r"must hold one value per seed: 30 values .* for 29 seeds",
     "a seed twice": "seeds must be distinct, got seed 0 more than once",
     "a seed that is no integer": r"seeds\[2\] must be an integer, got 'two'",
     "another lesson's file": "it holds the results of lesson 'train_it', not 'two_layers'",
@@ -618,3 +620,46 @@ def test_a_damaged_file_stops_its_lesson_at_the_first_cell_with_one_message(tmp_
         out,
     ), out[-2000:]
     assert "git checkout pe_helpers/data/seeds/two_layers.json" in out
+
+
+def test_median_interval_is_seeded_and_holds_the_median():
+    rng = np.random.default_rng(3)
+    values = rng.normal(0.7, 0.1, size=30)
+    results = SeedResults("demo", range(30), {"g.x": values, "g.y": values - 0.2})
+    median, low, high = results.median_interval("g.x")
+    assert median == np.median(values) and low < median < high
+    assert results.median_interval("g.x") == (median, low, high)  # the same draws every time
+    assert results.median_interval("g.x", seed=1) != (median, low, high)
+    narrow = results.median_interval("g.x", level=0.5)
+    assert low <= narrow[1] <= narrow[2] <= high  # a lower level, a narrower interval
+    # a wider spread of the seeds widens the interval
+    wide = SeedResults("demo", range(30), {"g.x": 0.7 + 3 * (values - 0.7)})
+    _, wide_low, wide_high = wide.median_interval("g.x")
+    assert wide_high - wide_low > 2 * (high - low)
+
+
+def test_difference_interval_pairs_the_seeds():
+    rng = np.random.default_rng(4)
+    shared = rng.normal(0.5, 0.2, size=30)  # each seed's own luck, in both metrics
+    results = SeedResults("demo", range(30), {"g.a": shared + 0.05, "g.b": shared})
+    difference, low, high = results.difference_interval("g.a", "g.b")
+    assert difference == pytest.approx(0.05) and low == pytest.approx(0.05)
+    assert high == pytest.approx(0.05)  # paired: the shared luck cancels
+    assert results.difference_interval("g.b", "g.a")[0] == pytest.approx(-0.05)
+
+
+def test_interval_texts_and_counts():
+    results = SeedResults(
+        "demo", range(5), {"g.x": [0.1, 0.2, 0.3, 0.4, 0.9], "g.y": [0.0, 0.1, 0.2, 0.3, 0.8]}
+    )
+    assert results.median_text("g.x") == "median 30% (95% interval 10–90%) over 5 seeds"
+    assert results.median_text("g.x", scale="plain").startswith("median 0.30 (95% interval 0.10–")
+    assert results.difference_text("g.x", "g.y") == "+10 points (95% interval +10 to +10)"
+    assert results.difference_text("g.x", "g.y", scale="plain").startswith("+0.10 (95%")
+    assert results.count_text("g.x", lambda v: v > 0.25) == "on 3 of 5 seeds"
+    with pytest.raises(ValueError, match="level must lie in"):
+        results.median_interval("g.x", level=1.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        results.median_interval("g.x", n_boot=10)
+    with pytest.raises(KeyError, match="second must be a metric"):
+        results.difference_interval("g.x", "g.z")

@@ -169,6 +169,33 @@ def _cases(folder: Path) -> dict[str, Case]:
         "SeedResults.contains": Case(
             method("contains"), ("g.PI.L", 0.5), {"slack": 0.02}, extra=name_only
         ),
+        "SeedResults.median_interval": Case(
+            method("median_interval"),
+            ("g.PI.L",),
+            {"level": 0.95, "n_boot": 200, "seed": 0},
+            extra=name_only,
+        ),
+        "SeedResults.difference_interval": Case(
+            method("difference_interval"),
+            ("g.PI.L", "g.PI.2L"),
+            {"level": 0.9, "n_boot": 200, "seed": 1},
+            extra={"first": NAME_EXTRA, "second": NAME_EXTRA},
+        ),
+        "SeedResults.median_text": Case(
+            method("median_text"),
+            ("g.PI.L",),
+            {"scale": "plain", "level": 0.9},
+            extra={"name": NAME_EXTRA, "scale": {"percentage": lambda: "percentage"}},
+        ),
+        "SeedResults.difference_text": Case(
+            method("difference_text"),
+            ("g.PI.L", "g.PI.2L"),
+            {"scale": "percent", "level": 0.95},
+            extra={"first": NAME_EXTRA, "scale": {"percentage": lambda: "percentage"}},
+        ),
+        "SeedResults.count_text": Case(
+            method("count_text"), ("g.PI.L", lambda values: values > 0.3), extra=name_only
+        ),
         "load_results": Case(
             lambda: seeds.load_results,
             ("demo", folder),

@@ -29,6 +29,7 @@ __all__ = [
     "gate_summary",
     "path_scores",
     "path_transform",
+    "query_kind_accuracies",
     "skip_back_accuracies",
     "test_sequence",
     "train_skip_back",
@@ -147,6 +148,46 @@ def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[s
         scale: model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
         for scale, length in SCALES.items()
     }
+
+
+def query_kind_accuracies(
+    model: TrainedModel, *, length: int = 16, n_samples: int = 128
+) -> dict[str, float]:
+    """Accuracy at word queries and at blank queries, apart.
+
+    A query is the token whose prediction is scored: after a word the answer is the word
+    before it; after a blank it is still the second word back, now with blanks between.
+
+    Parameters
+    ----------
+    model : TrainedModel
+        A model trained on the lesson's task.
+    length : int, default 16
+        Test length (the training length, :math:`L`, by default), 2 to 256.
+    n_samples : int, default 128
+        Number of test sequences (those of :func:`skip_back_accuracies`), 1 to 2048.
+
+    Returns
+    -------
+    dict of str -> float
+        ``{"word_queries": ..., "blank_queries": ...}``, shares of the scored positions.
+
+    Examples
+    --------
+    >>> model = train("skip_back", "none", task_arg=2, length=16, steps=2)
+    >>> sorted(query_kind_accuracies(model, n_samples=4))
+    ['blank_queries', 'word_queries']
+    """
+    model = _check_model(model)
+    length = check_int("length", length, minimum=2, maximum=256)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    batch = _task_batch(model.task, n_samples, length, model.config.vocab_size, TEST_SEED)
+    hits = (model.predict(batch.tokens) == batch.targets) & batch.scored
+    found = {}
+    for kind, where in (("word_queries", batch.tokens != 0), ("blank_queries", batch.tokens == 0)):
+        scored = batch.scored & where
+        found[kind] = float(hits[scored].sum() / max(int(scored.sum()), 1))
+    return found
 
 
 def test_sequence(length: int = 16, index: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -396,6 +437,9 @@ def _content_experiment(seed: int) -> dict[str, float]:
         accuracies = skip_back_accuracies(model)
         found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
         found |= {f"{method}.{k}": v for k, v in gate_summary(model).items()}
+        for scale, length in SCALES.items():
+            kinds = query_kind_accuracies(model, length=length)
+            found |= {f"{method}.{scale}.{k}": v for k, v in kinds.items()}
     return found
 
 

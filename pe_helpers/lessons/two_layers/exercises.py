@@ -14,7 +14,7 @@ from ...grading import AnswerProblem, Feedback, agrees_on, close, grade, shown
 from ...seeds import SeedResults
 from .maths import LESSON_METHODS, SCALES, induction_score
 
-__all__ = ["check_failure_length", "check_induction_score", "failure_length"]
+__all__ = ["FAILURE_LEVEL", "check_failure_length", "check_induction_score", "failure_length"]
 
 
 def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -107,11 +107,17 @@ def check_induction_score(function: Callable) -> Feedback:
 
 
 _NAMES = {f"{name}": name for name in SCALES} | {str(v): k for k, v in SCALES.items()}
+#: Exercise 2's level: the shortest test length at which the median falls below it. Three
+#: quarters, not a half: over every set of seeds tried, the sinusoidal model's median sits far
+#: above it at L and far below it at 2L (about 99% and 50%), so the answer does not hang on the
+#: seeds, as it did at a half (the 2L median fell on either side of 50% from one set to another).
+FAILURE_LEVEL = 0.75
 
 
 def failure_length(results, method: str = "sinusoidal") -> str:
     """The shortest test length (``"2L"``, ``"4L"`` or ``"8L"``) at which ``method``'s median
-    passkey accuracy over the shipped seeds is below half; ``"none"`` if it never is.
+    passkey accuracy over the shipped seeds is below :data:`FAILURE_LEVEL` (75%); ``"none"``
+    if it never is.
 
     Only the methods whose passkey model ran at every test length have an answer ("none",
     "sinusoidal", "alibi", "t5_bias" in the shipped results): "learned" has no position past
@@ -144,16 +150,16 @@ def failure_length(results, method: str = "sinusoidal") -> str:
             f"failure_length answers for {', '.join(map(repr, answered))}"
         )
     for scale in scales:
-        if results.median(f"passkey.{method}.{scale}") < 0.5:
+        if results.median(f"passkey.{method}.{scale}") < FAILURE_LEVEL:
             return scale
     return "none"
 
 
 def check_failure_length(prediction: object) -> Feedback:
-    """Lesson 13, exercise 2: where the sinusoidal passkey model drops below half right.
+    """Lesson 13, exercise 2: where the sinusoidal passkey model drops below 75% right.
 
     ``prediction`` is ``"2L"``, ``"4L"``, ``"8L"`` (or the length, 32, 64, 128) or ``"none"``:
-    the shortest test length at which the median over the shipped seeds is below 50%.
+    the shortest test length at which the median over the shipped seeds is below 75%.
 
     Examples
     --------
@@ -185,12 +191,12 @@ def check_failure_length(prediction: object) -> Feedback:
         order = ["2L", "4L", "8L", "none"]
         if order.index(choice) > order.index(want):
             return (
-                "later than it happens: the median run is below half right at a shorter test "
+                "later than it happens: the median run is below 75% right at a shorter test "
                 "length already. Ask which added vectors training paired with W_Q and W_K, and "
-                "find where the sinusoidal band of section 3's figure first drops below 50%."
+                "find where the sinusoidal band of section 3's figure first drops below 75%."
             )
         return (
-            f"earlier than it happens: at {choice} the median run is still right half the "
+            f"earlier than it happens: at {choice} the median run is still right 75% of the "
             "time or more; look at the band of the sinusoidal model in section 3's figure."
         )
 
