@@ -1193,6 +1193,10 @@ def _cases() -> dict[str, list[Case]]:
         f"{lesson}.maths.skip_back_accuracies",
         Case(_m(f"{lesson}:skip_back_accuracies"), (fx.cope_model,), dict(n_samples=4)),
     )
+    add(
+        f"{lesson}.maths.query_kind_accuracies",
+        Case(_m(f"{lesson}:query_kind_accuracies"), (fx.forget_model,), dict(n_samples=4)),
+    )
     add(f"{lesson}.maths.test_sequence", Case(_m(f"{lesson}:test_sequence"), (16, 0)))
     add(f"{lesson}.maths.word_counts", Case(_m(f"{lesson}:word_counts"), ([3, 0, 5],)))
     add(f"{lesson}.maths.path_transform", Case(_m(f"{lesson}:path_transform"), ([1.0, 0.0], 2.0)))
