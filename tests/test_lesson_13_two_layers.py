@@ -290,3 +290,29 @@ def test_failure_length_checker():
         assert tl.check_failure_length(tl.SCALES[want]).status == "correct"
     assert "must be" in tl.check_failure_length(3.5).message
     assert "must be" in tl.check_failure_length("L").message
+
+
+def test_the_passkey_previous_token_score_is_layer_1s_at_the_training_length():
+    model = train("passkey", "rope_adjacent", length=32, steps=2, n_layers=2)
+    batch = task_batch(model.task, 128, 16, model.config.vocab_size, seed=tl.TEST_SEED)
+    want = tl.previous_token_score(model.attention(batch.tokens, layer=1), batch.tokens).max()
+    assert tl.maths._passkey_previous_token(model) == want  # at L = 16, not the model's 32
+    last = tl.previous_token_score(model.attention(batch.tokens), batch.tokens).max()
+    assert want != last  # layer 1, not the last layer
+    stretched = tl.maths._passkey_previous_token(tl.stretch(model, "PI"))
+    assert stretched != want  # PI's frequencies move layer 1's attention
+
+
+def test_the_extension_group_adds_the_previous_token_score_and_changes_nothing_else(monkeypatch):
+    model = train("passkey", "rope_adjacent", length=16, steps=2, n_layers=2, seed=3)
+    monkeypatch.setattr(tl.maths, "train_passkey", lambda method, seed: model)
+    found = tl.maths._extension_experiment(3)
+    prefixes = [*tl.EXTENSIONS, *(f"tuned_{e}" for e in tl.EXTENSIONS)]
+    assert set(found) == {f"{p}.{s}" for p in prefixes for s in [*tl.SCALES, "previous_token"]}
+    assert all(0 <= found[f"{p}.previous_token"] <= 1 for p in prefixes)
+    assert found["PI.previous_token"] == tl.maths._passkey_previous_token(tl.stretch(model, "PI"))
+    tuned = tl.fine_tune(model, "PI", seed=4)  # the accuracies are those without the new score
+    assert [found[f"tuned_PI.{s}"] for s in tl.SCALES] == list(
+        tl.passkey_accuracies(tuned).values()
+    )
+    assert found["tuned_PI.previous_token"] == tl.maths._passkey_previous_token(tuned)

@@ -257,6 +257,33 @@ def test_every_metric_a_notebook_names_exists(lesson, experiments):
     assert named >= 3, f"{lesson.notebook.name} should read its numbers from the results"
 
 
+#: Lesson 13's previous-token scores at L of the passkey models, which its section 4 reads to
+#: test why PI does badly (issue 40, point 3): as trained, stretched, and each fine-tuned.
+PREVIOUS_TOKEN_METRICS = [
+    f"extension.{prefix}.previous_token"
+    for extension in ("RoPE", "PI", "NTK-aware", "YaRN")
+    for prefix in (extension, f"tuned_{extension}")
+]
+
+
+def _notebook_of(slug: str):
+    """The lesson notebook of ``slug``."""
+    return next(lesson.notebook for lesson, _ in WITH_EXPERIMENTS if lesson.slug == slug)
+
+
+def test_lesson_13_ships_the_previous_token_score_of_every_passkey_model():
+    results = load_results("two_layers")
+    for name in PREVIOUS_TOKEN_METRICS:
+        assert name in results.names, name
+        assert ((results[name] >= 0) & (results[name] <= 1)).all(), name
+    code = "".join(
+        cell.source
+        for cell in nbformat.read(_notebook_of("two_layers"), as_version=4).cells
+        if cell.cell_type == "code"
+    )
+    assert '"extension.PI.previous_token"' in code  # section 4 reads them
+
+
 def test_results_files_are_small_and_readable():
     for path in RESULTS_FOLDER.glob("*.json"):
         text = path.read_text()

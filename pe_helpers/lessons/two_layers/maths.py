@@ -417,6 +417,14 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     }
 
 
+def _passkey_previous_token(model: TrainedModel, n_samples: int = 128) -> float:
+    """Layer 1's best previous-token score on the passkey test batch of length L (not the
+    model's own training length: a fine-tuned model was trained at 4L); forward passes only."""
+    batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
+    first = model.attention(batch.tokens, layer=1)
+    return float(previous_token_score(first, batch.tokens).max())
+
+
 def _refuses(model: TrainedModel, length: int) -> bool:
     """Whether a learned position table is too short for ``length``."""
     return model.config.method == "learned" and length > model.config.max_len
@@ -482,7 +490,8 @@ def _passkey_experiment(seed: int) -> dict[str, float]:
 
 def _extension_experiment(seed: int) -> dict[str, float]:
     """Section 3's RoPE model: as trained, stretched by PI / NTK-aware / YaRN, and each of
-    the four fine-tuned briefly at 4L (``tuned_``), at L, 2L, 4L and 8L."""
+    the four fine-tuned briefly at 4L (``tuned_``), at L, 2L, 4L and 8L; and for each, layer
+    1's previous-token score at L (section 4's test of why PI does badly)."""
     model = train_passkey("rope_adjacent", seed=seed)
     found = {}
     for extension in EXTENSIONS:
@@ -490,6 +499,7 @@ def _extension_experiment(seed: int) -> dict[str, float]:
         tuned = fine_tune(model, extension, seed=seed + 1)
         for prefix, which in ((extension, stretched), (f"tuned_{extension}", tuned)):
             found |= {f"{prefix}.{s}": v for s, v in passkey_accuracies(which).items()}
+            found[f"{prefix}.previous_token"] = _passkey_previous_token(which)
     return found
 
 
