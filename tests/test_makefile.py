@@ -351,5 +351,9 @@ def test_the_course_lab_settings_turn_the_news_off_by_jupyterlabs_own_schema():
     assert overrides[plugin] == {"fetchNews": "false", "checkForUpdates": False}
     schema_file = Path(sys.prefix, "share", "jupyter", "lab", "schemas", *plugin.split(":"))
     schema = json.loads(schema_file.with_suffix(".json").read_text())["properties"]
-    assert {"const": "false", "title": "Never"} in schema["fetchNews"]["oneOf"]
+    # JupyterLab 4.x lists the choices as oneOf (newer) or enum (the oldest supported)
+    choices = schema["fetchNews"].get("oneOf") or [
+        {"const": v} for v in schema["fetchNews"]["enum"]
+    ]
+    assert "false" in [choice["const"] for choice in choices]
     assert schema["checkForUpdates"]["type"] == "boolean"

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from ..._docs import fill_doc
 from ..._validate import check_array, check_real
-from ...figures import WIDE_FIGSIZE, course_style, heatmap, plot_curves
+from ...figures import WIDE_FIGSIZE, course_style, heatmap, legend_below, plot_curves
 from ...live import LiveFigure, float_control, int_control
 from .maths import _recurrence_weights, _steps
 
@@ -225,5 +225,5 @@ def plot_serial_steps(
         markers=True,
     )
     ax.set_ylim(0, max(float(np.max(chains)), 1.0) * 1.08)
-    ax.legend(loc="upper left")
+    legend_below(ax, ncols=1)  # two long labels: one per row, under the x label
     return ax
