@@ -707,3 +707,46 @@ def test_wrong_names_get_feedback(answer, words):
 @pytest.mark.parametrize("answer", [None, {"A": None, "B": None, "C": None, "D": None}, [None] * 4])
 def test_an_untouched_template_is_not_done_yet(answer):
     assert pm.check_method_names(answer).status == "todo"
+
+
+def test_the_guide_and_the_cheatsheet_quote_the_shipped_spread():
+    # Every range the docs quote for this lesson is lowest-highest over the shipped seeds.
+    from pathlib import Path
+
+    from pe_helpers.seeds import load_results
+
+    spread = load_results("position_methods")
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    guide = (docs / "instructor_guide.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Lesson 09 ·") : guide.index("## Lesson 10 ·")]
+    cheatsheet = (docs / "cheatsheet.md").read_text(encoding="utf-8")
+
+    def span(name: str) -> str:  # "81–85" (or "6" when every seed agrees to the percent)
+        low, high = (round(100 * float(f(spread[name]))) for f in (np.min, np.max))
+        return f"{low}–{high}" if low != high else f"{low}"
+
+    n = len(spread.seeds)
+    for name, prefix in [
+        ("bench.copy_back.alibi.L", ""),
+        ("bench.copy_back.alibi_8heads.L", ""),
+        ("bench.copy_back.t5_bias.4L", ""),
+        ("bench.copy_back.none.L", ""),
+        ("bench.copy_back.alibi_8heads.4L", ""),
+        ("bench.copy_back.rope_adjacent.2L", "anywhere in "),
+        ("bench.token_at.sinusoidal.4L", "at 4L in "),
+        ("t5.near.L", "falls from "),
+        ("t5.near.2L", "to\n  "),
+    ]:
+        assert f"{prefix}{span(name)}%" in section, name
+    assert f"over those {n} seeds" in section and "10 seeds" not in section
+    rows = {
+        "copy back — T5": "bench.copy_back.t5_bias",
+        "ALiBi 2 heads": "bench.copy_back.alibi",
+        "8 heads": "bench.copy_back.alibi_8heads",
+        "token at 0 — T5": "bench.token_at.t5_bias",
+    }
+    for label, stem in rows.items():
+        quoted = "/".join(span(f"{stem}.{s}") for s in ("L", "2L", "4L"))
+        assert f"{label} {quoted}%" in cheatsheet, label
+    assert f"lowest–highest over {n} seeds" in cheatsheet
+    assert f"spans {span('bench.copy_back.rope_adjacent.2L')}%" in cheatsheet
