@@ -1138,6 +1138,10 @@ def _cases() -> dict[str, list[Case]]:
         Case(_m(f"{lesson}:passkey_accuracies"), (fx.passkey_model,), dict(n_samples=8)),
     )
     add(
+        f"{lesson}.maths.passkey_previous_token",
+        Case(_m(f"{lesson}:passkey_previous_token"), (fx.passkey_model,), dict(n_samples=8)),
+    )
+    add(
         f"{lesson}.maths.induction_order_blind_limit",
         Case(_m(f"{lesson}:induction_order_blind_limit"), (), dict(n_samples=200, seed=0)),
     )

@@ -296,10 +296,10 @@ def test_the_passkey_previous_token_score_is_layer_1s_at_the_training_length():
     model = train("passkey", "rope_adjacent", length=32, steps=2, n_layers=2)
     batch = task_batch(model.task, 128, 16, model.config.vocab_size, seed=tl.TEST_SEED)
     want = tl.previous_token_score(model.attention(batch.tokens, layer=1), batch.tokens).max()
-    assert tl.maths._passkey_previous_token(model) == want  # at L = 16, not the model's 32
+    assert tl.passkey_previous_token(model) == want  # at L = 16, not the model's 32
     last = tl.previous_token_score(model.attention(batch.tokens), batch.tokens).max()
     assert want != last  # layer 1, not the last layer
-    stretched = tl.maths._passkey_previous_token(tl.stretch(model, "PI"))
+    stretched = tl.passkey_previous_token(tl.stretch(model, "PI"))
     assert stretched != want  # PI's frequencies move layer 1's attention
 
 
@@ -310,9 +310,9 @@ def test_the_extension_group_adds_the_previous_token_score_and_changes_nothing_e
     prefixes = [*tl.EXTENSIONS, *(f"tuned_{e}" for e in tl.EXTENSIONS)]
     assert set(found) == {f"{p}.{s}" for p in prefixes for s in [*tl.SCALES, "previous_token"]}
     assert all(0 <= found[f"{p}.previous_token"] <= 1 for p in prefixes)
-    assert found["PI.previous_token"] == tl.maths._passkey_previous_token(tl.stretch(model, "PI"))
+    assert found["PI.previous_token"] == tl.passkey_previous_token(tl.stretch(model, "PI"))
     tuned = tl.fine_tune(model, "PI", seed=4)  # the accuracies are those without the new score
     assert [found[f"tuned_PI.{s}"] for s in tl.SCALES] == list(
         tl.passkey_accuracies(tuned).values()
     )
-    assert found["tuned_PI.previous_token"] == tl.maths._passkey_previous_token(tuned)
+    assert found["tuned_PI.previous_token"] == tl.passkey_previous_token(tuned)

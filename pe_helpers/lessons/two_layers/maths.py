@@ -34,6 +34,7 @@ __all__ = [
     "induction_score",
     "induction_targets",
     "passkey_accuracies",
+    "passkey_previous_token",
     "previous_token_score",
     "stretch",
     "train_induction",
@@ -417,9 +418,21 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     }
 
 
-def _passkey_previous_token(model: TrainedModel, n_samples: int = 128) -> float:
-    """Layer 1's best previous-token score on the passkey test batch of length L (not the
-    model's own training length: a fine-tuned model was trained at 4L); forward passes only."""
+def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> float:
+    """Layer 1's best previous-token score on the passkey test batch of length L.
+
+    Always at L, not at the model's own training length (a fine-tuned model was trained
+    at 4L); forward passes only, on the batch of :func:`passkey_accuracies`.
+
+    Examples
+    --------
+    >>> model = train("passkey", "rope_adjacent", length=16, steps=2, n_layers=2)
+    >>> 0.0 <= passkey_previous_token(model, n_samples=4) <= 1.0
+    True
+    """
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     return float(previous_token_score(first, batch.tokens).max())
@@ -499,7 +512,7 @@ def _extension_experiment(seed: int) -> dict[str, float]:
         tuned = fine_tune(model, extension, seed=seed + 1)
         for prefix, which in ((extension, stretched), (f"tuned_{extension}", tuned)):
             found |= {f"{prefix}.{s}": v for s, v in passkey_accuracies(which).items()}
-            found[f"{prefix}.previous_token"] = _passkey_previous_token(which)
+            found[f"{prefix}.previous_token"] = passkey_previous_token(which)
     return found
 
 
