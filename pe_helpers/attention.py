@@ -10,7 +10,6 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._docs import fill_doc
 from ._validate import as_array, check_array, check_int
 
 __all__ = [
@@ -116,13 +115,15 @@ def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-@fill_doc
 def attention_weights(q: ArrayLike, k: ArrayLike, mask: ArrayLike | None = None) -> np.ndarray:
     """Attention weights ``softmax(q kᵀ / sqrt(d))``.
 
     Parameters
     ----------
-    {q_k}
+    q : array_like
+        Queries, shape ``(..., n, d)``.
+    k : array_like
+        Keys, shape ``(..., m, d)``.
     mask : array_like of bool, optional
         Shape broadcastable to ``(..., n, m)``; ``True`` where query ``i`` may
         attend to key ``j``. Every query must be allowed at least one key.
@@ -159,7 +160,6 @@ def attention_weights(q: ArrayLike, k: ArrayLike, mask: ArrayLike | None = None)
     return softmax(scores, axis=-1)
 
 
-@fill_doc
 def attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None
 ) -> np.ndarray:
@@ -167,7 +167,10 @@ def attention(
 
     Parameters
     ----------
-    {q_k}
+    q : array_like
+        Queries, shape ``(..., n, d)``.
+    k : array_like
+        Keys, shape ``(..., m, d)``.
     v : array_like
         Values, shape ``(..., m, d_v)``.
     mask : array_like of bool, optional

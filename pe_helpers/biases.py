@@ -15,11 +15,15 @@ from ._validate import check_array, check_bool, check_int, check_memory
 
 __all__ = [
     "MAX_SLOPE",
+    "ONE_HEAD_ALIBI_SLOPES",
     "alibi_slopes",
     "alibi_bias",
     "t5_relative_bucket",
     "t5_bias",
 ]
+
+#: ALiBi's slopes for a model of one head: the steepest slope of an 8-head model, 1/2.
+ONE_HEAD_ALIBI_SLOPES = (0.5,)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:

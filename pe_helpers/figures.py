@@ -32,7 +32,6 @@ from matplotlib.text import Text
 from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
-from ._docs import fill_doc
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
@@ -479,7 +478,6 @@ def heatmap(
     return ax
 
 
-@fill_doc
 @course_style
 def plot_curves(
     x: ArrayLike,
@@ -503,7 +501,8 @@ def plot_curves(
         Shared x values.
     curves : mapping of str to array_like
         Legend label -> y values (shape ``(n,)``), drawn in order as ``C0, C1, ...``.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
     xlabel, ylabel, title : str
         Axis labels and title.
     reference : float, optional

@@ -10,7 +10,6 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._docs import fill_doc
 from ._validate import (
     check_array,
     check_choice,
@@ -78,7 +77,6 @@ def _rotated_copies(vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: s
     return out
 
 
-@fill_doc
 def apply_rope(
     x: ArrayLike,
     positions: int | ArrayLike | None = None,
@@ -100,8 +98,11 @@ def apply_rope(
         number is refused with ``TypeError``: ``sinusoidal_pe`` and ``rope_scores`` read
         an integer as a count while ``rope_matrix`` reads it as a position, so here write
         ``[m]`` for one row at position ``m``.
-    {base}
-    {pairing}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
+    pairing : {"adjacent", "halves"}
+        Layout of the pairs: ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer),
+        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
 
     Returns
     -------
@@ -137,7 +138,6 @@ def apply_rope(
     return _rotate(x, t, frequencies(d, base), pairing)
 
 
-@fill_doc
 def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     """The explicit ``(d_model, d_model)`` RoPE rotation for one position (adjacent pairing).
 
@@ -148,8 +148,10 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     ----------
     position : float
         Position ``m`` of the token.
-    {d_model}
-    {base}
+    d_model : int
+        Width; positive and even.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
 
     Returns
     -------
@@ -166,7 +168,6 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     return block_rotation(m * frequencies(d_model, base))
 
 
-@fill_doc
 def halves_permutation(d_model: int) -> np.ndarray:
     """Index array that turns the adjacent layout into the split-halves layout.
 
@@ -175,7 +176,8 @@ def halves_permutation(d_model: int) -> np.ndarray:
 
     Parameters
     ----------
-    {d_model}
+    d_model : int
+        Width; positive and even.
 
     Returns
     -------
@@ -201,7 +203,6 @@ def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
     return arr
 
 
-@fill_doc
 def rope_scores(
     q: ArrayLike,
     k: ArrayLike,
@@ -222,7 +223,8 @@ def rope_scores(
         1-D vectors of the same even width ``d``.
     query_positions, key_positions : int or array_like
         A count ``n`` >= 1 (positions ``0 .. n-1``) or a non-empty 1-D array of positions.
-    {base}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
         Layout of the rotated pairs, used for both ``q`` and ``k``.
 
@@ -277,7 +279,6 @@ def _rope_scores(
     return out
 
 
-@fill_doc
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
     """RoFormer's long-range bound on the RoPE score, as a function of relative distance.
 
@@ -291,8 +292,10 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     ----------
     distances : int or array_like
         A count ``n`` (distances ``0 .. n-1``) or a 1-D array of relative distances.
-    {d_model}
-    {base}
+    d_model : int
+        Width; positive and even.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
 
     Returns
     -------

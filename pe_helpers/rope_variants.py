@@ -23,7 +23,6 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._docs import doc_filler
 from ._validate import _show, check_array, check_base, check_choice, check_d_model, check_int
 from .encodings import frequencies
 from .rope import PAIRINGS, _turn_pairs, apply_rope
@@ -51,18 +50,6 @@ MAX_TOKENS = 100_000
 MAX_GRID = 256
 #: Most scores (queries × keys × heads) one call of :func:`decoupled_rope_scores` computes.
 MAX_SCORES = 10_000_000
-
-
-fill_doc = doc_filler(
-    {
-        "x": """\
-x : array_like
-    Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.""",
-        "positions": """\
-positions : array_like
-    1-D, one position per row.""",
-    }
-)
 
 
 def _width(name: str, value: object) -> int:
@@ -143,7 +130,6 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     return rotated
 
 
-@fill_doc
 def apply_partial_rope(
     x: ArrayLike,
     positions: ArrayLike,
@@ -160,11 +146,14 @@ def apply_partial_rope(
 
     Parameters
     ----------
-    {x}
-    {positions}
+    x : array_like
+        Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.
+    positions : array_like
+        1-D, one position per row.
     partial_rotary_factor : float
         Fraction of each row that rotates, in ``[0, 1]``.
-    {base}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
         Layout of the pairs inside the rotated part.
 
@@ -193,7 +182,6 @@ def apply_partial_rope(
 # --- p-RoPE: stop the slowest pairs ----------------------------------------------------------
 
 
-@fill_doc
 def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.0) -> np.ndarray:
     """The frequencies of p-RoPE: the fastest pairs keep ``base ** (-2k / d)``, the rest get 0.
 
@@ -211,7 +199,8 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
         Width of one head; positive, even, at most :data:`MAX_WIDTH`.
     keep_fraction : float
         ``p`` in ``[0, 1]``: 1 is plain RoPE, 0 is no position encoding (NoPE).
-    {base}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
 
     Returns
     -------
@@ -232,7 +221,6 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     return w
 
 
-@fill_doc
 def apply_p_rope(
     x: ArrayLike,
     positions: ArrayLike,
@@ -247,12 +235,17 @@ def apply_p_rope(
 
     Parameters
     ----------
-    {x}
-    {positions}
+    x : array_like
+        Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.
+    positions : array_like
+        1-D, one position per row.
     keep_fraction : float
         Fraction ``p`` of the pairs (the fastest) that keep turning.
-    {base}
-    {pairing}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
+    pairing : {"adjacent", "halves"}
+        Layout of the pairs: ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer),
+        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
 
     Returns
     -------
@@ -383,7 +376,6 @@ def _mrope_position_ids(before: int, rows: int, cols: int, after: int) -> np.nda
     return np.concatenate([text, image, tail], axis=1).astype(np.int64)
 
 
-@fill_doc
 def apply_mrope(
     x: ArrayLike,
     position_ids: ArrayLike,
@@ -400,13 +392,17 @@ def apply_mrope(
 
     Parameters
     ----------
-    {x}
+    x : array_like
+        Rows to rotate, shape ``(n, d)``, ``d`` even and at most :data:`MAX_WIDTH`.
     position_ids : array_like
         Shape ``(3, n)``: rows t, h, w (see :func:`mrope_position_ids`).
     mrope_section : sequence of three ints
         Pairs per axis, adding up to ``d // 2``.
-    {base}
-    {pairing}
+    base : float, default 10000.0
+        Frequency base; must be > 0.
+    pairing : {"adjacent", "halves"}
+        Layout of the pairs: ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer),
+        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
 
     Returns
     -------

@@ -33,10 +33,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._docs import doc_filler
 from ._validate import check_array, check_bool, check_choice, check_int, check_memory
 
 __all__ = [
+    "TEST_SEED",
     "TASKS",
     "Batch",
     "Task",
@@ -52,21 +52,10 @@ __all__ = [
 ]
 
 TASKS = ("copy_back", "token_at", "repeated", "passkey", "skip_back")
+#: Seed of every held-out test batch of the course (training batches come from other seeds).
+TEST_SEED = 12345
 #: The smallest argument of each task (also its default).
 _SMALLEST_ARG = {"copy_back": 1, "token_at": 0, "repeated": 2, "passkey": 0, "skip_back": 1}
-
-fill_doc = doc_filler(
-    {
-        "sequences": """\
-batch_size : int
-    Number of sequences, >= 1.
-length : int
-    Sequence length; longer than the task's argument (``offset``, ``position``), so that
-    some position is scored.
-vocab_size : int
-    Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.""",
-    }
-)
 
 
 class Batch(NamedTuple):
@@ -163,7 +152,6 @@ def _check_fits(name: str, arg: int, length: int) -> None:
         )
 
 
-@fill_doc
 def copy_back(
     batch_size: int, length: int, vocab_size: int, *, offset: int = 1, seed: int = 0
 ) -> Batch:
@@ -173,7 +161,13 @@ def copy_back(
 
     Parameters
     ----------
-    {sequences}
+    batch_size : int
+        Number of sequences, >= 1.
+    length : int
+        Sequence length; longer than the task's argument (``offset``, ``position``), so that
+        some position is scored.
+    vocab_size : int
+        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
     offset : int, default 1
         ``k >= 1``: positions ``t >= k`` are scored with target ``tokens[t - k]``.
     seed : int, default 0
@@ -205,7 +199,6 @@ def _copy_back(tokens: np.ndarray, offset: int) -> Batch:
     return Batch(tokens, targets, targets >= 0)
 
 
-@fill_doc
 def token_at(
     batch_size: int, length: int, vocab_size: int, *, position: int = 0, seed: int = 0
 ) -> Batch:
@@ -215,7 +208,13 @@ def token_at(
 
     Parameters
     ----------
-    {sequences}
+    batch_size : int
+        Number of sequences, >= 1.
+    length : int
+        Sequence length; longer than the task's argument (``offset``, ``position``), so that
+        some position is scored.
+    vocab_size : int
+        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
     position : int, default 0
         ``p >= 0``: positions ``t >= p`` are scored with target ``tokens[p]``.
     seed : int, default 0

@@ -18,7 +18,7 @@ from pe_helpers.model import (
     loss_and_grads,
 )
 from pe_helpers.rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
-from pe_helpers.tasks import copy_back, make_task, passkey, repeated, task_batch
+from pe_helpers.tasks import TEST_SEED, copy_back, make_task, passkey, repeated, task_batch
 from pe_helpers.training import train
 
 # --- the model with more layers -----------------------------------------------------------------
@@ -294,7 +294,7 @@ def test_failure_length_checker():
 
 def test_the_passkey_previous_token_score_is_layer_1s_at_the_training_length():
     model = train("passkey", "rope_adjacent", length=32, steps=2, n_layers=2)
-    batch = task_batch(model.task, 128, 16, model.config.vocab_size, seed=tl.TEST_SEED)
+    batch = task_batch(model.task, 128, 16, model.config.vocab_size, seed=TEST_SEED)
     want = tl.previous_token_score(model.attention(batch.tokens, layer=1), batch.tokens).max()
     assert tl.passkey_previous_token(model) == want  # at L = 16, not the model's 32
     last = tl.previous_token_score(model.attention(batch.tokens), batch.tokens).max()

@@ -12,7 +12,6 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator
 from numpy.typing import ArrayLike
 
-from ..._docs import fill_doc
 from ..._validate import _show, check_array, check_int
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
@@ -47,7 +46,6 @@ def _curve(name: str, values: ArrayLike, dims: np.ndarray) -> np.ndarray:
     return ys
 
 
-@fill_doc
 @course_style
 def plot_cosine_vs_dim(
     dims: ArrayLike, mean_abs_cosines: ArrayLike, ax: Axes | None = None
@@ -60,7 +58,8 @@ def plot_cosine_vs_dim(
         Dimensions ``d`` (x axis), each >= 1.
     mean_abs_cosines : array_like
         Measured mean ``|cos|`` per dimension, each in ``(0, 1]``.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -98,7 +97,6 @@ def plot_cosine_vs_dim(
     return ax
 
 
-@fill_doc
 @course_style
 def plot_probe_vs_dim(
     dims: ArrayLike,
@@ -119,7 +117,8 @@ def plot_probe_vs_dim(
         Probe R² on ``embedding + PE``, one per dimension.
     r2_position_only : array_like
         Probe R² on ``PE`` alone, one per dimension.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------

@@ -13,7 +13,6 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
-from ..._docs import doc_filler
 from ..._validate import check_array, check_base, check_d_model, check_real
 from ...encodings import frequencies
 from ...figures import course_style, draw_seed_band, legend_below, new_axes
@@ -39,16 +38,7 @@ __all__ = [
 DTYPES: tuple[str, ...] = FLOAT_DTYPES
 _STYLES = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "d"))
 
-fill_doc = doc_filler(
-    {
-        "head_width": """\
-d_model : int, default 128
-    Head width, even, 4 to 1024.""",
-    }
-)
 
-
-@fill_doc
 @course_style
 def plot_position_accuracy(
     accuracies: Mapping[str, ArrayLike],
@@ -64,7 +54,8 @@ def plot_position_accuracy(
         Legend label -> accuracy per position (in [0, 1]; NaN where nothing is scored), as from
         ``TrainedModel.accuracy(per_position=True)``: 1 to 10 curves of one length (at most
         4096). Each curve gets its own line style and marker, so equal curves stay visible.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
     bands : mapping of str to (array_like, array_like), optional
         For some of the curves (by their label), the lowest and highest accuracy each position
         took over seeds (the first and last arrays of ``SeedResults.band``): hatched in the
@@ -168,7 +159,6 @@ def _bounded_width(d_model: object) -> int:
     return d
 
 
-@fill_doc
 @course_style
 def plot_angle_error(
     d_model: int = 128,
@@ -185,11 +175,14 @@ def plot_angle_error(
 
     Parameters
     ----------
-    {head_width}
-    {base}
+    d_model : int, default 128
+        Head width, even, 4 to 1024.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
     max_position : float, default 1e6
         Right end of the position axis, 10 to :data:`MAX_PLOT_POSITION`.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -245,7 +238,6 @@ def _exact_note(name: str) -> str:
     return f" (exact to {shown})" if exact < 2**30 else ""
 
 
-@fill_doc
 class AngleErrorPerPair(LiveFigure):
     """The angle error of every RoPE pair at one position, with the angles computed in a dtype.
 
@@ -256,8 +248,10 @@ class AngleErrorPerPair(LiveFigure):
 
     Parameters
     ----------
-    {head_width}
-    {base}
+    d_model : int, default 128
+        Head width, even, 4 to 1024.
+    base : float, default 10000.0
+        Frequency base; must be > 0.
 
     Examples
     --------

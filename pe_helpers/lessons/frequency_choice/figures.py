@@ -13,7 +13,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._docs import doc_filler
 from ..._validate import _show, check_base, check_d_model, check_int, check_real
 from ...encodings import _frequencies, _sinusoidal_pe, frequencies, sinusoidal_pe
 from ...figures import (
@@ -39,14 +38,6 @@ __all__ = [
 
 #: Largest base and widest encoding the figures of this lesson draw.
 MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
-
-fill_doc = doc_filler(
-    {
-        "d_model_base": """\
-d_model, base : int, float, default 128, 10000.0
-    Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).""",
-    }
-)
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
@@ -99,16 +90,17 @@ def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None
     art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {_format_base(base)}")
 
 
-@fill_doc
 @course_style
 def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None = None) -> Axes:
     """Wavelength of every (sin, cos) pair on a log scale, with lines at 2π and 2π·base.
 
     Parameters
     ----------
-    {d_model_base}
+    d_model, base : int, float, default 128, 10000.0
+        Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).
         One point per pair (``d_model / 2`` of them), from 2π up to just below 2π·base.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -127,7 +119,6 @@ def plot_wavelengths(d_model: int = 128, base: float = 10000.0, ax: Axes | None 
     return art.axes
 
 
-@fill_doc
 @course_style
 def plot_frequency_readings(
     d_model: int = 128, base: float = 10000.0, ax: Axes | None = None
@@ -136,8 +127,10 @@ def plot_frequency_readings(
 
     Parameters
     ----------
-    {d_model_base}
-    {ax}
+    d_model, base : int, float, default 128, 10000.0
+        Width of the encoding (even, 2 to 1024) and frequency base (1 to 1e12).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -176,7 +169,6 @@ def plot_frequency_readings(
     return ax
 
 
-@fill_doc
 @course_style
 def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = None) -> Axes:
     """A fast sine for continuous t, its values at whole-number t, and its slow alias.
@@ -190,7 +182,8 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
         Angular frequency ``w``, with ``|w| · t_max <= 1e5``.
     t_max : int, default 10
         Positions ``0 .. t_max`` (1 to 100).
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -225,7 +218,6 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     return ax
 
 
-@fill_doc
 @course_style
 def plot_min_distance(
     lengths: ArrayLike, curves: Mapping[str, ArrayLike], ax: Axes | None = None
@@ -238,7 +230,8 @@ def plot_min_distance(
         Sequence lengths ``n`` (x axis).
     curves : dict of str to array_like
         One curve per encoding, by legend label; values > 0 (log y axis).
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------

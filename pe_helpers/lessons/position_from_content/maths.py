@@ -11,8 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
+from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...shipped_models import shipped_models
-from ...tasks import Task, _task_batch, make_task
+from ...tasks import TEST_SEED, Task, _task_batch, make_task
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -23,7 +24,6 @@ __all__ = [
     "SEED_EXPERIMENTS",
     "SHIPPED_MODELS",
     "SKIP_BACK",
-    "TEST_SEED",
     "cope_positions",
     "forget_gates",
     "gate_summary",
@@ -46,8 +46,6 @@ METHOD_NAMES = {
     "forgetting": "forget gate (FoX)",
     "cope": "CoPE",
 }
-#: Seed of every test batch (training data come from ``seed + 1``).
-TEST_SEED = 12345
 #: Most tokens and widest vectors :func:`path_scores` takes: with transforms it runs n
 #: products of an (up to n, d) block by a (d, d) matrix, n² d² / 2 multiply-adds (about 9e9 at
 #: the limits, under a second on one core); without, one (n, d) by (d, n) product.
@@ -56,8 +54,6 @@ MAX_PATH_WIDTH = 256
 #: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length): the
 #: lesson's 32 sequences of 16, or 4 of 256, well within a second.
 MAX_SUMMARY_TOKENS = 1024
-#: ALiBi's slope with one head: the steepest of an 8-head ALiBi model (as in lesson 13).
-_ALIBI_SLOPE = (0.5,)
 #: The task and the models: the second word back among blanks, L = 16, vocabulary 16 (token 0
 #: the blank), one layer of one head, 400 Adam steps of 32 sequences (lr 0.01); CoPE counts up
 #: to 8 (``cope_positions``).
@@ -119,7 +115,7 @@ def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     }
     options.update(batch_size=SKIP_BACK["batch_size"], lr=SKIP_BACK["lr"])
     if method == "alibi":
-        options["slopes"] = _ALIBI_SLOPE
+        options["slopes"] = ONE_HEAD_ALIBI_SLOPES
     if method == "cope":
         options["cope_positions"] = SKIP_BACK["cope_positions"]
     return train(make_task(*SKIP_BACK["task"]), method, seed=seed, **options)

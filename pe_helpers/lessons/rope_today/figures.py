@@ -12,7 +12,6 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from ..._docs import fill_doc
 from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes
@@ -29,7 +28,6 @@ __all__ = [
 # --- figures -------------------------------------------------------------------------------------
 
 
-@fill_doc
 @course_style
 def plot_turning_pairs(
     head_dim: int = 128, fraction: float = 0.75, base: float = 10000.0, ax: Axes | None = None
@@ -49,7 +47,8 @@ def plot_turning_pairs(
         ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE.
     base : float, default 10000.0
         Frequency base.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -97,7 +96,6 @@ def plot_turning_pairs(
     return ax
 
 
-@fill_doc
 @course_style
 def plot_nope_temperature(
     margin: float = 9.0, max_keys: int = 2**21, ax: Axes | None = None
@@ -117,7 +115,8 @@ def plot_nope_temperature(
         Score of the best key above the others, > 0.
     max_keys : int, default 2**21
         Longest context drawn, 2 to 2**24.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------

@@ -11,7 +11,6 @@ from matplotlib.collections import LineCollection
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from ..._docs import fill_doc
 from ..._validate import (
     check_array,
     check_base,
@@ -130,7 +129,6 @@ class PairRotation(LiveFigure):
         return [art.chords, art.before, art.after, art.caption, *art.labels, art.axes.title]
 
 
-@fill_doc
 @course_style
 def plot_shift_scatter(
     before: ArrayLike,
@@ -152,7 +150,8 @@ def plot_shift_scatter(
     ----------
     before, after : array_like, shape (n,)
         The feature at ``t`` and at ``t + Δ``.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
     slope : float, optional
         Draw the best line through the origin, ``y = slope · x``.
     highlight : array_like, shape (m, 2), optional

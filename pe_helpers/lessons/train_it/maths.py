@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import TRAINING_BUDGET, _show, check_array, check_int, check_seconds
 from ...model import _check_size
-from ...tasks import Task, most_frequent_earlier, order_blind_accuracy, task_batch
+from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "MAX_SAMPLES",
     "MAX_TEST_LENGTH",
     "SEED_EXPERIMENTS",
-    "TEST_SEED",
     "accuracy_by_range",
     "accuracy_table",
     "far_attention",
@@ -43,8 +42,6 @@ MAX_TEST_LENGTH = 64
 MAX_LENGTH = 256
 #: Most test sequences one evaluation draws.
 MAX_SAMPLES = 2048
-#: Seed of the test sequences (training draws from ``seed + 1`` = 1 by default).
-TEST_SEED = 12345
 
 
 def _check_models(models: object) -> dict[str, TrainedModel]:

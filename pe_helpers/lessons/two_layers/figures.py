@@ -17,14 +17,13 @@ from matplotlib.patches import Patch
 from ..._validate import _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
-from ...tasks import task_batch
+from ...tasks import TEST_SEED, task_batch
 from ...training import TrainedModel
 from .maths import (
     EXTENSIONS,
     INDUCTION,
     LESSON_METHODS,
     SCALES,
-    TEST_SEED,
     _default_induction_models,
     _default_passkey_model,
     _induction_score,

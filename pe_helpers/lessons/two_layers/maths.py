@@ -14,9 +14,10 @@ from numpy.typing import ArrayLike
 
 from ..._rope_parameters import MAX_HEAD_DIM
 from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
+from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...shipped_models import shipped_models
-from ...tasks import Batch, make_task, task_batch
+from ...tasks import TEST_SEED, Batch, make_task, task_batch
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "SCALES",
     "SEED_EXPERIMENTS",
     "SHIPPED_MODELS",
-    "TEST_SEED",
     "extension_frequencies",
     "fine_tune",
     "induction_order_blind_limit",
@@ -45,11 +45,6 @@ __all__ = [
 LESSON_METHODS = ("none", "sinusoidal", "learned", "rope_adjacent", "alibi", "t5_bias")
 #: Ways to run the RoPE model past its training length (lesson 10's methods, by name).
 EXTENSIONS = ("RoPE", "PI", "NTK-aware", "YaRN")
-#: Seed of every test batch (training data come from ``seed + 1``).
-TEST_SEED = 12345
-#: ALiBi's slope for a model of one head: the steepest of an 8-head ALiBi model, 1/2 (with
-#: one head, ``alibi_slopes(1)`` would give 1/256, almost no bias at all).
-_ALIBI_SLOPE = (0.5,)
 
 #: The induction models: repeated segments of 3 .. 12 distinct tokens in 24, vocabulary 16,
 #: one head per layer, 400 Adam steps of 16 sequences (lr 0.01).
@@ -95,7 +90,7 @@ def _options(setup: Mapping, method: str, n_layers: int) -> dict:
         n_layers=n_layers,
     )
     if method == "alibi":
-        options["slopes"] = _ALIBI_SLOPE
+        options["slopes"] = ONE_HEAD_ALIBI_SLOPES
     return options
 
 

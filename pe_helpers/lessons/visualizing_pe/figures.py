@@ -13,7 +13,6 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
-from ..._docs import fill_doc
 from ..._validate import check_array, check_int
 from ...encodings import _frequencies, _sinusoidal_pe
 from ...figures import (
@@ -93,7 +92,6 @@ def plot_pe_heatmap(
     )
 
 
-@fill_doc
 @course_style
 def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = None) -> Axes:
     """Some columns of a positional encoding, each drawn as a wave over position.
@@ -104,7 +102,8 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
         The encoding; row ``t`` is position ``t``.
     dimensions : sequence of int
         Column indices to draw (even: sin, odd: cos), at most ten.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
@@ -149,7 +148,6 @@ def _dot_axes(ax: Axes) -> list:
     return [zero, no_offset]
 
 
-@fill_doc
 @course_style
 def plot_pe_dot_profile(
     deltas: ArrayLike, dots: ArrayLike, ax: Axes | None = None, *, title: str = ""
@@ -160,7 +158,8 @@ def plot_pe_dot_profile(
     ----------
     deltas, dots : array_like, shape (n,)
         Offsets Δ and ``PE(t)·PE(t + Δ)`` for each (see :func:`dot_profile`).
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
     title : str
         Title of the axes.
 
@@ -232,7 +231,6 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     return figure
 
 
-@fill_doc
 @course_style
 def plot_column_means(
     means: ArrayLike, ax: Axes | None = None, *, first_dimension: int = 0
@@ -243,7 +241,8 @@ def plot_column_means(
     ----------
     means : array_like, shape (m,)
         Mean of columns ``first_dimension .. first_dimension + m - 1``.
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
     first_dimension : int, default 0
         Index of the first column, so that even (sin) and odd (cos) are told apart.
 

@@ -14,7 +14,6 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import ArrayLike
 
-from ..._docs import fill_doc
 from ..._validate import check_array, check_real
 from ...figures import WIDE_FIGSIZE, course_style, heatmap, legend_below, plot_curves
 from ...live import LiveFigure, float_control, int_control
@@ -172,7 +171,6 @@ def plot_token_outputs(
     return figure
 
 
-@fill_doc
 @course_style
 def plot_serial_steps(
     lengths: ArrayLike,
@@ -188,7 +186,8 @@ def plot_serial_steps(
         Sequence lengths ``n`` (x axis), at least one.
     recurrent_chain, attention_chain : array_like
         :attr:`LayerRun.chain` of each layer at each length (same length as ``lengths``).
-    {ax}
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure when None.
 
     Returns
     -------
