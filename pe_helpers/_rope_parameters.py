@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import BUDGET, INT64_MAX, _show
+from ._validate import check_d_model, check_int, show_value
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
@@ -55,22 +55,23 @@ _REQUIRED = {
     "longrope": ("short_factor", "long_factor"),
     "proportional": (),
 }
-_NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
+NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
 #: Widest head the formulas accept (published heads are 64 to 512 wide): keeps every call small.
 MAX_HEAD_DIM = 2**16
 
 
-def _number(
+def check_number(
     name: str, value: Any, *, positive: bool = False, minimum: float | None = None
 ) -> float:
+    """A finite real number as float (> 0 with ``positive``, >= ``minimum``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a finite number, got {_show(value)}")
+        raise TypeError(f"{name} must be a finite number, got {show_value(value)}")
     try:
         float(value)
     except OverflowError:  # an int past a float's range (10**400)
-        raise ValueError(f"{name} must be a finite number, got {_show(value)}") from None
+        raise ValueError(f"{name} must be a finite number, got {show_value(value)}") from None
     if not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, got {_show(value)}")
+        raise TypeError(f"{name} must be a finite number, got {show_value(value)}")
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
     if minimum is not None and value < minimum:
@@ -78,43 +79,27 @@ def _number(
     return float(value)
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {_show(value)}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if value > INT64_MAX:  # past numpy's int64 (10**400): refused before any conversion
-        raise ValueError(f"{name} must be at most {INT64_MAX} (numpy's int64), got {_show(value)}")
-    return int(value)
+def optional_count(name: str, value: Any) -> int | None:
+    """None, or ``value`` as an int >= 1."""
+    return None if value is None else check_int(name, value, minimum=1)
 
 
-def _optional_positive_int(name: str, value: Any) -> int | None:
-    return None if value is None else _positive_int(name, value)
+def check_head_dim(head_dim: Any, name: str = "head_dim") -> int:
+    """An even head width, 2 to :data:`MAX_HEAD_DIM`."""
+    return check_d_model(head_dim, name=name, maximum=MAX_HEAD_DIM)
 
 
-def _check_head_dim(head_dim: Any, name: str = "head_dim") -> int:
-    head_dim = _positive_int(name, head_dim)
-    if head_dim % 2:
-        raise ValueError(f"{name} must be even (RoPE rotates pairs), got {head_dim}")
-    if head_dim > MAX_HEAD_DIM:
-        raise ValueError(
-            f"{name} must be at most {MAX_HEAD_DIM} (a size limit: it keeps a call within "
-            f"{BUDGET}), got {head_dim}"
-        )
-    return head_dim
-
-
-def _optional_number(name: str, value: Any, default: float, *, positive: bool = True) -> float:
+def optional_number(name: str, value: Any, default: float, *, positive: bool = True) -> float:
     """transformers' ``get(name) or default``: None and 0 mean the default, as there; any
     other value must be a finite number (> 0 with ``positive``)."""
     if value is None:
         return default
     if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and value == 0:
         return default
-    return _number(name, value, positive=positive)
+    return check_number(name, value, positive=positive)
 
 
-def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
+def check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
     """Copy the block, check its keys and return it with its rope type."""
     if not isinstance(rope_parameters, Mapping):
         raise TypeError(
@@ -139,19 +124,21 @@ def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[st
     return params, rope_type
 
 
-def _theta(params: Mapping[str, Any]) -> float:
+def rope_theta(params: Mapping[str, Any]) -> float:
+    """The block's ``rope_theta`` (default 10000), > 1."""
     theta = params.get("rope_theta")
-    theta = DEFAULT_ROPE_THETA if theta is None else _number("rope_theta", theta)
+    theta = DEFAULT_ROPE_THETA if theta is None else check_number("rope_theta", theta)
     if theta <= 1:
         raise ValueError(f"rope_theta must be > 1, got {theta!r}")
     return theta
 
 
-def _factor(params: Mapping[str, Any], name: str = "factor") -> float:
-    return _number(name, params[name], positive=True)
+def scaling_factor(params: Mapping[str, Any], name: str = "factor") -> float:
+    """The block's ``factor``, > 0."""
+    return check_number(name, params[name], positive=True)
 
 
-def _original_length(
+def original_length(
     params: Mapping[str, Any], rope_type: str, max_position_embeddings: int | None
 ) -> int:
     """``original_max_position_embeddings``, falling back to ``max_position_embeddings``."""
@@ -163,10 +150,11 @@ def _original_length(
                 "rope_parameters (or max_position_embeddings, which transformers falls back to)"
             )
         return max_position_embeddings
-    return _positive_int("original_max_position_embeddings", value)
+    return check_int("original_max_position_embeddings", value, minimum=1)
 
 
-def _implicit_factor(rope_type: str, max_position_embeddings: int | None, original: int) -> float:
+def implicit_factor(rope_type: str, max_position_embeddings: int | None, original: int) -> float:
+    """``max_position_embeddings / original``, the factor a block leaves out."""
     if max_position_embeddings is None:
         raise ValueError(
             f"rope_type {rope_type!r} with factor None needs max_position_embeddings "

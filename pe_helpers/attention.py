@@ -15,10 +15,8 @@ from ._validate import as_array, check_array, check_int
 __all__ = [
     "softmax",
     "softmax_backward",
-    "attention_weights",
     "attention",
     "causal_mask",
-    "ScoreTerms",
     "score_terms",
     "relative_deviation",
 ]
@@ -53,22 +51,11 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = check_int("axis", axis)
     if arr.ndim == 0 or not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must index one of the {arr.ndim} dimensions of x, got {axis}")
-    return _softmax(arr, axis)
-
-
-def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
-    # softmax without the checks, computed in place: for callers that own a float64
-    # ``scores`` they no longer need (softmax's own copy, the model's fresh scores)
-    with np.errstate(invalid="ignore"):
-        scores -= np.max(scores, axis=axis, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=axis, keepdims=True)
-    return scores
-
-
-def _softmax_backward(weights: np.ndarray, grad_weights: np.ndarray) -> np.ndarray:
-    # masked entries have weight 0, so their score gradient is 0 too
-    return weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
+    with np.errstate(invalid="ignore"):  # in place, on softmax's own copy
+        arr -= np.max(arr, axis=axis, keepdims=True)
+        np.exp(arr, out=arr)
+        arr /= arr.sum(axis=axis, keepdims=True)
+    return arr
 
 
 def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
@@ -102,60 +89,14 @@ def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
         raise ValueError(
             f"weights and grad_weights must have the same shape, got {a.shape} and {g.shape}"
         )
-    return _softmax_backward(a, g)
+    # masked entries have weight 0, so their score gradient is 0 too
+    return a * (g - (g * a).sum(axis=-1, keepdims=True))
 
 
-def _check_qk(q: ArrayLike, k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    q = check_array("q", q, min_ndim=2).astype(np.float64)
-    k = check_array("k", k, min_ndim=2).astype(np.float64)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must have the same last dimension, got q {q.shape} and k {k.shape}"
-        )
-    return q, k
-
-
-def attention_weights(q: ArrayLike, k: ArrayLike, mask: ArrayLike | None = None) -> np.ndarray:
-    """Attention weights ``softmax(q kᵀ / sqrt(d))``.
-
-    Parameters
-    ----------
-    q : array_like
-        Queries, shape ``(..., n, d)``.
-    k : array_like
-        Keys, shape ``(..., m, d)``.
-    mask : array_like of bool, optional
-        Shape broadcastable to ``(..., n, m)``; ``True`` where query ``i`` may
-        attend to key ``j``. Every query must be allowed at least one key.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(..., n, m)``; each row sums to 1.
-
-    Examples
-    --------
-    >>> attention_weights(np.zeros((2, 4)), np.ones((3, 4))).round(3).tolist()[0]
-    [0.333, 0.333, 0.333]
-    """
-    q, k = _check_qk(q, k)
+def attention_weights(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``softmax(q kᵀ / sqrt(d))`` of float64 ``q`` (..., n, d), ``k`` (..., m, d), a bool mask."""
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
     if mask is not None:
-        mask = as_array("mask", mask)
-        if mask.dtype != bool:
-            raise TypeError(f"mask must be a boolean array, got dtype {mask.dtype}")
-        try:
-            mask = np.broadcast_to(mask, scores.shape)
-        except ValueError as exc:
-            raise ValueError(
-                f"mask of shape {mask.shape} does not fit scores of shape {scores.shape}"
-            ) from exc
-        blocked = np.flatnonzero((~mask.any(axis=-1)).reshape(-1, mask.shape[-2]).any(axis=0))
-        if blocked.size:
-            raise ValueError(
-                "mask must allow every query at least one key; "
-                f"query rows {blocked.tolist()} are fully masked"
-            )
         scores = np.where(mask, scores, -np.inf)
     return softmax(scores, axis=-1)
 
@@ -174,7 +115,8 @@ def attention(
     v : array_like
         Values, shape ``(..., m, d_v)``.
     mask : array_like of bool, optional
-        ``True`` where attending is allowed; see :func:`attention_weights`.
+        Shape broadcastable to ``(..., n, m)``; ``True`` where query ``i`` may attend to key
+        ``j``. Every query must be allowed at least one key.
 
     Returns
     -------
@@ -187,12 +129,24 @@ def attention(
     >>> attention(x, x, x).shape
     (3, 3)
     """
-    q, k = _check_qk(q, k)
+    q = check_array("q", q, min_ndim=2).astype(np.float64)
+    k = check_array("k", k, min_ndim=2).astype(np.float64)
     v = check_array("v", v, min_ndim=2).astype(np.float64)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same last dimension, got {q.shape} and {k.shape}")
     if v.shape[-2] != k.shape[-2]:
-        raise ValueError(
-            f"k and v must have the same number of rows, got k {k.shape} and v {v.shape}"
-        )
+        raise ValueError(f"k and v must have the same number of rows, got {k.shape} and {v.shape}")
+    if mask is not None:
+        mask = as_array("mask", mask)
+        if mask.dtype != bool:
+            raise TypeError(f"mask must be a boolean array, got dtype {mask.dtype}")
+        shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2]) + (q.shape[-2], k.shape[-2])
+        try:
+            mask = np.broadcast_to(mask, shape)
+        except ValueError as exc:
+            raise ValueError(f"mask of shape {mask.shape} does not fit scores {shape}") from exc
+        if not mask.any(axis=-1).all():
+            raise ValueError("mask must allow every query at least one key")
     return attention_weights(q, k, mask) @ v
 
 
@@ -214,11 +168,7 @@ def causal_mask(n: int) -> np.ndarray:
     >>> causal_mask(2).tolist()
     [[True, False], [True, True]]
     """
-    return _causal_mask(check_int("n", n, minimum=1))
-
-
-def _causal_mask(n: int) -> np.ndarray:
-    """:func:`causal_mask` of a checked length: lower-triangular ``(n, n)`` bools."""
+    n = check_int("n", n, minimum=1)
     return np.tril(np.ones((n, n), dtype=bool))
 
 
@@ -232,12 +182,7 @@ class ScoreTerms(NamedTuple):
 
     def total(self) -> np.ndarray:
         """Sum of the four terms: the full score matrix."""
-        return (
-            self.content_content
-            + self.content_position
-            + self.position_content
-            + (self.position_position)
-        )
+        return sum(self)
 
 
 def score_terms(e: ArrayLike, p: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> ScoreTerms:
@@ -309,11 +254,7 @@ def relative_deviation(scores: ArrayLike) -> float:
     >>> relative_deviation(np.cos(j - i))
     0.0
     """
-    return _relative_deviation(check_array("scores", scores, ndim=2).astype(np.float64))
-
-
-def _relative_deviation(s: np.ndarray) -> float:
-    """:func:`relative_deviation` of a finite float64 matrix ``s`` (n, m)."""
+    s = check_array("scores", scores, ndim=2).astype(np.float64)
     # Scale to max |s| = 1 first: the value is scale-invariant, but squaring entries
     # near 1e155 overflows to inf and near 1e-200 underflows to 0 (both gave 0.0).
     peak = np.max(np.abs(s))

@@ -39,19 +39,12 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     Parameters
     ----------
     n_heads : int
-        Number of heads, >= 1 (within the memory budget of one call, 1 GiB).
+        Number of heads, >= 1.
 
     Returns
     -------
     numpy.ndarray
         Shape ``(n_heads,)``, float64, in ``(0, 1)``.
-
-    Raises
-    ------
-    TypeError
-        ``n_heads`` not an integer.
-    ValueError
-        ``n_heads`` below 1, or so large that the slopes would pass the memory budget.
 
     Examples
     --------
@@ -62,11 +55,6 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     """
     n_heads = check_int("n_heads", n_heads, minimum=1)
     check_memory(f"n_heads = {n_heads}", 8 * 6 * n_heads)  # the slopes of P and 2P heads
-    return _alibi_slopes(n_heads)
-
-
-def _alibi_slopes(n_heads: int) -> np.ndarray:
-    """:func:`alibi_slopes` of a checked head count: ``2 ** (-8h / P)``, then every other of 2P."""
     power = 2 ** int(math.floor(math.log2(n_heads)))
     own = 2.0 ** (-8.0 * np.arange(1, power + 1) / power)
     if power == n_heads:
@@ -96,16 +84,7 @@ def alibi_bias(
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_heads, n_positions, n_positions)``, each slice Toeplitz; within the memory
-        budget of one call (1 GiB).
-
-    Raises
-    ------
-    TypeError
-        An argument of the wrong kind.
-    ValueError
-        Neither ``n_heads`` nor ``slopes``, a count that does not match, a slope past
-        ``MAX_SLOPE``, or sizes whose bias would pass the memory budget.
+        Shape ``(n_heads, n_positions, n_positions)``, each slice Toeplitz.
 
     Examples
     --------
@@ -120,18 +99,15 @@ def alibi_bias(
             raise ValueError("give n_heads or slopes, got neither")
         heads = check_int("n_heads", n_heads, minimum=1)
     else:
-        m = _check_slopes(slopes)
+        m = check_slopes(slopes)
         heads = m.size
         if n_heads is not None and check_int("n_heads", n_heads, minimum=1) != m.size:
             raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {m.size}")
     check_memory(f"n_positions = {n} with n_heads = {heads}", 8 * (heads + 2) * n * n)
-    return _alibi_bias(n, _alibi_slopes(heads) if slopes is None else m)
-
-
-def _alibi_bias(n_positions: int, slopes: np.ndarray) -> np.ndarray:
-    """:func:`alibi_bias` of a checked length and float64 slopes (H,): ``(H, n, n)``."""
-    distance = np.abs(np.subtract.outer(np.arange(n_positions), np.arange(n_positions)))
-    return -slopes[:, None, None] * distance
+    if slopes is None:
+        m = alibi_slopes(heads)
+    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    return -m[:, None, None] * distance
 
 
 #: Largest ALiBi slope (in absolute value) :func:`alibi_bias` and the model take: the bias
@@ -139,7 +115,7 @@ def _alibi_bias(n_positions: int, slopes: np.ndarray) -> np.ndarray:
 MAX_SLOPE = 1e6
 
 
-def _check_slopes(slopes: ArrayLike, name: str = "slopes") -> np.ndarray:
+def check_slopes(slopes: ArrayLike, name: str = "slopes") -> np.ndarray:
     """ALiBi slopes as a 1-D float64 array: real, finite, each ``|m| <= MAX_SLOPE``."""
     m = check_array(name, slopes, ndim=1).astype(np.float64)
     if np.abs(m).max() > MAX_SLOPE:
@@ -206,13 +182,6 @@ def t5_relative_bucket(
             f"max_distance must exceed the {max_exact} exact buckets{per} (num_buckets = "
             f"{num_buckets}), got max_distance = {max_distance}"
         )
-    return _t5_relative_bucket(rel, bidirectional, num_buckets, max_distance)
-
-
-def _t5_relative_bucket(
-    rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int
-) -> np.ndarray:
-    """:func:`t5_relative_bucket` of checked integer offsets and sizes: same shape as ``rel``."""
     buckets = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
         num_buckets //= 2
@@ -220,7 +189,6 @@ def _t5_relative_bucket(
         distance = np.abs(rel)
     else:
         distance = -np.minimum(rel, 0)
-    max_exact = num_buckets // 2
     is_small = distance < max_exact
     # float32 throughout, as torch does for a float tensor divided by Python scalars.
     ratio = np.maximum(distance, 1).astype(np.float32) / np.float32(max_exact)

@@ -21,19 +21,17 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import _show as _shown
-from ._validate import check_choice, check_d_model, check_int, check_memory, check_real
+from ._validate import (
+    check_choice,
+    check_d_model,
+    check_int,
+    check_memory,
+    check_real,
+    show_value,
+)
 from .encodings import frequencies
 
-__all__ = [
-    "LIBRARY_FLAGS",
-    "MAX_BASE",
-    "MAX_PROBE_POSITION",
-    "MAX_PROBE_WIDTH",
-    "LibraryFlag",
-    "RopeConvention",
-    "identify_rope",
-]
+__all__ = ["LIBRARY_FLAGS", "MAX_BASE", "RopeConvention", "identify_rope"]
 
 #: Widest function the detectors probe (a RoPE map per position is d × d).
 MAX_PROBE_WIDTH = 1024
@@ -59,23 +57,23 @@ class LibraryFlag(NamedTuple):
         return f"{repo}: {re.split(r'[,: ]', rest.split('/', 1)[1])[0]}"
 
 
-_GH = "github.com/"
+GH = "github.com/"
 _FLASH = (
-    _GH + "Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn"
+    GH + "Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn"
     "/layers/rotary.py, apply_rotary_emb: 'interleaved: if True, rotate pairs of even and "
     "odd dimensions (GPT-J style) instead of 1st half and 2nd half (GPT-NeoX style)'"
 )
-_MLX = _GH + "ml-explore/mlx/blob/846d176227a0ac13d2667e58d2bb68b322109ab0/"
+MLX = GH + "ml-explore/mlx/blob/846d176227a0ac13d2667e58d2bb68b322109ab0/"
 _MLX_ROPE = (
-    _MLX + "python/mlx/nn/layers/positional_encoding.py, RoPE: 'The traditional "
+    MLX + "python/mlx/nn/layers/positional_encoding.py, RoPE: 'The traditional "
     "implementation rotates consecutive pairs of elements in the feature dimension while "
     "the default implementation rotates pairs with stride half the feature dimensions'; "
     "python/src/fast.cpp, rope: 'traditional implementation which rotates consecutive "
     "dimensions'"
 )
-_HF = _GH + "huggingface/transformers/blob/"
+_HF = GH + "huggingface/transformers/blob/"
 _LLAMA_CPP = (
-    _GH + "ggml-org/llama.cpp/blob/00342301d01add50835550e8a916f12097d94517/src/"
+    GH + "ggml-org/llama.cpp/blob/00342301d01add50835550e8a916f12097d94517/src/"
     "llama-model.cpp, llama_model_rope_type: "
 )
 LIBRARY_FLAGS: tuple[LibraryFlag, ...] = (
@@ -159,20 +157,22 @@ _MESSAGES = {
     "shift_wrong": "T_Δ does not map PE(t) to PE(t + Δ) for Δ = {detail}.",
 }
 _PAIRS = {"adjacent": "adjacent (2k, 2k+1)", "halves": "half-split (k, k + d/2)"}
-_TURNS = {1.0: "counter-clockwise", -1.0: "clockwise"}
-_Issues = list[tuple[str, str]]
+TURNS = {1.0: "counter-clockwise", -1.0: "clockwise"}
+Issues = list[tuple[str, str]]
 
 
-def _issue(code: str, detail: object = "", expected: object = "") -> tuple[str, str]:
+def issue(code: str, detail: object = "", expected: object = "") -> tuple[str, str]:
+    """The issue ``code`` with its message filled in."""
     return code, _MESSAGES[code].format(detail=detail, expected=expected)
 
 
-def _show(value: float | None) -> str:
+def show_number(value: float | None) -> str:
+    """A number in six digits, or "unknown" for None."""
     return "unknown" if value is None else f"{value:.6g}"
 
 
 @dataclass(frozen=True)
-class _Verdict:
+class Verdict:
     """What every convention report holds: the width probed and the issues found.
 
     Subclasses add the fields they read (each None when unknown) and ``_header``; this class
@@ -184,7 +184,7 @@ class _Verdict:
     messages: tuple[str, ...] = ()
 
     @classmethod
-    def _from_issues(cls, d_model: int, issues: _Issues, found: dict) -> _Verdict:
+    def _from_issues(cls, d_model: int, issues: Issues, found: dict) -> Verdict:
         """The report of a probe: its ``(code, message)`` issues and the fields it ``found``."""
         codes, messages = zip(*issues, strict=True) if issues else ((), ())
         return cls(d_model=d_model, issues=codes, messages=messages, **found)
@@ -205,7 +205,7 @@ class _Verdict:
 
 
 @dataclass(frozen=True)
-class RopeConvention(_Verdict):
+class RopeConvention(Verdict):
     """What :func:`identify_rope` read off a RoPE function; ``print`` it for a verdict.
 
     Attributes
@@ -253,24 +253,24 @@ class RopeConvention(_Verdict):
             lines.append(f"  direction:  {self.direction}")
         if self.frequency is not None:
             rule = "t * theta_k" if self.frequency == "multiplied" else "t / theta_k"
-            theta = f"theta_k = base ** (-2k / d), base {_show(self.base)}"
+            theta = f"theta_k = base ** (-2k / d), base {show_number(self.base)}"
             lines.append(f"  angle:      {rule}, {theta}")
         return lines
 
 
-class _ProbeError(Exception):
+class ProbeError(Exception):
     """The probed function raised or returned something unusable."""
 
 
-def _call(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.ndarray:
-    """``f(*args)`` as a finite float64 array of ``shape``, or a _ProbeError that says why not."""
+def call_probe(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """``f(*args)`` as a finite float64 array of ``shape``, or a ProbeError that says why not."""
     try:
         with np.errstate(all="ignore"):
             out = f(*args)
     except Exception as exc:  # a learner's function may raise anything: report it, never crash
-        raise _ProbeError(f"{what}: the function raised {type(exc).__name__}: {exc}") from None
+        raise ProbeError(f"{what}: the function raised {type(exc).__name__}: {exc}") from None
     if np.iscomplexobj(out):
-        raise _ProbeError(
+        raise ProbeError(
             f"{what}: the function returned complex numbers; return real features "
             "(a complex z_k goes back as z.real and z.imag in its two columns)"
         )
@@ -278,20 +278,20 @@ def _call(f: Callable, args: tuple, shape: tuple[int, ...], what: str) -> np.nda
         arr = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
         kind = type(out).__name__
-        raise _ProbeError(f"{what}: the function returned {kind}, not numbers") from None
+        raise ProbeError(f"{what}: the function returned {kind}, not numbers") from None
     if arr.shape != shape:
-        raise _ProbeError(f"{what}: the function returned shape {arr.shape}, expected {shape}")
+        raise ProbeError(f"{what}: the function returned shape {arr.shape}, expected {shape}")
     if not np.all(np.isfinite(arr)):
-        raise _ProbeError(f"{what}: the function returned NaN or inf")
+        raise ProbeError(f"{what}: the function returned NaN or inf")
     return arr
 
 
-def _wrap(angle: np.ndarray) -> np.ndarray:
+def wrap_angle(angle: np.ndarray) -> np.ndarray:
     """Angles wrapped to (-π, π]."""
     return np.pi - np.mod(np.pi - angle, 2 * np.pi)
 
 
-def _refine(angles: np.ndarray, t: np.ndarray) -> np.ndarray:
+def refine_turns(angles: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Turn per position from wrapped angles read at increasing positions ``t``.
 
     The first reading must not wrap; each later one is unwrapped by the current estimate, so
@@ -303,7 +303,9 @@ def _refine(angles: np.ndarray, t: np.ndarray) -> np.ndarray:
     return omega
 
 
-def _models(omega: np.ndarray, d: int, expected: float | None) -> list[tuple[float, float, str]]:
+def candidate_models(
+    omega: np.ndarray, d: int, expected: float | None
+) -> list[tuple[float, float, str]]:
     """Candidate (base, scale, frequency): a log-linear fit of ``omega``, then the usual slips."""
     models = []
     if np.all(omega > 0):
@@ -318,35 +320,39 @@ def _models(omega: np.ndarray, d: int, expected: float | None) -> list[tuple[flo
     return models
 
 
-def _omega(d: int, model: tuple[float, float, str]) -> np.ndarray:
+def model_turns(d: int, model: tuple[float, float, str]) -> np.ndarray:
+    """Turn per position of each pair under ``model`` = (base, scale, frequency)."""
     base, scale, frequency = model
     theta = frequencies(d, base)
     return scale * (theta if frequency == "multiplied" else 1 / theta)
 
 
-def _close(a: float, b: float) -> bool:
+def same_ratio(a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` agree within 0.1 %."""
     return abs(np.log(a / b)) < 1e-3
 
 
-def _base_issues(model: tuple[float, float, str], expected: float | None) -> _Issues:
+def base_issues(model: tuple[float, float, str], expected: float | None) -> Issues:
+    """The issues of a fitted (base, scale, frequency) against the ``expected`` base."""
     base, scale, frequency = model
-    issues = [_issue("divided")] if frequency == "divided" else []
+    issues = [issue("divided")] if frequency == "divided" else []
     if abs(scale - 1) > 1e-3:
-        issues.append(_issue("position_scale", f"{scale:.4g}"))
-    if expected is not None and frequency == "multiplied" and not _close(base, expected):
-        if _close(base, expected**2):
+        issues.append(issue("position_scale", f"{scale:.4g}"))
+    if expected is not None and frequency == "multiplied" and not same_ratio(base, expected):
+        if same_ratio(base, expected**2):
             detail = f"frequencies fall twice as fast, as with base {base:.4g} = {expected:.4g}²"
-            issues.append(_issue("column_index", detail))
+            issues.append(issue("column_index", detail))
         else:
-            issues.append(_issue("base", f"{base:.6g}", f"{expected:.6g}"))
+            issues.append(issue("base", f"{base:.6g}", f"{expected:.6g}"))
     return issues
 
 
-def _check_common(
+def check_probe_args(
     fn: object, d_model: object, expected_base: object, atol: object, name: str = "f"
 ) -> tuple:
+    """The checked width, expected base and tolerance of a probe; ``fn`` must be callable."""
     if not callable(fn):
-        raise TypeError(f"{name} must be callable (the function to probe), got {_shown(fn)}")
+        raise TypeError(f"{name} must be callable (the function to probe), got {show_value(fn)}")
     d = check_d_model(d_model)
     if not 4 <= d <= MAX_PROBE_WIDTH:
         raise ValueError(
@@ -421,7 +427,7 @@ def identify_rope(
     >>> identify_rope(lambda x, t: apply_rope(x, np.asarray(t) / 4), d_model=8).issues
     ('position_scale',)
     """
-    d, expected, atol = _check_common(f, d_model, expected_base, atol)
+    d, expected, atol = check_probe_args(f, d_model, expected_base, atol)
     if expected_pairing is not None:
         check_choice("expected_pairing", expected_pairing, tuple(_PAIRS))
     max_position = check_int("max_position", max_position, minimum=4, maximum=MAX_PROBE_POSITION)
@@ -430,41 +436,45 @@ def identify_rope(
     found: dict = {}
     try:
         issues = _read_rope(f, d, expected, max_position, atol, found)
-    except _ProbeError as exc:
-        issues = [_issue("error", exc)]
+    except ProbeError as exc:
+        issues = [issue("error", exc)]
     mixed = any(code == "mixed_layout" for code, _ in issues)  # no single pairing to compare
     if (
         expected_pairing is not None
         and found.get("pairing") not in (None, expected_pairing)
         and not mixed
     ):
-        issues.append(_issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
+        issues.append(issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
     return RopeConvention._from_issues(d, issues, found)
 
 
 def _rope_maps(f: Callable, d: int, t: np.ndarray) -> np.ndarray:
     """The (d, d) map of ``f`` at each position of ``t``: column j is the image of e_j."""
     x = np.tile(np.eye(d), (t.size, 1))
-    out = _call(f, (x, np.repeat(t, d)), x.shape, "probe with unit vectors")
+    out = call_probe(f, (x, np.repeat(t, d)), x.shape, "probe with unit vectors")
     return out.reshape(t.size, d, d).transpose(0, 2, 1)
 
 
-def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
+def _read_rope(
+    f: Callable, d: int, expected: float | None, max_position: int, atol: float, found: dict
+) -> Issues:
+    """The issues of RoPE function ``f`` of width ``d``, probed up to ``max_position``; what
+    it reads (pairing, direction, base, frequency, position_scale) goes into ``found``."""
     u = np.full(d, d**-0.5)
     rows, positions = np.stack([u, u, u, 0 * u]), np.array([3, 3, 1, 2])
-    out = _call(f, (rows, positions), (4, d), "probe with 4 rows")
+    out = call_probe(f, (rows, positions), (4, d), "probe with 4 rows")
     if np.abs(out[3]).max() > atol:
-        return [_issue("wrong_axis")]
+        return [issue("wrong_axis")]
     if np.abs(out[0] - out[1]).max() > atol:
-        return [_issue("ignores_positions")]
+        return [issue("ignores_positions")]
     t = np.array([0] + [2**i for i in range(int(np.log2(max_position)) + 1)])
     try:
         maps = _rope_maps(f, d, t)
-    except _ProbeError:  # e.g. a cos/sin cache shorter than max_position: probe near 0 only
+    except ProbeError:  # e.g. a cos/sin cache shorter than max_position: probe near 0 only
         t = np.arange(4)
         maps = _rope_maps(f, d, t)
     if np.abs(maps - np.eye(d)).max() <= atol:
-        return [_issue("identity")]
+        return [issue("identity")]
     mass = np.abs(maps[1:]).max(axis=0)
     cols = np.arange(d)
     coupling = np.where(cols[:, None] == cols, 0.0, mass)
@@ -472,10 +482,10 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     still = np.flatnonzero(coupling.max(axis=0) == 0)  # a turn, however slow, leaves exact zero
     if still.size:
         detail = f"features {still.tolist()[:6]} never turn: partial rotary?"
-        return [_issue("not_rotation", detail)]
+        return [issue("not_rotation", detail)]
     mass[cols, cols] = mass[partner, cols] = 0
     if mass.max() > atol or np.any(partner[partner] != cols):
-        return [_issue("not_rotation", "features mix beyond fixed pairs")]
+        return [issue("not_rotation", "features mix beyond fixed pairs")]
     pairs = sorted({(min(j, p), max(j, p)) for j, p in enumerate(partner.tolist())})
     half = range(d // 2)
     layouts = {
@@ -484,7 +494,7 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     }
     pairing = next((name for name, layout in layouts.items() if pairs == layout), None)
     if pairing is None:
-        return [_issue("unknown_pairing", pairs[:3] + ["..."])]
+        return [issue("unknown_pairing", pairs[:3] + ["..."])]
     found["pairing"] = pairing
     a, b = np.array(layouts[pairing]).T
     c, s = maps[:, a, a], maps[:, b, a]
@@ -501,26 +511,33 @@ def _read_rope(f, d, expected, max_position, atol, found) -> _Issues:
     issues = []
     swapped = bool(np.all(np.abs(angle[0] - np.pi / 2) <= atol))
     if swapped:
-        issues.append(_issue("sin_cos_swapped"))
+        issues.append(issue("sin_cos_swapped"))
     elif np.abs(angle[0]).max() > atol:
-        issues.append(_issue("position_offset", f"{angle[0, 0]:.3g}"))
-    turned = _wrap(angle[1:] - angle[0])
-    omega = _refine(turned, t[1:])
+        issues.append(issue("position_offset", f"{angle[0, 0]:.3g}"))
+    turned = wrap_angle(angle[1:] - angle[0])
+    omega = refine_turns(turned, t[1:])
     sign = -1.0 if omega[0] < 0 else 1.0  # pair 0 turns by 1 rad per position: no wrapping
-    found["direction"] = _TURNS[sign]
+    found["direction"] = TURNS[sign]
     if sign < 0 and not swapped:
-        issues.append(_issue("clockwise"))
-    for model in _models(sign * omega, d, expected):
-        predicted = np.multiply.outer(t[1:], sign * _omega(d, model))
-        if np.abs(_wrap(predicted - turned)).max() <= atol:
+        issues.append(issue("clockwise"))
+    for model in candidate_models(sign * omega, d, expected):
+        predicted = np.multiply.outer(t[1:], sign * model_turns(d, model))
+        if np.abs(wrap_angle(predicted - turned)).max() <= atol:
             break
     else:
-        return [*issues, _issue("not_geometric")]
+        return [*issues, issue("not_geometric")]
     found.update(base=model[0], position_scale=model[1], frequency=model[2])
-    return issues + _base_issues(model, expected)
+    return issues + base_issues(model, expected)
 
 
-def _not_a_turn(maps, partner, t, expected, atol, pairing) -> tuple[str, str]:
+def _not_a_turn(
+    maps: np.ndarray,
+    partner: np.ndarray,
+    t: np.ndarray,
+    expected: float | None,
+    atol: float,
+    pairing: str,
+) -> tuple[str, str]:
     """Pairs that are no turns: does each feature turn at a frequency of its own?
 
     Two slips give that: the exponent over the column (feature j at ``base ** (-2j / d)``)
@@ -529,18 +546,18 @@ def _not_a_turn(maps, partner, t, expected, atol, pairing) -> tuple[str, str]:
     """
     d = partner.size
     if expected is None:
-        return _issue("not_rotation", "a pair is stretched or reflected")
+        return issue("not_rotation", "a pair is stretched or reflected")
     j = np.arange(d)
     sign = np.where(j < partner, -1.0, 1.0)  # row j holds (cos, -sin) or (sin, cos)
     own = np.arctan2(sign * maps[:, j, partner], maps[:, j, j])
 
     def fits(exponents: np.ndarray) -> bool:
         predicted = np.multiply.outer(t, expected ** (-exponents / d))
-        return bool(np.abs(_wrap(predicted - own)).max() <= atol)
+        return bool(np.abs(wrap_angle(predicted - own)).max() <= atol)
 
     if fits(2 * j):
-        return _issue("column_index", "each feature j turns at its own frequency base ** (-2j / d)")
+        return issue("column_index", "each feature j turns at its own frequency base ** (-2j / d)")
     other = "halves" if pairing == "adjacent" else "adjacent"
     if fits(2 * (j % (d // 2) if other == "halves" else j // 2)):
-        return _issue("mixed_layout", _PAIRS[pairing], _PAIRS[other])
-    return _issue("not_rotation", "a pair is stretched or reflected")
+        return issue("mixed_layout", _PAIRS[pairing], _PAIRS[other])
+    return issue("not_rotation", "a pair is stretched or reflected")

@@ -50,13 +50,8 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> frequencies(4, base=100.0)
     array([1. , 0.1])
     """
-    return _frequencies(check_d_model(d_model), check_base(base))
-
-
-def _frequencies(d_model: int, base: float) -> np.ndarray:
-    """:func:`frequencies` of a checked width and base: ``base ** (-2k / d)``, ``(d // 2,)``."""
-    k = np.arange(d_model // 2, dtype=np.float64)
-    return base ** (-2.0 * k / d_model)
+    d_model, base = check_d_model(d_model), check_base(base)
+    return base ** (-2.0 * np.arange(d_model // 2, dtype=np.float64) / d_model)
 
 
 def sinusoidal_pe(
@@ -98,11 +93,7 @@ def sinusoidal_pe(
     """
     t = check_positions(positions)
     w = frequencies(d_model, base)
-    return _sinusoidal_pe(t, w, check_float_dtype(dtype))
-
-
-def _sinusoidal_pe(t: np.ndarray, w: np.ndarray, dtype: np.dtype = np.float64) -> np.ndarray:
-    """:func:`sinusoidal_pe` of float64 positions ``t`` (n,) and frequencies ``w`` (d / 2,)."""
+    dtype = check_float_dtype(dtype)
     angles = np.multiply.outer(t, w)
     pe = np.empty((t.size, w.size, 2), dtype=dtype)
     np.sin(angles, out=pe[..., 0], casting="same_kind")

@@ -35,7 +35,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ._validate import _show, check_int, check_real
+from ._validate import check_int, check_real
+from ._validate import show_value as _show
 from .figures import (
     FIGSIZE,
     WIDE_FIGSIZE,

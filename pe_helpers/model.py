@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import attention
 from ._validate import (
-    _show,
     as_array,
     check_array,
     check_bool,
@@ -48,16 +48,11 @@ from ._validate import (
     check_real,
     check_seconds,
 )
-from .attention import _causal_mask, _softmax, _softmax_backward, softmax_backward
-from .biases import (
-    _alibi_bias,
-    _alibi_slopes,
-    _check_slopes,
-    _t5_relative_bucket,
-    t5_relative_bucket,
-)
-from .encodings import _frequencies, _sinusoidal_pe
-from .rope import _turn_pairs
+from ._validate import show_value as _show
+from .attention import causal_mask, softmax, softmax_backward
+from .biases import alibi_bias, check_slopes, t5_relative_bucket
+from .encodings import frequencies, sinusoidal_pe
+from .rope import turn_pairs
 from .tasks import Batch, make_task, task_batch
 
 __all__ = [
@@ -255,7 +250,7 @@ class ModelConfig:
                 f"got {len(self.inv_freq)}"
             )
         if self.slopes is not None:
-            put("slopes", tuple(_check_slopes(self.slopes).tolist()))
+            put("slopes", tuple(check_slopes(self.slopes).tolist()))
         if self.slopes is not None and len(self.slopes) != self.n_heads:
             raise ValueError(
                 f"slopes must have one entry per head ({self.n_heads}), got {len(self.slopes)}"
@@ -353,35 +348,35 @@ class _Tables:
         self.n = n
         self.pe = self.cos = self.sin = self.bias = self.buckets = None
         if method == "sinusoidal":
-            positions = np.arange(n, dtype=np.float64)
-            self.pe = _sinusoidal_pe(positions, _frequencies(config.d_model, config.base))
+            self.pe = sinusoidal_pe(n, config.d_model, config.base)
         if method in ROPE_METHODS:
             inv_freq = config.inv_freq
             if inv_freq is None:
-                inv_freq = _frequencies(config.d_head, config.base)
+                inv_freq = frequencies(config.d_head, config.base)
             angles = np.multiply.outer(np.arange(n, dtype=np.float64), inv_freq)
             self.cos = config.attention_factor * np.cos(angles)
             self.sin = config.attention_factor * np.sin(angles)
         if method == "alibi":
-            slopes = config.slopes
-            slopes = _alibi_slopes(config.n_heads) if slopes is None else np.array(slopes)
-            self.bias = _alibi_bias(n, slopes)
+            self.bias = alibi_bias(n, config.n_heads, slopes=config.slopes)
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
-            self.buckets = _t5_relative_bucket(
-                offsets, not config.causal, config.num_buckets, config.max_distance
+            self.buckets = t5_relative_bucket(
+                offsets,
+                bidirectional=not config.causal,
+                num_buckets=config.num_buckets,
+                max_distance=config.max_distance,
             )
         # What every forward pass adds to the scores: the fixed bias, and -inf where the
         # causal mask hides a key (added in place, instead of a bias sum and a masked copy).
         self.added = self.bias
         if config.causal:
-            hidden = np.where(_causal_mask(n), 0.0, -np.inf)
+            hidden = np.where(causal_mask(n), 0.0, -np.inf)
             self.added = hidden if self.bias is None else self.bias + hidden
 
 
 def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, method: str) -> np.ndarray:
     """RoPE from precomputed tables (``sin -> -sin`` gives the transpose, for the backward)."""
-    return _turn_pairs(x, cos, sin, "adjacent" if method == "rope_adjacent" else "halves")
+    return turn_pairs(x, cos, sin, "adjacent" if method == "rope_adjacent" else "halves")
 
 
 def _qkv_matrix(params: dict) -> np.ndarray:
@@ -424,7 +419,7 @@ def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, 
         content = _forget_forward(scores, x, weights_of["w_forget"], weights_of["b_forget"])
     if tables.added is not None:
         scores += tables.added
-    weights = _softmax(scores)  # in place: ``scores`` becomes the weights
+    weights = softmax(scores)
     concat = np.swapaxes(weights @ v, 1, 2).reshape(batch * n, n_heads * e)  # heads side by side
     return concat, dict(x=x, q=q, k=k, v=v, weights=weights, concat=concat, **content)
 
@@ -441,7 +436,7 @@ def _cope_forward(scores: np.ndarray, q: np.ndarray, table: np.ndarray, tables: 
     """
     n = scores.shape[-1]
     top = table.shape[-1] - 1
-    visible = _causal_mask(n)
+    visible = causal_mask(n)
     # g_it = σ(s_it) on the visible keys, 0 on the hidden ones: (B, H, n, n)
     gates = np.where(visible, 0.5 * (1.0 + np.tanh(0.5 * scores)), 0.0)
     # p_ij = Σ_{t >= j} g_it: a cumulative sum from the right
@@ -616,7 +611,7 @@ def _backward(
     tables: _Tables,
     cache: dict,
     grad_logits: np.ndarray,
-    softmax_grad=_softmax_backward,
+    softmax_grad=softmax_backward,
 ) -> dict[str, np.ndarray]:
     x, v = cache["x"], cache["v"]
     batch, n_heads, n, e = v.shape
@@ -876,9 +871,7 @@ def _check_batch(batch: object, config: ModelConfig):
     return tokens, targets.astype(np.int64), scored
 
 
-def _loss_and_grads(
-    params, config, tokens, targets, scored, tables, softmax_grad=_softmax_backward
-):
+def _loss_and_grads(params, config, tokens, targets, scored, tables, softmax_grad=softmax_backward):
     logits, cache = _forward(params, config, tokens, tables)
     loss, grad_logits = _cross_entropy(logits, targets, scored)
     return loss, _backward(params, config, tokens, tables, cache, grad_logits, softmax_grad)
@@ -997,7 +990,7 @@ def gradient_check(
     batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size, seed=seed)
     tokens, targets, scored = _check_batch(batch, config)
     tables = _Tables(config, length)
-    softmax_grad = _softmax_backward
+    softmax_grad = attention.softmax_backward
     if softmax_backward is not None:
         if not callable(softmax_backward):
             raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")

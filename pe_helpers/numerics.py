@@ -17,16 +17,11 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._validate import _show, check_array, check_d_model, check_positions, check_real
+from ._validate import check_array, check_d_model, check_positions, check_real, show_value
+from .conventions import wrap_angle
 from .encodings import frequencies
 
-__all__ = [
-    "FLOAT_DTYPES",
-    "MAX_ENTRIES",
-    "largest_exact_integer",
-    "low_precision_rope_scores",
-    "rope_angle_error",
-]
+__all__ = ["FLOAT_DTYPES", "largest_exact_integer", "low_precision_rope_scores", "rope_angle_error"]
 
 #: Most angles (positions × pairs) one call computes: about 32 MB per float64 array.
 MAX_ENTRIES = 1 << 22
@@ -38,11 +33,6 @@ _NAMED = {
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
 }
 FLOAT_DTYPES: tuple[str, ...] = tuple(_NAMED)  # the precisions compared in lesson 11
-
-
-def _wrap(angle: np.ndarray) -> np.ndarray:
-    """Angles wrapped to (-π, π]."""
-    return np.pi - np.mod(np.pi - angle, 2 * np.pi)
 
 
 def _float_dtype(dtype: DTypeLike) -> np.dtype:
@@ -126,49 +116,35 @@ def rope_angle_error(
     >>> float(rope_angle_error([257], 8, dtype="bfloat16", fix=True).max()) < 0.01
     True
     """
-    pairs = check_d_model(d_model) // 2
-    if pairs > MAX_ENTRIES:
-        raise ValueError(f"d_model must be at most {2 * MAX_ENTRIES:,}, got {2 * pairs:,}")
+    pairs = check_d_model(d_model, maximum=2 * MAX_ENTRIES) // 2
     t = _checked_positions("positions", positions, pairs)
-    theta = frequencies(d_model, _rope_base(base))
-    return _rope_angle_error(t, theta, _float_dtype(dtype), _check_fix(fix))
-
-
-def _rope_angle_error(
-    t: np.ndarray, theta: np.ndarray, low: np.dtype, fix: bool | str
-) -> np.ndarray:
-    """:func:`rope_angle_error` of float64 positions ``t`` (n,) and frequencies (d / 2,)."""
-    cos, sin = _cos_sin(t, theta, low, fix)
-    return np.abs(_wrap(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
-
-
-def _check_size(name: str, entries: int) -> None:
-    if entries > MAX_ENTRIES:
-        raise ValueError(
-            f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once, got {entries:,}"
-        )
+    theta = frequencies(d_model, check_rope_base(base))
+    cos, sin = _cos_sin(t, theta, _float_dtype(dtype), _check_fix(fix))
+    return np.abs(wrap_angle(np.arctan2(sin, cos) - np.multiply.outer(t, theta)))
 
 
 def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
     """``check_positions``, refusing more than MAX_ENTRIES angles before anything is allocated."""
-    if isinstance(positions, (numbers.Integral, np.integer)) and not isinstance(
-        positions, (bool, np.bool_)
-    ):
-        _check_size(name, int(positions) * pairs)
+    too_many = f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once"
+    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
+        if positions * pairs > MAX_ENTRIES:  # a count: refused before it is allocated
+            raise ValueError(too_many)
     t = check_positions(positions, name=name)
-    _check_size(name, t.size * pairs)
+    if t.size * pairs > MAX_ENTRIES:
+        raise ValueError(too_many)
     return t
 
 
 def _check_fix(fix: object) -> bool | str:
+    """``fix`` as a bool, "float64" or "float32"."""
     if isinstance(fix, (bool, np.bool_)):
         return bool(fix)
     if not (isinstance(fix, str) and fix in ("float64", "float32")):
-        raise ValueError(f"fix must be False, True, 'float64' or 'float32', got {_show(fix)}")
+        raise ValueError(f"fix must be False, True, 'float64' or 'float32', got {show_value(fix)}")
     return fix
 
 
-def _rope_base(base: object) -> float:
+def check_rope_base(base: object) -> float:
     """A RoPE base, > 1: its frequencies fall from 1, so no angle overflows a float16."""
     base = check_real("base", base, positive=True)
     if base <= 1:
@@ -251,7 +227,7 @@ def low_precision_rope_scores(
     t_keys = _checked_positions("key_positions", key_positions, q.size // 2)
     if t_keys.size == 0:
         raise ValueError("key_positions must hold at least one position")
-    theta = frequencies(q.size, _rope_base(base))
+    theta = frequencies(q.size, check_rope_base(base))
     low, fix = _float_dtype(dtype), _check_fix(fix)
 
     def rotated(x: np.ndarray, t: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from ._validate import (
     check_d_model,
     check_positions,
     check_real,
+    show_value,
 )
 from .encodings import block_rotation, frequencies
 
@@ -40,9 +41,9 @@ def _block_rows(width: int) -> int:
     return max(1, _BLOCK_ENTRIES // max(1, width))
 
 
-def _turn_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pairing: str) -> np.ndarray:
+def turn_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pairing: str) -> np.ndarray:
     """Turn pair ``k`` of ``x``'s last axis by the angle with cosine ``cos[..., k]`` and sine
-    ``sin[..., k]`` (no checks; the one rotation every RoPE in the package goes through).
+    ``sin[..., k]``: the one rotation every RoPE in the package goes through (not a door).
 
     ``pairing`` "adjacent" pairs ``(2k, 2k + 1)``, "halves" ``(k, k + m)``, with ``m`` the
     number of pairs turned (``cos.shape[-1]``); dimensions past ``2m`` pass through. ``cos`` and
@@ -63,9 +64,9 @@ def _turn_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, pairing: str) -
 
 
 def _rotate(x: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
-    """RoPE without checks: rotate row ``i`` of ``x`` (last axis even) by ``t[i] * w``."""
+    """Rotate row ``i`` of ``x`` (last axis even) by ``t[i] * w``."""
     angles = np.multiply.outer(t, w)
-    return _turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
+    return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 def _rotated_copies(vector: np.ndarray, t: np.ndarray, w: np.ndarray, pairing: str) -> np.ndarray:
@@ -122,15 +123,13 @@ def apply_rope(
     if positions is None:
         t = np.arange(n, dtype=np.float64)
     else:
-        if isinstance(positions, numbers.Number) or (
-            isinstance(positions, np.ndarray) and positions.ndim == 0
+        if (
+            isinstance(positions, (numbers.Number, np.generic))
+            or getattr(positions, "ndim", 1) == 0
         ):
-            number = positions.item() if hasattr(positions, "item") else positions
             raise TypeError(
-                "positions must be a 1-D array with one position per row of x, got the "
-                f"number {number!r}: write [{number!r}] for a single row at that "
-                "position, or leave positions out for 0 .. n-1 (a bare number is ambiguous: "
-                "sinusoidal_pe reads it as a count, rope_matrix as a position)"
+                f"positions must be a 1-D array, one per row of x, got {show_value(positions)}: "
+                "write [m] for one row at position m (a bare number is ambiguous)"
             )
         t = check_positions(positions)
     if t.size != n:
@@ -196,13 +195,6 @@ def halves_permutation(d_model: int) -> np.ndarray:
 # --- Lesson 07: RoPE scores, long-range decay, angles past the training length ---
 
 
-def _check_vector(name: str, value: ArrayLike) -> np.ndarray:
-    """A 1-D real vector of even width, as float64."""
-    arr = check_array(name, value, ndim=1).astype(np.float64)
-    check_d_model(arr.size, name=f"{name}.size")
-    return arr
-
-
 def rope_scores(
     q: ArrayLike,
     k: ArrayLike,
@@ -241,27 +233,17 @@ def rope_scores(
     >>> rope_scores(q, k, [0, 5], [0, 5]).round(4).tolist()
     [[1.0, 0.2837], [0.2837, 1.0]]
     """
-    q = _check_vector("q", q)
-    k = _check_vector("k", k)
+    q, k = (check_array(name, v, ndim=1).astype(np.float64) for name, v in (("q", q), ("k", k)))
+    check_d_model(q.size, name="q.size")
     if q.size != k.size:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
     pairing = check_choice("pairing", pairing, PAIRINGS)
     w = frequencies(q.size, base)
     tq = check_positions(query_positions, name="query_positions")
     tk = check_positions(key_positions, name="key_positions")
-    for name, t, given in (
-        ("query_positions", tq, query_positions),
-        ("key_positions", tk, key_positions),
-    ):
+    for name, t in (("query_positions", tq), ("key_positions", tk)):
         if t.size == 0:
-            raise ValueError(f"{name} must hold at least one position, got {given!r}")
-    return _rope_scores(q, k, tq, tk, w, pairing)
-
-
-def _rope_scores(
-    q: np.ndarray, k: np.ndarray, tq: np.ndarray, tk: np.ndarray, w: np.ndarray, pairing: str
-) -> np.ndarray:
-    """:func:`rope_scores` of float64 vectors (d,), positions (m,), (n,) and frequencies (d/2,)."""
+            raise ValueError(f"{name} must hold at least one position, got none")
     out = np.empty((tq.size, tk.size))
     if tq.size <= tk.size:
         # Rotate the queries once; walk through the keys a block at a time.

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import _show
+from ._validate import show_value
 from .rope_scaling import rope_frequencies
 
-__all__ = ["ModelRopeConfig", "model_names", "model_rope_config"]
+__all__ = ["model_names", "model_rope_config"]
 
 _FIELDS = (
     "display_name",
@@ -122,7 +122,7 @@ def model_rope_config(name: str) -> ModelRopeConfig:
     models = _load()
     if not isinstance(name, str) or name not in models:
         raise ValueError(
-            f"name must be a shipped model, one of {', '.join(models)}; got {_show(name)} "
+            f"name must be a shipped model, one of {', '.join(models)}; got {show_value(name)} "
             "(an unknown model)"
         )
     entry = copy.deepcopy(models[name])

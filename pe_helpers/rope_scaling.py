@@ -54,22 +54,21 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._rope_parameters import (
-    _NEEDS_ORIGINAL,
     DEFAULT_ROPE_THETA,
+    NEEDS_ORIGINAL,
     ROPE_PARAMETER_KEYS,
     ROPE_TYPES,
-    _check_block,
-    _check_head_dim,
-    _factor,
-    _implicit_factor,
-    _number,
-    _optional_number,
-    _optional_positive_int,
-    _original_length,
-    _positive_int,
-    _theta,
+    check_block,
+    check_head_dim,
+    check_number,
+    implicit_factor,
+    optional_count,
+    optional_number,
+    original_length,
+    rope_theta,
+    scaling_factor,
 )
-from ._validate import check_array, check_bool
+from ._validate import check_array, check_bool, check_int
 
 __all__ = [
     "ROPE_TYPES",
@@ -80,7 +79,6 @@ __all__ = [
     "default_frequencies",
     "ntk_aware_base",
     "dynamic_ntk_base",
-    "pair_wavelengths",
     "rotations_in_context",
     "get_mscale",
     "yarn_correction_dim",
@@ -108,12 +106,14 @@ def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
     >>> rotary_dim({"rope_type": "proportional", "partial_rotary_factor": 0.25}, 512)
     128
     """
-    params, rope_type = _check_block(rope_parameters, require=False)
-    head_dim = _check_head_dim(head_dim)
+    params, rope_type = check_block(rope_parameters, require=False)
+    head_dim = check_head_dim(head_dim)
     proportional = rope_type == "proportional"
     factor = params.get("partial_rotary_factor")
     if factor is not None:
-        factor = _number("partial_rotary_factor", factor, positive=not proportional, minimum=0.0)
+        factor = check_number(
+            "partial_rotary_factor", factor, positive=not proportional, minimum=0.0
+        )
     factor = 1.0 if factor is None else factor
     if factor > 1:
         raise ValueError(f"partial_rotary_factor must be in (0, 1], got {factor!r}")
@@ -143,23 +143,20 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     >>> default_frequencies(10000.0, 4).tolist()
     [1.0, 0.01]
     """
-    base = _number("base", base)
+    base = check_number("base", base)
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
-    dim = _check_head_dim(dim, "dim")
-    return _default_frequencies(base, dim)
-
-
-def _default_frequencies(base: float, dim: int) -> np.ndarray:
-    """:func:`default_frequencies` of a checked base and width: shape ``(dim // 2,)``."""
+    dim = check_head_dim(dim, "dim")
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
 def _ntk_args(base: Any, head_dim: Any, factor: Any) -> tuple[float, int, float]:
-    head_dim = _check_head_dim(head_dim)
+    """The checked base, head width (> 2) and factor of an NTK formula."""
+    head_dim = check_head_dim(head_dim)
     if head_dim <= 2:
         raise ValueError(f"head_dim must be > 2 for the NTK exponent d/(d-2), got {head_dim}")
-    return _number("base", base, positive=True), head_dim, _number("factor", factor, positive=True)
+    base = check_number("base", base, positive=True)
+    return base, head_dim, check_number("factor", factor, positive=True)
 
 
 def _check_raised_base(base: float, ratio: float, head_dim: int, what: str) -> None:
@@ -172,13 +169,8 @@ def _check_raised_base(base: float, ratio: float, head_dim: int, what: str) -> N
         )
 
 
-def _ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
-    """:func:`ntk_aware_base` of checked numbers: ``b * s ** (d / (d - 2))``."""
-    return base * factor ** (head_dim / (head_dim - 2))
-
-
-def _dynamic_ratio(factor: float, seq_len: int, length0: int) -> float:
-    """The bracket of "dynamic", ``1 + s (max(L, L0) / L0 - 1)``, of checked numbers."""
+def dynamic_ratio(factor: float, seq_len: int, length0: int) -> float:
+    """The bracket of "dynamic", ``1 + s (max(L, L0) / L0 - 1)`` (not a door)."""
     return 1.0 + factor * (max(seq_len, length0) / length0 - 1.0)
 
 
@@ -195,7 +187,7 @@ def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
     """
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
     _check_raised_base(base, factor, head_dim, f"base = {base:g} and factor = {factor:g}")
-    return _ntk_aware_base(base, head_dim, factor)
+    return base * factor ** (head_dim / (head_dim - 2))
 
 
 def dynamic_ntk_base(
@@ -215,41 +207,12 @@ def dynamic_ntk_base(
     30528
     """
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
-    seq_len = _positive_int("seq_len", seq_len)
-    length0 = _positive_int("max_position_embeddings", max_position_embeddings)
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    length0 = check_int("max_position_embeddings", max_position_embeddings, minimum=1)
     what = f"base = {base:g}, factor = {factor:g} and seq_len / max_position_embeddings"
-    ratio = _dynamic_ratio(factor, seq_len, length0)
+    ratio = dynamic_ratio(factor, seq_len, length0)
     _check_raised_base(base, ratio, head_dim, what)
-    return _ntk_aware_base(base, head_dim, ratio)
-
-
-def pair_wavelengths(inv_freq: ArrayLike) -> np.ndarray:
-    """Wavelength of each pair in tokens: ``2 pi / theta_i``.
-
-    ``inv_freq`` in radians per token: real numbers (not text, not bools), all finite and
-    > 0, large enough that ``2 pi / theta`` is finite; returns float64 of the same shape.
-
-    Raises
-    ------
-    TypeError
-        ``inv_freq`` not an array of real numbers.
-    ValueError
-        Empty, ragged, or a value that is not finite or not > 0 (or so small that its
-        wavelength overflows).
-
-    Examples
-    --------
-    >>> pair_wavelengths([np.pi, 2 * np.pi]).tolist()
-    [2.0, 1.0]
-    """
-    freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
-    if np.any(freq <= 0):
-        raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
-    with np.errstate(over="ignore"):
-        wavelengths = 2 * np.pi / freq
-    if not np.all(np.isfinite(wavelengths)):
-        raise ValueError(f"inv_freq has values too small for a finite wavelength: {freq.min()!r}")
-    return wavelengths
+    return base * ratio ** (head_dim / (head_dim - 2))
 
 
 def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
@@ -262,9 +225,12 @@ def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     >>> rotations_in_context([np.pi], 4).tolist()
     [2.0]
     """
-    length = _number("length", length, positive=True)
+    length = check_number("length", length, positive=True)
+    freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
+    if np.any(freq <= 0):
+        raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
     with np.errstate(over="ignore"):
-        turns = length / pair_wavelengths(inv_freq)
+        turns = length * freq / (2 * np.pi)
     if not np.all(np.isfinite(turns)):
         raise ValueError(
             f"length = {length:g} with these inv_freq gives more turns than a float holds"
@@ -282,11 +248,7 @@ def get_mscale(scale: float, mscale: float = 1.0) -> float:
     >>> get_mscale(0.5)
     1.0
     """
-    return _get_mscale(_number("scale", scale), _number("mscale", mscale))
-
-
-def _get_mscale(scale: float, mscale: float = 1.0) -> float:
-    """:func:`get_mscale` of checked numbers."""
+    scale, mscale = check_number("scale", scale), check_number("mscale", mscale)
     if scale <= 1:
         return 1.0
     return 0.1 * mscale * math.log(scale) + 1.0
@@ -305,17 +267,14 @@ def yarn_correction_dim(
     >>> round(yarn_correction_dim(32, 128, 10000.0, 4096), 3)
     20.944
     """
-    num_rotations = _number("num_rotations", num_rotations, positive=True)
-    dim = _check_head_dim(dim, "dim")
-    base = _number("base", base)
+    num_rotations = check_number("num_rotations", num_rotations, positive=True)
+    dim = check_head_dim(dim, "dim")
+    base = check_number("base", base)
     if base <= 1:
         raise ValueError(f"base must be > 1, got {base!r}")
-    length0 = _positive_int("original_max_position_embeddings", original_max_position_embeddings)
-    return _yarn_correction_dim(num_rotations, dim, base, length0)
-
-
-def _yarn_correction_dim(num_rotations: float, dim: int, base: float, length0: int) -> float:
-    """:func:`yarn_correction_dim` of checked numbers: ``d ln(L0 / (2 pi r)) / (2 ln b)``."""
+    length0 = check_int(
+        "original_max_position_embeddings", original_max_position_embeddings, minimum=1
+    )
     return (dim * math.log(length0 / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
@@ -324,38 +283,38 @@ def _yarn_setup(
 ) -> dict[str, Any]:
     """Everything YaRN derives from a block, as transformers computes it."""
     dim = rotary_dim(params, head_dim)
-    base = _theta(params)
-    original = _original_length(params, "yarn", max_position_embeddings)
+    base = rope_theta(params)
+    original = original_length(params, "yarn", max_position_embeddings)
     factor = params["factor"]
     factor = (
-        _implicit_factor("yarn", max_position_embeddings, original)
+        implicit_factor("yarn", max_position_embeddings, original)
         if factor is None
-        else _factor(params)
+        else scaling_factor(params)
     )
-    beta_fast = _optional_number("beta_fast", params.get("beta_fast"), 32.0)
-    beta_slow = _optional_number("beta_slow", params.get("beta_slow"), 1.0)
+    beta_fast = optional_number("beta_fast", params.get("beta_fast"), 32.0)
+    beta_slow = optional_number("beta_slow", params.get("beta_slow"), 1.0)
     truncate = params.get("truncate", True)
     if truncate is not None:
         check_bool("truncate", truncate)
-    low, high = _yarn_bounds(dim, base, original, beta_fast, beta_slow, bool(truncate))
+    low, high = yarn_bounds(dim, base, original, beta_fast, beta_slow, bool(truncate))
     return {"dim": dim, "base": base, "factor": factor, "low": low, "high": high}
 
 
-def _yarn_bounds(
+def yarn_bounds(
     dim: int, base: float, original: int, beta_fast: float, beta_slow: float, truncate: bool
 ) -> tuple[float, float]:
     """YaRN's ramp bounds ``(low, high)`` of checked numbers, clamped to ``[0, dim - 1]``."""
-    low = _yarn_correction_dim(beta_fast, dim, base, original)
-    high = _yarn_correction_dim(beta_slow, dim, base, original)
+    low = yarn_correction_dim(beta_fast, dim, base, original)
+    high = yarn_correction_dim(beta_slow, dim, base, original)
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     return max(low, 0), min(high, dim - 1)
 
 
-def _yarn_frequencies(base: float, dim: int, factor: float, low: float, high: float) -> np.ndarray:
+def yarn_frequencies(base: float, dim: int, factor: float, low: float, high: float) -> np.ndarray:
     """YaRN's frequencies: ``theta_i / s`` blended into ``theta_i`` by the ramp over ``[low,
     high]``."""
-    extrapolation = _default_frequencies(base, dim)
+    extrapolation = default_frequencies(base, dim)
     interpolation = extrapolation / factor
     ramp = _ramp(low, high, dim // 2)
     return interpolation * ramp + extrapolation * (1 - ramp)
@@ -385,19 +344,19 @@ def yarn_correction_range(
     >>> yarn_correction_range(p, 64)
     (10, 23)
     """
-    params, rope_type = _check_block(rope_parameters)
+    params, rope_type = check_block(rope_parameters)
     if rope_type != "yarn":
         raise ValueError(f"yarn_correction_range needs rope_type 'yarn', got {rope_type!r}")
-    max_pos = _optional_positive_int("max_position_embeddings", max_position_embeddings)
+    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
     setup = _yarn_setup(params, head_dim, max_pos)
     return setup["low"], setup["high"]
 
 
 def _llama3_factors(params: Mapping[str, Any]) -> tuple[float, float, float]:
     """The checked ``factor``, ``low_freq_factor`` and ``high_freq_factor`` of "llama3"."""
-    factor = _factor(params)
-    low_ff = _number("low_freq_factor", params["low_freq_factor"], positive=True)
-    high_ff = _number("high_freq_factor", params["high_freq_factor"], positive=True)
+    factor = scaling_factor(params)
+    low_ff = check_number("low_freq_factor", params["low_freq_factor"], positive=True)
+    high_ff = check_number("high_freq_factor", params["high_freq_factor"], positive=True)
     if high_ff <= low_ff:
         raise ValueError(
             f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high_ff!r} "
@@ -410,7 +369,7 @@ def _llama3_bands(
     base: float, dim: int, original: int, low_ff: float, high_ff: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Plain frequencies, the low-frequency and medium masks and ``smooth`` of "llama3"."""
-    inv_freq = _default_frequencies(base, dim)
+    inv_freq = default_frequencies(base, dim)
     wavelen = 2 * math.pi / inv_freq
     low = wavelen > original / low_ff
     medium = ~(wavelen < original / high_ff) & ~low
@@ -418,7 +377,7 @@ def _llama3_bands(
     return inv_freq, low, medium, smooth
 
 
-def _llama3_frequencies(
+def llama3_frequencies(
     base: float, dim: int, factor: float, original: int, low_ff: float, high_ff: float
 ) -> np.ndarray:
     """Llama 3's frequencies of checked numbers: slow pairs ``/ s``, the middle band blended."""
@@ -524,34 +483,34 @@ def _rope_frequencies(
     seq_len: int | None,
 ) -> tuple[np.ndarray, float]:
     """:func:`rope_frequencies` without its final check that every number is finite."""
-    params, rope_type = _check_block(rope_parameters)
-    head_dim = _check_head_dim(head_dim)
-    max_pos = _optional_positive_int("max_position_embeddings", max_position_embeddings)
-    seq_len = _optional_positive_int("seq_len", seq_len)
+    params, rope_type = check_block(rope_parameters)
+    head_dim = check_head_dim(head_dim)
+    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
+    seq_len = optional_count("seq_len", seq_len)
     dim = rotary_dim(params, head_dim)
-    base = _theta(params)
+    base = rope_theta(params)
     original = None
-    if rope_type in _NEEDS_ORIGINAL:
-        original = _original_length(params, rope_type, max_pos)
+    if rope_type in NEEDS_ORIGINAL:
+        original = original_length(params, rope_type, max_pos)
     attention_factor = params.get("attention_factor")
     if attention_factor is not None:
-        attention_factor = _number("attention_factor", attention_factor, minimum=0.0)
+        attention_factor = check_number("attention_factor", attention_factor, minimum=0.0)
 
     if rope_type == "default":
-        return _default_frequencies(base, dim), 1.0
+        return default_frequencies(base, dim), 1.0
 
     if rope_type == "linear":
-        return _default_frequencies(base, dim) / _factor(params), 1.0
+        return default_frequencies(base, dim) / scaling_factor(params), 1.0
 
     if rope_type == "proportional":
         # theta_i = base^(-2i / head_dim) for the first dim / 2 pairs, 0 for the rest; / factor
-        factor = _factor(params) if "factor" in params else 1.0
-        inv_freq = _default_frequencies(base, head_dim)
+        factor = scaling_factor(params) if "factor" in params else 1.0
+        inv_freq = default_frequencies(base, head_dim)
         inv_freq[dim // 2 :] = 0.0
         return inv_freq / factor, 1.0
 
     if rope_type == "dynamic":
-        factor = _factor(params)
+        factor = scaling_factor(params)
         if max_pos is None:
             raise ValueError(
                 "rope_type 'dynamic' needs max_position_embeddings (its reference length)"
@@ -560,26 +519,26 @@ def _rope_frequencies(
             raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {dim}")
         length = max_pos if seq_len is None else seq_len
         new_base = dynamic_ntk_base(base, dim, factor, length, max_pos)
-        return _default_frequencies(new_base, dim), 1.0
+        return default_frequencies(new_base, dim), 1.0
 
     if rope_type == "yarn":
         setup = _yarn_setup(params, head_dim, max_pos)
         factor = setup["factor"]
         if attention_factor is None:
             mscale, mscale_all_dim = (
-                _optional_number(key, params.get(key), 0.0, positive=False)
+                optional_number(key, params.get(key), 0.0, positive=False)
                 for key in ("mscale", "mscale_all_dim")
             )
             if mscale and mscale_all_dim:
-                attention_factor = _get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim)
+                attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
             else:
-                attention_factor = _get_mscale(factor)
-        inv_freq = _yarn_frequencies(base, dim, factor, setup["low"], setup["high"])
+                attention_factor = get_mscale(factor)
+        inv_freq = yarn_frequencies(base, dim, factor, setup["low"], setup["high"])
         return inv_freq, float(attention_factor)
 
     if rope_type == "llama3":
         factor, low_ff, high_ff = _llama3_factors(params)
-        return _llama3_frequencies(base, dim, factor, original, low_ff, high_ff), 1.0
+        return llama3_frequencies(base, dim, factor, original, low_ff, high_ff), 1.0
 
     # longrope
     factors = {}
@@ -587,21 +546,25 @@ def _rope_frequencies(
         values = params[key]
         if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
             raise TypeError(f"{key} must be a list of numbers, got {values!r}")
-        arr = np.asarray([_number(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)])
+        arr = np.asarray(
+            [check_number(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)]
+        )
         if arr.shape != (dim // 2,):
             raise ValueError(
                 f"{key} must have rotary_dim // 2 = {dim // 2} entries, got {arr.size}"
             )
         factors[key] = arr
     factor = params.get("factor")
-    factor = _implicit_factor("longrope", max_pos, original) if factor is None else _factor(params)
+    factor = (
+        implicit_factor("longrope", max_pos, original) if factor is None else scaling_factor(params)
+    )
     if attention_factor is None:
         if factor <= 1.0:
             attention_factor = 1.0
         else:
             attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
     chosen = "long_factor" if seq_len and seq_len > original else "short_factor"
-    return _default_frequencies(base, dim) / factors[chosen], float(attention_factor)
+    return default_frequencies(base, dim) / factors[chosen], float(attention_factor)
 
 
 # ------------------------------------------------------------------------ per-pair picture
@@ -627,21 +590,21 @@ def interpolation_weights(
     >>> interpolation_weights({"rope_type": "linear", "factor": 2.0}, 4).tolist()
     [1.0, 1.0]
     """
-    params, rope_type = _check_block(rope_parameters)
-    head_dim = _check_head_dim(head_dim)
-    max_pos = _optional_positive_int("max_position_embeddings", max_position_embeddings)
+    params, rope_type = check_block(rope_parameters)
+    head_dim = check_head_dim(head_dim)
+    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
     dim = rotary_dim(params, head_dim)
     if rope_type == "default":
         return np.zeros(dim // 2)
     if rope_type == "linear":
-        _factor(params)
+        scaling_factor(params)
         return np.ones(dim // 2)
     if rope_type == "yarn":
         setup = _yarn_setup(params, head_dim, max_pos)
         return _ramp(setup["low"], setup["high"], dim // 2)
     if rope_type == "llama3":
-        original = _original_length(params, rope_type, max_pos)
-        base = _theta(params)
+        original = original_length(params, rope_type, max_pos)
+        base = rope_theta(params)
         _, low_ff, high_ff = _llama3_factors(params)
         with np.errstate(over="ignore"):
             _, low, medium, smooth = _llama3_bands(base, dim, original, low_ff, high_ff)

@@ -23,12 +23,18 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import _show, check_array, check_base, check_choice, check_d_model, check_int
+from ._validate import (
+    check_array,
+    check_base,
+    check_choice,
+    check_d_model,
+    check_int,
+    show_value,
+)
 from .encodings import frequencies
-from .rope import PAIRINGS, _turn_pairs, apply_rope
+from .rope import PAIRINGS, apply_rope, turn_pairs
 
 __all__ = [
-    "MAX_GRID",
     "MAX_SCORES",
     "MAX_TOKENS",
     "MAX_WIDTH",
@@ -52,25 +58,20 @@ MAX_GRID = 256
 MAX_SCORES = 10_000_000
 
 
-def _width(name: str, value: object) -> int:
-    width = check_d_model(value, name=name)
-    if width > MAX_WIDTH:
-        raise ValueError(f"{name} must be at most {MAX_WIDTH}, got {width}")
-    return width
-
-
 def _rows(name: str, x: ArrayLike) -> np.ndarray:
+    """Rows ``(n, d)`` as float64: ``d`` an even width up to MAX_WIDTH, ``n`` up to MAX_TOKENS."""
     arr = check_array(name, x, ndim=2).astype(np.float64)
-    _width(f"{name}.shape[1]", arr.shape[1])
+    check_d_model(arr.shape[1], name=f"{name}.shape[1]", maximum=MAX_WIDTH)
     if arr.shape[0] > MAX_TOKENS:
         raise ValueError(f"{name} may have at most {MAX_TOKENS:,} rows, got {arr.shape[0]:,}")
     return arr
 
 
 def _positions(name: str, value: object, count: int) -> np.ndarray:
+    """A 1-D array of ``count`` positions as float64 (a bare number is refused)."""
     if isinstance(value, (numbers.Number, np.generic)):
         raise TypeError(
-            f"{name} must be a 1-D array of positions, one per row, got the number {_show(value)}"
+            f"{name} must be a 1-D array of positions, one per row, got {show_value(value)}"
         )
     arr = check_array(name, value, ndim=1).astype(np.float64)
     if arr.size != count:
@@ -79,10 +80,11 @@ def _positions(name: str, value: object, count: int) -> np.ndarray:
 
 
 def _fraction(name: str, value: object) -> float:
+    """A real number in [0, 1] as float."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number in [0, 1], got {_show(value)}")
+        raise TypeError(f"{name} must be a real number in [0, 1], got {show_value(value)}")
     if not -1 <= value <= 2:  # checked before float(), which 10**400 would overflow
-        raise ValueError(f"{name} must lie in [0, 1], got {_show(value)}")
+        raise ValueError(f"{name} must lie in [0, 1], got {show_value(value)}")
     value = float(value)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")
@@ -90,8 +92,8 @@ def _fraction(name: str, value: object) -> float:
 
 
 def _rotate(x: np.ndarray, angles: np.ndarray, pairing: str) -> np.ndarray:
-    """Turn pair ``k`` of row ``i`` by ``angles[i, k]`` (callers checked the shapes)."""
-    return _turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
+    """Turn pair ``k`` of row ``i`` by ``angles[i, k]``."""
+    return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 # --- partial rotation --------------------------------------------------------------------------
@@ -122,7 +124,7 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     >>> rotary_dim(96, 0.25)  # GPT-NeoX-20B: 64 heads of 6144 / 64 = 96, rotary_pct 0.25
     24
     """
-    head_dim = _width("head_dim", head_dim)
+    head_dim = check_d_model(head_dim, name="head_dim", maximum=MAX_WIDTH)
     factor = _fraction("partial_rotary_factor", partial_rotary_factor)
     rotated = int(head_dim * factor)
     if rotated % 2:
@@ -213,7 +215,7 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     >>> p_rope_frequencies(8, 0.5, base=10000.0).round(12).tolist()
     [1.0, 0.1, 0.0, 0.0]
     """
-    head_dim = _width("head_dim", head_dim)
+    head_dim = check_d_model(head_dim, name="head_dim", maximum=MAX_WIDTH)
     p = _fraction("keep_fraction", keep_fraction)
     w = frequencies(head_dim, check_base(base))
     kept = int(p * head_dim // 2)
@@ -269,11 +271,12 @@ def apply_p_rope(
 
 
 def _sections(mrope_section: object) -> tuple[int, int, int]:
+    """Three pair counts (t, h, w), each >= 0."""
     try:
         items = list(mrope_section)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(
-            f"mrope_section must be three counts (t, h, w), got {_show(mrope_section)}"
+            f"mrope_section must be three counts (t, h, w), got {show_value(mrope_section)}"
         ) from None
     if len(items) != 3:
         raise ValueError(f"mrope_section must have three entries (t, h, w), got {len(items)}")
@@ -310,17 +313,12 @@ def mrope_pair_axes(mrope_section: Sequence[int], head_dim: int) -> np.ndarray:
     [0, 1, 2, 2]
     """
     sections = _sections(mrope_section)
-    head_dim = _width("head_dim", head_dim)
+    head_dim = check_d_model(head_dim, name="head_dim", maximum=MAX_WIDTH)
     if sum(sections) != head_dim // 2:
         raise ValueError(
             f"mrope_section must add up to head_dim // 2 = {head_dim // 2}, "
             f"got {sections} (sum {sum(sections)})"
         )
-    return _mrope_pair_axes(sections)
-
-
-def _mrope_pair_axes(sections: tuple[int, int, int]) -> np.ndarray:
-    """:func:`mrope_pair_axes` of checked sections: axis 0, 1, 2 repeated (t, h, w) times."""
     return np.repeat(np.arange(3), sections)
 
 
@@ -363,11 +361,6 @@ def mrope_position_ids(
             raise ValueError(f"{name} must be at most {MAX_GRID}, got {side}")
     if before + after > MAX_TOKENS:
         raise ValueError(f"text_before + text_after must be at most {MAX_TOKENS:,}")
-    return _mrope_position_ids(before, rows, cols, after)
-
-
-def _mrope_position_ids(before: int, rows: int, cols: int, after: int) -> np.ndarray:
-    """:func:`mrope_position_ids` of checked counts: int64, shape ``(3, n)``."""
     text = np.broadcast_to(np.arange(before), (3, before))
     row, col = np.divmod(np.arange(rows * cols), cols)
     image = before + np.stack([np.zeros_like(row), row, col])
@@ -426,13 +419,6 @@ def apply_mrope(
     pairing = check_choice("pairing", pairing, PAIRINGS)
     axes = mrope_pair_axes(mrope_section, x.shape[1])
     w = frequencies(x.shape[1], check_base(base))
-    return _apply_mrope(x, ids, axes, w, pairing)
-
-
-def _apply_mrope(
-    x: np.ndarray, ids: np.ndarray, axes: np.ndarray, w: np.ndarray, pairing: str
-) -> np.ndarray:
-    """:func:`apply_mrope` of float64 rows (n, d), ids (3, n), pair axes and frequencies (d/2,)."""
     return _rotate(x, ids[axes].T * w, pairing)
 
 
@@ -502,7 +488,7 @@ def decoupled_rope_scores(
         raise ValueError(f"queries × keys × heads may be at most {MAX_SCORES:,} in one call")
     tq = _positions("query_positions", query_positions, qn.shape[0])
     tk = _positions("key_positions", key_positions, kn.shape[0])
-    _width("q_rope.shape[2]", qr.shape[2])
+    check_d_model(qr.shape[2], name="q_rope.shape[2]", maximum=MAX_WIDTH)
     base = check_base(base)
     heads = qn.shape[1]
     rotated_q = apply_rope(qr.reshape(qr.shape[0], -1, qr.shape[2]).transpose(1, 0, 2), tq, base)

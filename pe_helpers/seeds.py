@@ -60,7 +60,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import _show, as_array, check_bool, check_int, check_real
+from ._validate import as_array, check_bool, check_int, check_real
+from ._validate import show_value as _show
 
 __all__ = [
     "RESULTS_ENV",

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import _show
+from ._validate import show_value as _show
 from .model import ModelConfig
 from .tasks import Task
 from .training import TrainedModel

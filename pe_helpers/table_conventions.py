@@ -20,31 +20,25 @@ from numpy.typing import ArrayLike
 
 from ._validate import check_int
 from .conventions import (
-    _GH,
-    _MLX,
-    _TURNS,
-    _base_issues,
-    _call,
-    _check_common,
-    _close,
-    _issue,
-    _Issues,
-    _models,
-    _omega,
-    _ProbeError,
-    _refine,
-    _show,
-    _shown,
-    _Verdict,
+    GH,
+    MLX,
+    TURNS,
+    Issues,
+    ProbeError,
+    Verdict,
+    base_issues,
+    call_probe,
+    candidate_models,
+    check_probe_args,
+    issue,
+    model_turns,
+    refine_turns,
+    same_ratio,
+    show_number,
+    show_value,
 )
 
-__all__ = [
-    "MAX_TABLE_ROWS",
-    "PE_TABLE_SOURCES",
-    "PeTableConvention",
-    "TableSource",
-    "identify_pe_table",
-]
+__all__ = ["identify_pe_table"]
 
 #: Most rows :func:`identify_pe_table` asks a table for.
 MAX_TABLE_ROWS = 65536
@@ -60,7 +54,7 @@ class TableSource(NamedTuple):
 
 
 _MLX_PE = (
-    _MLX + "python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding: "
+    MLX + "python/mlx/nn/layers/positional_encoding.py, SinusoidalPositionalEncoding: "
     "'cos_first: If True embed using [cos(x); sin(x)] instead of the reverse'"
 )
 PE_TABLE_SOURCES: tuple[TableSource, ...] = (
@@ -74,7 +68,7 @@ PE_TABLE_SOURCES: tuple[TableSource, ...] = (
         "tensor2tensor add_timing_signal_1d",
         "split",
         "sin, cos",
-        _GH + "tensorflow/tensor2tensor/blob/017f83a91da0a4f481834fa0eac44d446774acfe/"
+        GH + "tensorflow/tensor2tensor/blob/017f83a91da0a4f481834fa0eac44d446774acfe/"
         "tensor2tensor/layers/common_attention.py: "
         "signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1)",
     ),
@@ -86,7 +80,7 @@ PE_TABLE_SOURCES: tuple[TableSource, ...] = (
 
 
 @dataclass(frozen=True)
-class PeTableConvention(_Verdict):
+class PeTableConvention(Verdict):
     """What :func:`identify_pe_table` read off a sinusoidal table; ``print`` it for a verdict.
 
     Attributes
@@ -129,13 +123,14 @@ class PeTableConvention(_Verdict):
         lines = [f"sinusoidal table, d_model = {self.d_model}"]
         if self.layout is not None:
             lines.append(
-                f"  layout:     {self.layout}, ({self.order}) pairs, amplitude {_show(self.scale)}"
+                f"  layout:     {self.layout}, ({self.order}) pairs, "
+                f"amplitude {show_number(self.scale)}"
             )
             known = "; ".join(s.name for s in self.same_layout_as) or "no table we know of"
             lines.append(f"  same as:    {known}")
             lines.append(f"  T_Δ turns:  {self.shift_direction}  (PE(t + Δ) = T_Δ PE(t))")
         if self.spacing is not None:
-            lines.append(f"  base:       {_show(self.base)}, exponent {self.spacing}")
+            lines.append(f"  base:       {show_number(self.base)}, exponent {self.spacing}")
         return lines
 
 
@@ -188,26 +183,26 @@ def identify_pe_table(
     >>> identify_pe_table(lambda n, d: sinusoidal_pe(n, d), 8, shift=backwards).issues
     ('shift_direction',)
     """
-    d, expected, atol = _check_common(g, d_model, expected_base, atol, name="g")
+    d, expected, atol = check_probe_args(g, d_model, expected_base, atol, name="g")
     n = check_int("n_positions", n_positions, minimum=3)
     if n > MAX_TABLE_ROWS:
         raise ValueError(f"n_positions must be at most {MAX_TABLE_ROWS}, got {n}")
     if shift is not None and not callable(shift):
-        raise TypeError(f"shift must be callable or None, got {_shown(shift)}")
+        raise TypeError(f"shift must be callable or None, got {show_value(shift)}")
     found: dict = {}
     try:
         issues = _read_table(g, d, n, expected, shift, atol, found)
-    except _ProbeError as exc:
-        issues = [_issue("error", exc)]
+    except ProbeError as exc:
+        issues = [issue("error", exc)]
     return PeTableConvention._from_issues(d, issues, found)
 
 
-def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
-    table = _call(g, (n, d), (n, d), f"g({n}, {d})")
+def _read_table(g, d, n, expected, shift, atol, found) -> Issues:
+    table = call_probe(g, (n, d), (n, d), f"g({n}, {d})")
     scale = np.abs(table[0]).max()
     is_cos, is_sin = np.abs(table[0] - scale) <= atol * scale, np.abs(table[0]) <= atol * scale
     if scale <= atol or not np.all(is_cos | is_sin) or is_cos.sum() != d // 2:
-        return [_issue("row0", np.round(table[0], 3).tolist())]
+        return [issue("row0", np.round(table[0], 3).tolist())]
     table = table / scale
     sin_cols, cos_cols = np.flatnonzero(is_sin), np.flatnonzero(is_cos)
     half = np.arange(d // 2)
@@ -219,17 +214,17 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
     }
     key = next((k for k, cols in layouts.items() if np.array_equal(cols, sin_cols)), None)
     if key is None:
-        return [_issue("unknown_layout", sin_cols.tolist())]
+        return [issue("unknown_layout", sin_cols.tolist())]
     pair0 = sorted([sin_cols[0], cos_cols[0]])  # T_Δ turns v(0) into v(1): the sign of v0 x v1
     (x0, y0), (x1, y1) = table[0, pair0], table[1, pair0]
-    turn = _TURNS[-1.0 if x0 * y1 - y0 * x1 < 0 else 1.0]
+    turn = TURNS[-1.0 if x0 * y1 - y0 * x1 < 0 else 1.0]
     found.update(layout=key[0], order=key[1], scale=float(scale), shift_direction=turn)
     issues = [] if shift is None else _check_shift(shift, table, turn, atol)
     ladder = 2 ** np.arange(int(np.log2(n - 1)) + 1)
-    omega = _refine(np.arctan2(table[ladder][:, sin_cols], table[ladder][:, cos_cols]), ladder)
+    omega = refine_turns(np.arctan2(table[ladder][:, sin_cols], table[ladder][:, cos_cols]), ladder)
     t = np.arange(n)
-    for model in _models(omega, d, expected):
-        angles = np.multiply.outer(t, _omega(d, model))
+    for model in candidate_models(omega, d, expected):
+        angles = np.multiply.outer(t, model_turns(d, model))
         sin_err, cos_err = np.sin(angles) - table[:, sin_cols], np.cos(angles) - table[:, cos_cols]
         if max(np.abs(sin_err).max(), np.abs(cos_err).max()) <= atol:
             break
@@ -238,28 +233,28 @@ def _read_table(g, d, n, expected, shift, atol, found) -> _Issues:
             angles = np.multiply.outer(t, expected ** (-2 * np.arange(d) / d))
             if np.abs(np.where(is_sin, np.sin(angles), np.cos(angles)) - table).max() <= atol:
                 detail = "each column j runs at its own frequency base ** (-2j / d)"
-                return [*issues, _issue("column_index", detail)]
-        return [*issues, _issue("not_geometric")]
+                return [*issues, issue("column_index", detail)]
+        return [*issues, issue("not_geometric")]
     found.update(base=model[0], spacing="2k/d")
     stretched = model[0] ** ((d - 2) / d)  # the same frequencies read as base ** (-k / (d/2 - 1))
     plain = model[2] == "multiplied" and abs(model[1] - 1) <= 1e-3
-    if expected is not None and plain and _close(stretched, expected):
+    if expected is not None and plain and same_ratio(stretched, expected):
         found.update(base=stretched, spacing="k/(d/2-1)")
         return issues
-    return issues + _base_issues(model, expected)
+    return issues + base_issues(model, expected)
 
 
-def _check_shift(shift: Callable, table: np.ndarray, needed: str, atol: float) -> _Issues:
+def _check_shift(shift: Callable, table: np.ndarray, needed: str, atol: float) -> Issues:
     """Does ``T_Δ = shift(Δ, d)`` map row t of the table to row t + Δ, turning as ``needed``?"""
     d = table.shape[1]
     rows = min(len(table), 64)
     for delta in (1, min(3, rows - 1)):
-        matrix = _call(shift, (delta, d), (d, d), f"shift({delta}, {d})")
+        matrix = call_probe(shift, (delta, d), (d, d), f"shift({delta}, {d})")
         before, after = table[: rows - delta], table[delta:rows]
         if np.abs(before @ matrix.T - after).max() <= atol:
             continue
         if np.abs(before @ matrix - after).max() <= atol:  # the transpose works: wrong way round
             wrong_way = "counter-clockwise" if needed == "clockwise" else "clockwise"
-            return [_issue("shift_direction", wrong_way)]
-        return [_issue("shift_wrong", delta)]
+            return [issue("shift_direction", wrong_way)]
+        return [issue("shift_wrong", delta)]
     return []

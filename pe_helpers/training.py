@@ -22,7 +22,6 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     TRAINING_BUDGET,
-    _show,
     check_array,
     check_bool,
     check_choice,
@@ -31,6 +30,7 @@ from ._validate import (
     check_real,
     check_seconds,
 )
+from ._validate import show_value as _show
 from .model import (
     FLOPS_PER_SECOND,
     METHODS,

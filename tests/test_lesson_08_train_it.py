@@ -14,6 +14,7 @@ import PIL.Image
 import pytest
 from matplotlib.colors import to_rgb
 
+from pe_helpers.attention import softmax_backward
 from pe_helpers.lessons.train_it import (
     MAX_LENGTH,
     MAX_MODELS,
@@ -31,7 +32,6 @@ from pe_helpers.lessons.train_it import (
     target_attention,
 )
 from pe_helpers.live import snapshot
-from pe_helpers.model import _softmax_backward
 from pe_helpers.seeds import cpu_kernels, load_results
 from pe_helpers.tasks import most_frequent_earlier, order_blind_accuracy, task_batch
 from pe_helpers.training import train
@@ -586,7 +586,7 @@ def test_the_reference_softmax_backward_rows_sum_to_zero():
     rng = np.random.default_rng(1)
     scores = rng.normal(size=(3, 6))
     weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
-    assert np.allclose(_softmax_backward(weights, rng.normal(size=(3, 6))).sum(axis=-1), 0)
+    assert np.allclose(softmax_backward(weights, rng.normal(size=(3, 6))).sum(axis=-1), 0)
 
 
 @pytest.mark.parametrize("answer", ["same", "Same", " a ", "(a)", "'same'"])

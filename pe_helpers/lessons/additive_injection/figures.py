@@ -12,7 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FixedLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_int
+from ..._validate import check_array, check_int
+from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
 from .maths import ProbeResult, _position_probe, _random_cosines

@@ -10,8 +10,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_base, check_d_model, check_int, check_real
-from ...encodings import _frequencies, _sinusoidal_pe, frequencies
+from ..._validate import check_base, check_d_model, check_int, check_real
+from ..._validate import show_value as _show
+from ...encodings import frequencies, sinusoidal_pe
 
 __all__ = [
     "MAX_CELLS",
@@ -198,7 +199,7 @@ def _position_probe(
 ) -> ProbeResult:
     """:func:`position_probe` of checked arguments (same defaults); it sees the columns ``keep``."""
     keep = np.arange(d_model) if keep is None else keep
-    pe = _sinusoidal_pe(np.arange(n_positions, dtype=np.float64), _frequencies(d_model, base))
+    pe = sinusoidal_pe(n_positions, d_model, base)
     embeddings = scale * rng.standard_normal((vocab_size, d_model))
     tokens = rng.integers(0, vocab_size, n_samples)
     positions = rng.integers(0, n_positions, n_samples)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..._validate import check_int
-from ...attention import _relative_deviation
+from ...attention import relative_deviation
 from ...figures import diverging_cmap
 from ...live import LiveFigure, even_control, float_control, side_by_side
 from .maths import (
@@ -99,7 +99,7 @@ class AttentionBlend(LiveFigure):
     def update(self, art: SimpleNamespace, d_model: int, t: float) -> None:
         p, w_q, w_k, curve = self.sweep(d_model)
         scores = _position_scores(p, w_q, w_k, t)
-        deviation = _relative_deviation(scores)
+        deviation = relative_deviation(scores)
         art.image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
         title = f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"
         art.heat_ax.title.set_text(title)

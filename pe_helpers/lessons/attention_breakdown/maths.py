@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
-from ...attention import _relative_deviation, attention
-from ...encodings import _frequencies, _sinusoidal_pe
+from ...attention import attention, relative_deviation
+from ...encodings import sinusoidal_pe
 
 __all__ = [
     "BLEND_T_VALUES",
@@ -159,7 +159,7 @@ def blend_position_scores(
 
 def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]) -> np.ndarray:
     """The relative deviation of the blended position term at each blend in ``ts``."""
-    return np.array([_relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
+    return np.array([relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
 
 
 def blend_deviations(
@@ -207,7 +207,7 @@ def blend_deviations(
 
 def _inputs(d_model: int, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
     """:func:`blend_inputs` of checked sizes and seed."""
-    p = _sinusoidal_pe(np.arange(n_positions, dtype=np.float64), _frequencies(d_model, 10000.0))
+    p = sinusoidal_pe(n_positions, d_model)
     w_q = _random_projection(d_model, d_model, np.random.default_rng(seed))
     return p, w_q, _random_projection(d_model, d_model, np.random.default_rng(seed + 1))
 

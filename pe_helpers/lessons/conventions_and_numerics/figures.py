@@ -14,17 +14,9 @@ from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_base, check_d_model, check_real
-from ...encodings import frequencies
 from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
-from ...numerics import (
-    _NAMED,
-    FLOAT_DTYPES,
-    _rope_angle_error,
-    _rope_base,
-    largest_exact_integer,
-    rope_angle_error,
-)
+from ...numerics import FLOAT_DTYPES, check_rope_base, largest_exact_integer, rope_angle_error
 
 __all__ = [
     "AngleErrorPerPair",
@@ -269,8 +261,7 @@ class AngleErrorPerPair(LiveFigure):
 
     def __init__(self, d_model: int = 128, base: float = 10000.0) -> None:
         self.d_model = _bounded_width(d_model)
-        self.base = check_base(base)
-        self.theta = frequencies(self.d_model, _rope_base(self.base))  # checked once
+        self.base = check_rope_base(base)
 
     def build(self, axes) -> SimpleNamespace:
         pairs = np.arange(self.d_model // 2)
@@ -302,9 +293,8 @@ class AngleErrorPerPair(LiveFigure):
 
     def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:
         t, name = int(round(position)), dtype
-        positions, low = np.array([t], dtype=np.float64), _NAMED[name]
-        error = _rope_angle_error(positions, self.theta, low, False)[0]
-        fixed = _rope_angle_error(positions, self.theta, low, True)[0]
+        error = rope_angle_error([t], self.d_model, self.base, name)[0]
+        fixed = rope_angle_error([t], self.d_model, self.base, name, fix=True)[0]
         art.computed.set_ydata(np.maximum(error, _FLOOR))
         art.fixed.set_ydata(np.maximum(fixed, _FLOOR))
         with np.errstate(over="ignore"):

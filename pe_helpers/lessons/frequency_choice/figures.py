@@ -13,8 +13,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_base, check_d_model, check_int, check_real
-from ...encodings import _frequencies, _sinusoidal_pe, frequencies, sinusoidal_pe
+from ..._validate import check_base, check_d_model, check_int, check_real
+from ..._validate import show_value as _show
+from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
     _format_base,
@@ -361,8 +362,7 @@ class EncodingAndWavelengths(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, d_model: int, base: float, position: int) -> None:
-        t = np.array([position], dtype=np.float64)
-        row = _sinusoidal_pe(t, _frequencies(d_model, base))[0]
+        row = sinusoidal_pe([position], d_model, base)[0]
         columns = np.arange(d_model, dtype=np.float64)
         parts = ((0, art.sin_dots, art.sin_stems), (1, art.cos_dots, art.cos_stems))
         for part, dots, stems in parts:

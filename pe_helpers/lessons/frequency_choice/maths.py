@@ -7,8 +7,9 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_base, check_d_model, check_int
-from ...encodings import _frequencies
+from ..._validate import check_array, check_base, check_d_model, check_int
+from ..._validate import show_value as _show
+from ...encodings import frequencies
 
 __all__ = [
     "MAX_BITS",
@@ -71,7 +72,7 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
 
 def _wavelengths(d_model: int, base: float) -> np.ndarray:
     """:func:`wavelengths` of a checked width and base: ``2π / w_k``, shape ``(d // 2,)``."""
-    return 2.0 * np.pi / _frequencies(d_model, base)
+    return 2.0 * np.pi / frequencies(d_model, base)
 
 
 def _column_reading(d_model: int, base: float) -> np.ndarray:

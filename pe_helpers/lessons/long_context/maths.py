@@ -12,28 +12,27 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._rope_parameters import _check_head_dim
+from ..._rope_parameters import check_head_dim
 from ..._validate import (
     TRAINING_BUDGET,
-    _show,
     check_array,
     check_choice,
     check_int,
     check_real,
     check_seconds,
 )
+from ..._validate import show_value as _show
 from ...model import MAX_ATTENTION_FACTOR
-from ...rope import _turn_pairs
+from ...rope import turn_pairs
 from ...rope_scaling import (
-    _default_frequencies,
-    _dynamic_ratio,
-    _get_mscale,
-    _llama3_frequencies,
-    _ntk_aware_base,
-    _yarn_bounds,
-    _yarn_frequencies,
+    default_frequencies,
     dynamic_ntk_base,
+    dynamic_ratio,
+    get_mscale,
+    llama3_frequencies,
     ntk_aware_base,
+    yarn_bounds,
+    yarn_frequencies,
 )
 from ...seeds import SeedResults
 from ...training import TrainedModel, train, training_seconds
@@ -198,7 +197,7 @@ def method_frequencies(
     if head_dim > _MAX_HEAD_DIM:
         raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
     length = original if length is None else check_int("length", length, minimum=1)
-    _check_head_dim(head_dim)  # even: RoPE turns pairs
+    check_head_dim(head_dim)  # even: RoPE turns pairs
     # The NTK methods raise their base by d / (d - 2): no head of 2, no base past a float.
     if method == "NTK-aware":
         ntk_aware_base(rope_theta, head_dim, factor)
@@ -222,20 +221,20 @@ def _method_frequencies(
     beta_slow: float,
 ) -> tuple[np.ndarray, float]:
     """:func:`method_frequencies` of checked arguments, through rope_scaling's kernels."""
-    plain = _default_frequencies(rope_theta, head_dim)
+    plain = default_frequencies(rope_theta, head_dim)
     if method == "RoPE":
         return plain, 1.0
     if method == "PI":
         return plain / factor, 1.0
     if method in ("NTK-aware", "dynamic NTK"):
-        ratio = factor if method == "NTK-aware" else _dynamic_ratio(factor, length, original)
-        return _default_frequencies(_ntk_aware_base(rope_theta, head_dim, ratio), head_dim), 1.0
+        ratio = factor if method == "NTK-aware" else dynamic_ratio(factor, length, original)
+        return default_frequencies(ntk_aware_base(rope_theta, head_dim, ratio), head_dim), 1.0
     if method == "YaRN":
-        low, high = _yarn_bounds(head_dim, rope_theta, original, beta_fast, beta_slow, True)
-        inv_freq = _yarn_frequencies(rope_theta, head_dim, factor, low, high)
-        return inv_freq, _get_mscale(factor)
+        low, high = yarn_bounds(head_dim, rope_theta, original, beta_fast, beta_slow, True)
+        inv_freq = yarn_frequencies(rope_theta, head_dim, factor, low, high)
+        return inv_freq, get_mscale(factor)
     # Llama 3
-    inv_freq = _llama3_frequencies(
+    inv_freq = llama3_frequencies(
         rope_theta, head_dim, factor, original, _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR
     )
     return inv_freq, 1.0
@@ -284,7 +283,7 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
         raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
     factor = _attention_factor(attention_factor)
     angles = np.broadcast_to(angles, shape)
-    return _turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
+    return turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
 
 
 def aligned_scores(

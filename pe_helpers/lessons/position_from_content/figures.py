@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ..._validate import _show
+from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel

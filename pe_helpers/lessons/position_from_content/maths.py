@@ -10,7 +10,8 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
+from ..._validate import check_array, check_choice, check_int, check_memory, check_real
+from ..._validate import show_value as _show
 from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...shipped_models import shipped_models
 from ...tasks import TEST_SEED, Task, _task_batch, make_task

@@ -14,8 +14,9 @@ from matplotlib.colors import ListedColormap, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..._validate import _show, check_int
-from ...biases import _alibi_bias, _alibi_slopes, _t5_relative_bucket
+from ..._validate import check_int
+from ..._validate import show_value as _show
+from ...biases import alibi_bias, alibi_slopes, t5_relative_bucket
 from ...figures import (
     MASKED_COLOUR,
     WIDE_FIGSIZE,
@@ -242,8 +243,8 @@ class AlibiHeads(LiveFigure):
 
     def update(self, art: SimpleNamespace, n_heads: int) -> None:
         n = self.n
-        slopes = _alibi_slopes(n_heads)
-        bias = _alibi_bias(n, slopes)
+        slopes = alibi_slopes(n_heads)
+        bias = alibi_bias(n, slopes=slopes)
         mosaic = np.zeros(self.shape)
         cover = np.ones((*self.shape, 4))  # opaque white: gaps and unused blocks
         future = np.triu(np.ones((n, n), dtype=bool), 1)
@@ -312,7 +313,12 @@ class T5BucketMap(LiveFigure):
         for ax, line, edges, bidirectional in zip(
             art.axes, art.steps, art.edges, (True, False), strict=True
         ):
-            buckets = _t5_relative_bucket(self.offsets, bidirectional, num_buckets, max_distance)
+            buckets = t5_relative_bucket(
+                self.offsets,
+                bidirectional=bidirectional,
+                num_buckets=num_buckets,
+                max_distance=max_distance,
+            )
             line.set_ydata(buckets)
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])

@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._validate import TRAINING_BUDGET, _show, check_choice, check_int, check_seconds
+from ..._validate import TRAINING_BUDGET, check_choice, check_int, check_seconds
+from ..._validate import show_value as _show
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
 from ...model import (

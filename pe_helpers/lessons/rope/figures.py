@@ -8,11 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ...attention import _relative_deviation
-from ...encodings import _frequencies
+from ...attention import relative_deviation
 from ...figures import _format_base, diverging_cmap, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
-from ...rope import _rope_scores
+from ...rope import rope_scores
 from .maths import (
     _check_width,
 )
@@ -132,17 +131,17 @@ class RopeOffset(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, base: float, offset: int) -> None:
-        q, k, w = self.q, self.k, _frequencies(self.q.size, base)
+        q, k = self.q, self.k
         distances = self.distances.astype(np.float64)
         grid = offset + np.arange(self.n_positions, dtype=np.float64)
         at = np.array([offset], dtype=np.float64)
-        matrix = _rope_scores(q, k, grid, grid, w, "adjacent")
-        art.curve.set_ydata(_rope_scores(q, k, at, offset + distances, w, "adjacent")[0])
-        art.reference.set_ydata(_rope_scores(q, k, np.zeros(1), distances, w, "adjacent")[0])
+        matrix = rope_scores(q, k, grid, grid, base)
+        art.curve.set_ydata(rope_scores(q, k, at, offset + distances, base)[0])
+        art.reference.set_ydata(rope_scores(q, k, np.zeros(1), distances, base)[0])
         art.curve_ax.title.set_text(f"Score vs distance, base = {_format_base(base)}")
         art.image.set_data(matrix)
         art.heat_ax.title.set_text(
-            offset_title(offset, self.n_positions, _relative_deviation(matrix))
+            offset_title(offset, self.n_positions, relative_deviation(matrix))
         )
 
     def moving(self, art: SimpleNamespace) -> list:

@@ -16,7 +16,7 @@ from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes
 from ...live import Layout, LiveFigure, even_control, int_control
-from ...rope_variants import _mrope_pair_axes, p_rope_frequencies, rotary_dim
+from ...rope_variants import mrope_pair_axes, p_rope_frequencies, rotary_dim
 from .maths import _patch_scores, nope_query_scale, top_key_weight
 
 __all__ = [
@@ -225,7 +225,7 @@ class MropeScoreMap(LiveFigure):
         row, col = min(row, grid_h - 1), min(col, grid_w - 1)
         sections = self.sections(t_pairs)
         ones = np.ones(self.head_dim)
-        axes = _mrope_pair_axes(sections)
+        axes = mrope_pair_axes(sections, self.head_dim)
         scores = _patch_scores(ones, ones, grid_h, grid_w, axes, self.w)
         view = scores[row * grid_w + col].reshape(grid_h, grid_w)
         low, high = float(view.min()), float(view.max())

@@ -12,9 +12,18 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import as_array, check_array, check_base, check_int, check_memory, check_real
+from ..._validate import (
+    as_array,
+    check_array,
+    check_base,
+    check_d_model,
+    check_int,
+    check_memory,
+    check_real,
+)
 from ...encodings import frequencies
-from ...rope_variants import _apply_mrope, _mrope_position_ids, _width, mrope_pair_axes
+from ...rope import turn_pairs
+from ...rope_variants import MAX_WIDTH, mrope_pair_axes, mrope_position_ids
 
 __all__ = [
     "LLAMA4_ATTN_SCALE",
@@ -218,7 +227,7 @@ def patch_scores(
     rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
     cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
     # apply_mrope's checks of the rotated rows, in its order: their width, the sections, base
-    _width("x.shape[1]", q.size)
+    check_d_model(q.size, name="x.shape[1]", maximum=MAX_WIDTH)
     axes = mrope_pair_axes(mrope_section, q.size)
     w = frequencies(q.size, check_base(base))
     return _patch_scores(q, k, rows, cols, axes, w)
@@ -228,10 +237,12 @@ def _patch_scores(
     q: np.ndarray, k: np.ndarray, rows: int, cols: int, axes: np.ndarray, w: np.ndarray
 ) -> np.ndarray:
     """:func:`patch_scores` of float64 vectors (d,), a checked grid, pair axes and frequencies."""
-    ids = _mrope_position_ids(0, rows, cols, 0).astype(np.float64)
+    ids = mrope_position_ids(0, rows, cols, 0).astype(np.float64)
     ones = np.ones((rows * cols, 1))
-    rotated_q = _apply_mrope(ones * q, ids, axes, w, "adjacent")
-    rotated_k = _apply_mrope(ones * k, ids, axes, w, "adjacent")
+    angles = ids[axes].T * w  # (patches, d / 2): pair k turns with the id of its axis
+    cos, sin = np.cos(angles), np.sin(angles)
+    rotated_q = turn_pairs(ones * q, cos, sin, "adjacent")
+    rotated_k = turn_pairs(ones * k, cos, sin, "adjacent")
     return rotated_q @ rotated_k.T
 
 

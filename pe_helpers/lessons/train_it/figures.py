@@ -15,7 +15,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_int
+from ..._validate import check_array, check_int
+from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import order_blind_accuracy

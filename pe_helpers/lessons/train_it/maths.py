@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import TRAINING_BUDGET, _show, check_array, check_int, check_seconds
+from ..._validate import TRAINING_BUDGET, check_array, check_int, check_seconds
+from ..._validate import show_value as _show
 from ...model import _check_size
 from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train

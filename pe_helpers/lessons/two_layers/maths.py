@@ -13,7 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._rope_parameters import MAX_HEAD_DIM
-from ..._validate import _show, check_array, check_choice, check_int, check_memory, check_real
+from ..._validate import check_array, check_choice, check_int, check_memory, check_real
+from ..._validate import show_value as _show
 from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...shipped_models import shipped_models

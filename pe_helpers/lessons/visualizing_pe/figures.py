@@ -14,7 +14,7 @@ from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ...encodings import _frequencies, _sinusoidal_pe
+from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
@@ -338,9 +338,9 @@ class PEOverview(LiveFigure):
 
     def update(self, art: SimpleNamespace, n_positions: int, d_model: int, base: float) -> None:
         deltas = np.arange(-(n_positions - 1), n_positions, dtype=np.float64)
-        w = _frequencies(d_model, base)
+        w = frequencies(d_model, base)
         dots = _dot_profile(np.multiply.outer(deltas, w))
-        art.image.set_data(_sinusoidal_pe(np.arange(n_positions, dtype=np.float64), w))
+        art.image.set_data(sinusoidal_pe(n_positions, d_model, base))
         art.image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
         art.heat_ax.set_xlim(-0.5, d_model - 0.5)
         art.heat_ax.set_ylim(n_positions - 0.5, -0.5)
