@@ -9,14 +9,13 @@ reads every block through them and re-exports the public constants.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from ._validate import check_d_model, check_int, show_value
+from ._validate import check_d_model, check_int, check_real, check_rope_base
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
@@ -60,25 +59,6 @@ NEEDS_ORIGINAL = ("yarn", "llama3", "longrope")
 MAX_HEAD_DIM = 2**16
 
 
-def check_number(
-    name: str, value: Any, *, positive: bool = False, minimum: float | None = None
-) -> float:
-    """A finite real number as float (> 0 with ``positive``, >= ``minimum``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a finite number, got {show_value(value)}")
-    try:
-        float(value)
-    except OverflowError:  # an int past a float's range (10**400)
-        raise ValueError(f"{name} must be a finite number, got {show_value(value)}") from None
-    if not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite number, got {show_value(value)}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    return float(value)
-
-
 def optional_count(name: str, value: Any) -> int | None:
     """None, or ``value`` as an int >= 1."""
     return None if value is None else check_int(name, value, minimum=1)
@@ -96,7 +76,7 @@ def optional_number(name: str, value: Any, default: float, *, positive: bool = T
         return default
     if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and value == 0:
         return default
-    return check_number(name, value, positive=positive)
+    return check_real(name, value, positive=positive)
 
 
 def check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
@@ -127,15 +107,12 @@ def check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str
 def rope_theta(params: Mapping[str, Any]) -> float:
     """The block's ``rope_theta`` (default 10000), > 1."""
     theta = params.get("rope_theta")
-    theta = DEFAULT_ROPE_THETA if theta is None else check_number("rope_theta", theta)
-    if theta <= 1:
-        raise ValueError(f"rope_theta must be > 1, got {theta!r}")
-    return theta
+    return DEFAULT_ROPE_THETA if theta is None else check_rope_base(theta, "rope_theta")
 
 
 def scaling_factor(params: Mapping[str, Any], name: str = "factor") -> float:
     """The block's ``factor``, > 0."""
-    return check_number(name, params[name], positive=True)
+    return check_real(name, params[name], positive=True)
 
 
 def original_length(

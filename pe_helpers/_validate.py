@@ -78,8 +78,10 @@ def check_d_model(value: object, name: str = "d_model", maximum: int | None = No
     return d_model
 
 
-def check_real(name: str, value: object, *, positive: bool = False) -> float:
-    """Return a finite real scalar as ``float``; optionally require it to be > 0."""
+def check_real(
+    name: str, value: object, *, positive: bool = False, minimum: float | None = None
+) -> float:
+    """Return a finite real scalar as ``float``; optionally > 0 or >= ``minimum``."""
     if not _is_plain(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {show_value(value)}")
     try:
@@ -90,12 +92,22 @@ def check_real(name: str, value: object, *, positive: bool = False) -> float:
         raise ValueError(f"{name} must be finite, got {value}")
     if positive and value <= 0:
         raise ValueError(f"{name} must be > 0, got {value}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value
 
 
 def check_base(value: object) -> float:
     """Return the frequency base, a finite number > 0."""
     return check_real("base", value, positive=True)
+
+
+def check_rope_base(value: object, name: str = "base") -> float:
+    """Return a RoPE base, > 1: its frequencies ``base ** (-2k / d)`` fall from 1."""
+    base = check_real(name, value)
+    if base <= 1:
+        raise ValueError(f"{name} must be > 1 (frequencies fall from 1), got {base}")
+    return base
 
 
 def as_array(name: str, value: object) -> np.ndarray:

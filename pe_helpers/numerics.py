@@ -17,9 +17,17 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._validate import check_array, check_d_model, check_positions, check_real, show_value
+from ._validate import (
+    check_array,
+    check_d_model,
+    check_positions,
+    check_real,
+    check_rope_base,
+    show_value,
+)
 from .conventions import wrap_angle
 from .encodings import frequencies
+from .rope import turn_pairs
 
 __all__ = ["FLOAT_DTYPES", "largest_exact_integer", "low_precision_rope_scores", "rope_angle_error"]
 
@@ -144,16 +152,6 @@ def _check_fix(fix: object) -> bool | str:
     return fix
 
 
-def check_rope_base(base: object) -> float:
-    """A RoPE base, > 1: its frequencies fall from 1, so no angle overflows a float16."""
-    base = check_real("base", base, positive=True)
-    if base <= 1:
-        raise ValueError(
-            f"base must be > 1 (RoPE frequencies base ** (-2k / d) fall from 1), got {base}"
-        )
-    return base
-
-
 def _cos_sin(
     t: np.ndarray, theta: np.ndarray, low: np.dtype, fix: bool | str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -230,12 +228,6 @@ def low_precision_rope_scores(
     theta = frequencies(q.size, check_rope_base(base))
     low, fix = _float_dtype(dtype), _check_fix(fix)
 
-    def rotated(x: np.ndarray, t: np.ndarray) -> np.ndarray:
-        cos, sin = _cos_sin(t, theta, low, fix)
-        out = np.empty((t.size, x.size))
-        out[:, 0::2] = x[0::2] * cos - x[1::2] * sin
-        out[:, 1::2] = x[0::2] * sin + x[1::2] * cos
-        return out
-
     with np.errstate(invalid="ignore"):
-        return rotated(k, t_keys) @ rotated(q, t_query)[0]
+        keys = turn_pairs(k, *_cos_sin(t_keys, theta, low, fix), "adjacent")
+        return keys @ turn_pairs(q, *_cos_sin(t_query, theta, low, fix), "adjacent")[0]

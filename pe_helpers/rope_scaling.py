@@ -14,7 +14,7 @@ commit ``0044e3b3facff1a1ad60b235c69d5b45beae75a4`` (v4 era: ``rope_scaling``,
 often go wrong, all mirrored here:
 
 * "dynamic" measures the current length against ``max_position_embeddings``, never against
-  ``original_max_position_embeddings``; for ``seq_len`` at or below it nothing changes.
+  ``original_max_position_embeddings`` (:func:`dynamic_ntk_base`).
 * "yarn", "llama3" and "longrope" read ``original_max_position_embeddings`` from the block and,
   when it is missing, fall back to ``max_position_embeddings`` (transformers'
   ``standardize_rope_params``). A YaRN ``factor`` of ``None`` (or a missing longrope ``factor``)
@@ -29,13 +29,10 @@ often go wrong, all mirrored here:
   get_mscale(s, mscale_all_dim)`` when both are set and non-zero (DeepSeek configs), unless
   ``attention_factor`` is given. LongRoPE's is ``sqrt(1 + ln s / ln L0)``; "llama3" has none.
 * "longrope" uses ``long_factor`` only when ``seq_len`` exceeds the original length.
-* ``partial_rotary_factor`` ``p`` means two things. Under "default" (and every scaling type)
-  only the first ``int(p * head_dim)`` dimensions rotate, with frequencies spread over that
-  width: ``rotary_dim // 2`` of them, from 1 down to about ``1 / base``. Under "proportional"
-  (transformers' ``_compute_proportional_rope_parameters``, used by Gemma 4's full-attention
-  layers) the frequencies span the whole head, ``base ** (-2i / head_dim)`` for all
-  ``head_dim // 2`` pairs, and every pair from ``int(p * head_dim // 2)`` on gets frequency 0:
-  the lowest frequencies never turn. Its optional ``factor`` divides them all.
+* ``partial_rotary_factor`` means two things (:func:`rotary_dim`): under "default" and the
+  scaling types the first dimensions rotate over their own width; under "proportional"
+  (transformers' ``_compute_proportional_rope_parameters``, Gemma 4's full-attention layers)
+  the slowest pairs of the whole head stop, and its optional ``factor`` divides them all.
 
 Deliberate differences, for inputs transformers accepts with a logged warning or a crash: unknown
 keys, ``factor <= 0``, ``rope_theta <= 1``, an odd rotary dimension, ``high_freq_factor <=
@@ -60,7 +57,6 @@ from ._rope_parameters import (
     ROPE_TYPES,
     check_block,
     check_head_dim,
-    check_number,
     implicit_factor,
     optional_count,
     optional_number,
@@ -68,7 +64,7 @@ from ._rope_parameters import (
     rope_theta,
     scaling_factor,
 )
-from ._validate import check_array, check_bool, check_int
+from ._validate import check_array, check_bool, check_int, check_real, check_rope_base
 
 __all__ = [
     "ROPE_TYPES",
@@ -111,9 +107,7 @@ def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
     proportional = rope_type == "proportional"
     factor = params.get("partial_rotary_factor")
     if factor is not None:
-        factor = check_number(
-            "partial_rotary_factor", factor, positive=not proportional, minimum=0.0
-        )
+        factor = check_real("partial_rotary_factor", factor, positive=not proportional, minimum=0.0)
     factor = 1.0 if factor is None else factor
     if factor > 1:
         raise ValueError(f"partial_rotary_factor must be in (0, 1], got {factor!r}")
@@ -143,9 +137,7 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     >>> default_frequencies(10000.0, 4).tolist()
     [1.0, 0.01]
     """
-    base = check_number("base", base)
-    if base <= 1:
-        raise ValueError(f"base must be > 1, got {base!r}")
+    base = check_rope_base(base)
     dim = check_head_dim(dim, "dim")
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
@@ -155,8 +147,8 @@ def _ntk_args(base: Any, head_dim: Any, factor: Any) -> tuple[float, int, float]
     head_dim = check_head_dim(head_dim)
     if head_dim <= 2:
         raise ValueError(f"head_dim must be > 2 for the NTK exponent d/(d-2), got {head_dim}")
-    base = check_number("base", base, positive=True)
-    return base, head_dim, check_number("factor", factor, positive=True)
+    base = check_real("base", base, positive=True)
+    return base, head_dim, check_real("factor", factor, positive=True)
 
 
 def _check_raised_base(base: float, ratio: float, head_dim: int, what: str) -> None:
@@ -225,7 +217,7 @@ def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     >>> rotations_in_context([np.pi], 4).tolist()
     [2.0]
     """
-    length = check_number("length", length, positive=True)
+    length = check_real("length", length, positive=True)
     freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
     if np.any(freq <= 0):
         raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
@@ -248,7 +240,7 @@ def get_mscale(scale: float, mscale: float = 1.0) -> float:
     >>> get_mscale(0.5)
     1.0
     """
-    scale, mscale = check_number("scale", scale), check_number("mscale", mscale)
+    scale, mscale = check_real("scale", scale), check_real("mscale", mscale)
     if scale <= 1:
         return 1.0
     return 0.1 * mscale * math.log(scale) + 1.0
@@ -267,11 +259,9 @@ def yarn_correction_dim(
     >>> round(yarn_correction_dim(32, 128, 10000.0, 4096), 3)
     20.944
     """
-    num_rotations = check_number("num_rotations", num_rotations, positive=True)
+    num_rotations = check_real("num_rotations", num_rotations, positive=True)
     dim = check_head_dim(dim, "dim")
-    base = check_number("base", base)
-    if base <= 1:
-        raise ValueError(f"base must be > 1, got {base!r}")
+    base = check_rope_base(base)
     length0 = check_int(
         "original_max_position_embeddings", original_max_position_embeddings, minimum=1
     )
@@ -321,6 +311,7 @@ def yarn_frequencies(base: float, dim: int, factor: float, low: float, high: flo
 
 
 def _ramp(low: float, high: float, size: int) -> np.ndarray:
+    """YaRN's linear ramp over the pair index, 0 up to ``low`` and 1 from ``high``."""
     if low == high:
         high += 0.001  # transformers: "Prevent singularity"
     return np.clip((np.arange(size, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
@@ -355,8 +346,8 @@ def yarn_correction_range(
 def _llama3_factors(params: Mapping[str, Any]) -> tuple[float, float, float]:
     """The checked ``factor``, ``low_freq_factor`` and ``high_freq_factor`` of "llama3"."""
     factor = scaling_factor(params)
-    low_ff = check_number("low_freq_factor", params["low_freq_factor"], positive=True)
-    high_ff = check_number("high_freq_factor", params["high_freq_factor"], positive=True)
+    low_ff = check_real("low_freq_factor", params["low_freq_factor"], positive=True)
+    high_ff = check_real("high_freq_factor", params["high_freq_factor"], positive=True)
     if high_ff <= low_ff:
         raise ValueError(
             f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high_ff!r} "
@@ -431,15 +422,6 @@ def rope_frequencies(
     attention_factor : float
         Multiplies cos and sin (so attention logits scale by its square); 1.0 where unused.
 
-    Raises
-    ------
-    TypeError
-        ``rope_parameters`` not a dict, or a value of the wrong type.
-    ValueError
-        Unknown ``rope_type`` or key, a required key missing (named), a bad value, a
-        ``head_dim`` past ``MAX_HEAD_DIM`` (65536), or values whose frequencies or attention
-        factor would overflow a float.
-
     Examples
     --------
     >>> inv, att = rope_frequencies({"rope_type": "linear", "factor": 4.0}, 4)
@@ -494,7 +476,7 @@ def _rope_frequencies(
         original = original_length(params, rope_type, max_pos)
     attention_factor = params.get("attention_factor")
     if attention_factor is not None:
-        attention_factor = check_number("attention_factor", attention_factor, minimum=0.0)
+        attention_factor = check_real("attention_factor", attention_factor, minimum=0.0)
 
     if rope_type == "default":
         return default_frequencies(base, dim), 1.0
@@ -547,7 +529,7 @@ def _rope_frequencies(
         if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
             raise TypeError(f"{key} must be a list of numbers, got {values!r}")
         arr = np.asarray(
-            [check_number(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)]
+            [check_real(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)]
         )
         if arr.shape != (dim // 2,):
             raise ValueError(

@@ -29,6 +29,7 @@ from ._validate import (
     check_choice,
     check_d_model,
     check_int,
+    check_real,
     show_value,
 )
 from .encodings import frequencies
@@ -81,11 +82,7 @@ def _positions(name: str, value: object, count: int) -> np.ndarray:
 
 def _fraction(name: str, value: object) -> float:
     """A real number in [0, 1] as float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number in [0, 1], got {show_value(value)}")
-    if not -1 <= value <= 2:  # checked before float(), which 10**400 would overflow
-        raise ValueError(f"{name} must lie in [0, 1], got {show_value(value)}")
-    value = float(value)
+    value = check_real(name, value)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")
     return value

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from pe_helpers.rope_configs import model_names, model_rope_config
+from pe_helpers.rope_configs import _load, model_names, model_rope_config
 from pe_helpers.rope_scaling import (
     ROPE_TYPES,
     classify_pairs,
@@ -351,6 +351,15 @@ def test_shipped_config_loads_and_gives_finite_frequencies(name):
         "head_dim",
         "max_position_embeddings",
     }
+
+
+def test_every_shipped_entry_is_complete_and_sourced():
+    fields = {"display_name", "hf_config", "head_dim", "max_position_embeddings",
+              "rope_parameters", "sources", "unconfirmed", "note"}  # fmt: skip
+    for name, entry in _load().items():
+        assert fields <= set(entry), name
+        keys = set(entry["rope_parameters"]) | {"head_dim", "max_position_embeddings"}
+        assert "all" in entry["sources"] or keys <= set(entry["sources"]), name
 
 
 def test_shipped_config_is_a_fresh_copy():

@@ -13,10 +13,10 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_real
+from ..._validate import check_array, check_base, check_d_model, check_real, check_rope_base
 from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
-from ...numerics import FLOAT_DTYPES, check_rope_base, largest_exact_integer, rope_angle_error
+from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 
 __all__ = [
     "AngleErrorPerPair",
@@ -261,7 +261,7 @@ class AngleErrorPerPair(LiveFigure):
 
     def __init__(self, d_model: int = 128, base: float = 10000.0) -> None:
         self.d_model = _bounded_width(d_model)
-        self.base = check_rope_base(base)
+        self.base = check_rope_base(check_base(base))
 
     def build(self, axes) -> SimpleNamespace:
         pairs = np.arange(self.d_model // 2)
