@@ -237,9 +237,7 @@ def t5_bias(
     [[0.0, 5.0, 6.0, 7.0], [1.0, 0.0, 5.0, 6.0], [2.0, 1.0, 0.0, 5.0], [3.0, 2.0, 1.0, 0.0]]
     """
     values = check_array("table", table, ndim=2).astype(np.float64)
-    n = check_int("n_positions", n_positions, minimum=1)
-    if n > MAX_BIAS_POSITIONS:
-        raise ValueError(f"n_positions must be at most {MAX_BIAS_POSITIONS}, got {n}")
+    n = check_int("n_positions", n_positions, minimum=1, maximum=MAX_BIAS_POSITIONS)
     offsets = np.subtract.outer(np.arange(n), np.arange(n)).T  # [i, j] = j - i
     buckets = t5_relative_bucket(
         offsets, bidirectional=bidirectional, num_buckets=values.shape[0], max_distance=max_distance

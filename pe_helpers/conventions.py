@@ -27,6 +27,7 @@ from ._validate import (
     check_int,
     check_memory,
     check_real,
+    check_rope_base,
     show_value,
 )
 from .encodings import frequencies
@@ -184,7 +185,7 @@ class Verdict:
     messages: tuple[str, ...] = ()
 
     @classmethod
-    def _from_issues(cls, d_model: int, issues: Issues, found: dict) -> Verdict:
+    def from_issues(cls, d_model: int, issues: Issues, found: dict) -> Verdict:
         """The report of a probe: its ``(code, message)`` issues and the fields it ``found``."""
         codes, messages = zip(*issues, strict=True) if issues else ((), ())
         return cls(d_model=d_model, issues=codes, messages=messages, **found)
@@ -223,11 +224,11 @@ class RopeConvention(Verdict):
     position_scale : float or None
         Turn of pair 0 per position: 1 for plain RoPE.
     issues : tuple of str
-        Codes of what is wrong: ``"error"``, ``"wrong_axis"``, ``"ignores_positions"``,
-        ``"identity"``, ``"not_rotation"``, ``"mixed_layout"``, ``"unknown_pairing"``,
-        ``"sin_cos_swapped"``,
-        ``"position_offset"``, ``"clockwise"``, ``"divided"``, ``"column_index"``, ``"base"``,
-        ``"position_scale"``, ``"not_geometric"``, ``"pairing"``; ``()`` when nothing is.
+        Codes of what is wrong, ``()`` when nothing is: ``"error"``, ``"wrong_axis"``,
+        ``"ignores_positions"``, ``"identity"``, ``"not_rotation"``, ``"mixed_layout"``,
+        ``"unknown_pairing"``, ``"sin_cos_swapped"``, ``"position_offset"``, ``"clockwise"``,
+        ``"divided"``, ``"column_index"``, ``"base"``, ``"position_scale"``, ``"not_geometric"``,
+        ``"pairing"``.
     messages : tuple of str
         One sentence per issue: what is wrong and how to fix it.
     """
@@ -353,20 +354,14 @@ def check_probe_args(
     """The checked width, expected base and tolerance of a probe; ``fn`` must be callable."""
     if not callable(fn):
         raise TypeError(f"{name} must be callable (the function to probe), got {show_value(fn)}")
-    d = check_d_model(d_model)
-    if not 4 <= d <= MAX_PROBE_WIDTH:
-        raise ValueError(
-            f"d_model must lie in [4, {MAX_PROBE_WIDTH}] (at least 4 to tell the "
-            f"layouts apart; the probe builds d × d maps), got {d}"
-        )
+    d = check_d_model(d_model, maximum=MAX_PROBE_WIDTH)
+    if d < 4:
+        raise ValueError(f"d_model must be at least 4 to tell the layouts apart, got {d}")
     expected = None
     if expected_base is not None:
-        expected = check_real("expected_base", expected_base, positive=True)
-        if not 1 < expected <= MAX_BASE:
-            raise ValueError(
-                f"expected_base must lie in (1, {MAX_BASE:g}] (a RoPE base: frequencies "
-                f"base ** (-2k / d) fall from 1), got {expected!r}"
-            )
+        expected = check_rope_base(expected_base, "expected_base")
+        if expected > MAX_BASE:
+            raise ValueError(f"expected_base must be at most {MAX_BASE:g}, got {expected!r}")
     return d, expected, check_real("atol", atol, positive=True)
 
 
@@ -445,7 +440,7 @@ def identify_rope(
         and not mixed
     ):
         issues.append(issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
-    return RopeConvention._from_issues(d, issues, found)
+    return RopeConvention.from_issues(d, issues, found)
 
 
 def _rope_maps(f: Callable, d: int, t: np.ndarray) -> np.ndarray:

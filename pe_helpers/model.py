@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import attention
 from ._validate import (
     as_array,
     check_array,
@@ -50,6 +49,7 @@ from ._validate import (
 )
 from ._validate import show_value as _show
 from .attention import causal_mask, softmax, softmax_backward
+from .attention import softmax_backward as reference_softmax_backward
 from .biases import alibi_bias, check_slopes, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .rope import turn_pairs
@@ -990,7 +990,7 @@ def gradient_check(
     batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size, seed=seed)
     tokens, targets, scored = _check_batch(batch, config)
     tables = _Tables(config, length)
-    softmax_grad = attention.softmax_backward
+    softmax_grad = reference_softmax_backward
     if softmax_backward is not None:
         if not callable(softmax_backward):
             raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")

@@ -244,21 +244,16 @@ def rope_scores(
     for name, t in (("query_positions", tq), ("key_positions", tk)):
         if t.size == 0:
             raise ValueError(f"{name} must hold at least one position, got none")
+    swapped = tq.size > tk.size  # the score is symmetric: rotate the shorter side once
+    if swapped:
+        q, k, tq, tk = k, q, tk, tq
     out = np.empty((tq.size, tk.size))
-    if tq.size <= tk.size:
-        # Rotate the queries once; walk through the keys a block at a time.
-        rotated_q = _rotated_copies(q, tq, w, pairing)
-        rows = _block_rows(max(q.size, tq.size))
-        for start in range(0, tk.size, rows):
-            block = _rotated_copies(k, tk[start : start + rows], w, pairing)
-            out[:, start : start + rows] = rotated_q @ block.T
-    else:
-        rotated_k = _rotated_copies(k, tk, w, pairing)
-        rows = _block_rows(max(k.size, tk.size))
-        for start in range(0, tq.size, rows):
-            block = _rotated_copies(q, tq[start : start + rows], w, pairing)
-            np.matmul(block, rotated_k.T, out=out[start : start + rows])
-    return out
+    rotated_q = _rotated_copies(q, tq, w, pairing)
+    rows = _block_rows(max(q.size, tq.size))
+    for start in range(0, tk.size, rows):  # walk through the longer side a block at a time
+        block = _rotated_copies(k, tk[start : start + rows], w, pairing)
+        out[:, start : start + rows] = rotated_q @ block.T
+    return out.T if swapped else out
 
 
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:

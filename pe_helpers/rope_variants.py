@@ -351,11 +351,8 @@ def mrope_position_ids(
     """
     before = check_int("text_before", text_before, minimum=0)
     after = check_int("text_after", text_after, minimum=0)
-    rows = check_int("grid_h", grid_h, minimum=1)
-    cols = check_int("grid_w", grid_w, minimum=1)
-    for name, side in (("grid_h", rows), ("grid_w", cols)):
-        if side > MAX_GRID:
-            raise ValueError(f"{name} must be at most {MAX_GRID}, got {side}")
+    rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID)
+    cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID)
     if before + after > MAX_TOKENS:
         raise ValueError(f"text_before + text_after must be at most {MAX_TOKENS:,}")
     text = np.broadcast_to(np.arange(before), (3, before))

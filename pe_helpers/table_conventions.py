@@ -184,9 +184,7 @@ def identify_pe_table(
     ('shift_direction',)
     """
     d, expected, atol = check_probe_args(g, d_model, expected_base, atol, name="g")
-    n = check_int("n_positions", n_positions, minimum=3)
-    if n > MAX_TABLE_ROWS:
-        raise ValueError(f"n_positions must be at most {MAX_TABLE_ROWS}, got {n}")
+    n = check_int("n_positions", n_positions, minimum=3, maximum=MAX_TABLE_ROWS)
     if shift is not None and not callable(shift):
         raise TypeError(f"shift must be callable or None, got {show_value(shift)}")
     found: dict = {}
@@ -194,10 +192,19 @@ def identify_pe_table(
         issues = _read_table(g, d, n, expected, shift, atol, found)
     except ProbeError as exc:
         issues = [issue("error", exc)]
-    return PeTableConvention._from_issues(d, issues, found)
+    return PeTableConvention.from_issues(d, issues, found)
 
 
-def _read_table(g, d, n, expected, shift, atol, found) -> Issues:
+def _read_table(
+    g: Callable,
+    d: int,
+    n: int,
+    expected: float | None,
+    shift: Callable | None,
+    atol: float,
+    found: dict,
+) -> Issues:
+    """The issues of table ``g(n, d)`` (and of ``shift``); what it reads goes into ``found``."""
     table = call_probe(g, (n, d), (n, d), f"g({n}, {d})")
     scale = np.abs(table[0]).max()
     is_cos, is_sin = np.abs(table[0] - scale) <= atol * scale, np.abs(table[0]) <= atol * scale
