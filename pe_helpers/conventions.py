@@ -199,6 +199,7 @@ class Verdict:
         raise NotImplementedError
 
     def __str__(self) -> str:
+        """What was read, then the verdict: nothing to fix, or one line per problem."""
         lines = self._header()
         if self.ok:
             return "\n".join([*lines, "  verdict:    nothing to fix."])
@@ -245,6 +246,7 @@ class RopeConvention(Verdict):
         return tuple(flag for flag in LIBRARY_FLAGS if flag.pairing == self.pairing)
 
     def _header(self) -> list[str]:
+        """The report's first lines: what was read."""
         lines = [f"RoPE, d_model = {self.d_model}"]
         if self.pairing is not None:
             lines.append(f"  pairing:    {_PAIRS[self.pairing]}")
@@ -350,7 +352,7 @@ def base_issues(model: tuple[float, float, str], expected: float | None) -> Issu
 
 def check_probe_args(
     fn: object, d_model: object, expected_base: object, atol: object, name: str = "f"
-) -> tuple:
+) -> tuple[int, float | None, float]:
     """The checked width, expected base and tolerance of a probe; ``fn`` must be callable."""
     if not callable(fn):
         raise TypeError(f"{name} must be callable (the function to probe), got {show_value(fn)}")
@@ -453,8 +455,7 @@ def _rope_maps(f: Callable, d: int, t: np.ndarray) -> np.ndarray:
 def _read_rope(
     f: Callable, d: int, expected: float | None, max_position: int, atol: float, found: dict
 ) -> Issues:
-    """The issues of RoPE function ``f`` of width ``d``, probed up to ``max_position``; what
-    it reads (pairing, direction, base, frequency, position_scale) goes into ``found``."""
+    """The issues of RoPE function ``f`` probed to ``max_position``; readings go in ``found``."""
     u = np.full(d, d**-0.5)
     rows, positions = np.stack([u, u, u, 0 * u]), np.array([3, 3, 1, 2])
     out = call_probe(f, (rows, positions), (4, d), "probe with 4 rows")

@@ -120,6 +120,7 @@ class PeTableConvention(Verdict):
         return tuple(s for s in PE_TABLE_SOURCES if (s.layout, s.order) == key)
 
     def _header(self) -> list[str]:
+        """The report's first lines: what was read."""
         lines = [f"sinusoidal table, d_model = {self.d_model}"]
         if self.layout is not None:
             lines.append(
