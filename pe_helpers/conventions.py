@@ -413,7 +413,7 @@ def identify_rope(
         returns is reported in the ``RopeConvention``, never raised.)
     ValueError
         ``d_model``, ``expected_base``, ``max_position`` or ``atol`` out of range, or probes
-        past the memory budget.
+        past the size limit of 1 GiB.
 
     Examples
     --------
