@@ -89,15 +89,9 @@ def test_bad_names_and_arguments_are_named():
         results["other.y"]
     with pytest.raises(TypeError, match="str"):
         results[3]
-    with pytest.raises(ValueError, match="one bool per seed"):
-        results.count("g.x", lambda a: a.sum())
     with pytest.raises(ValueError, match="scale"):
         results.describe("g.x", scale="percentage")
-    with pytest.raises(ValueError, match="slack"):
-        results.contains("g.x", 0.5, slack=-1)
-    with pytest.raises(ValueError, match="3 values of shape \\(3,\\) for 2 seeds"):
-        SeedResults("demo", (0, 1), {"g.x": np.zeros(3)})
-    with pytest.raises(ValueError, match="lesson must be"):
+    with pytest.raises(ValueError, match="lesson"):
         load_results("../etc")
     with pytest.raises(FileNotFoundError, match="did you mean 'two_layers'"):
         load_results("two_layer")
@@ -118,10 +112,9 @@ def test_run_experiments_checks_its_groups():
     assert set(seconds) == {"g"} and progress[-1][:2] == (2, 2)
     with pytest.raises(ValueError, match="other metrics for seed 1"):
         run_experiments({"g": lambda seed: {f"m{seed}": 0.0}}, (0, 1))
-    with pytest.raises(ValueError, match="at least one seed"):
-        run_experiments({"g": group}, ())
-    with pytest.raises(ValueError, match="seed"):
-        run_experiments({"g": group}, (-1,))
+    for seeds in ((), (-1,), (1, 1)):
+        with pytest.raises(ValueError, match="seeds"):
+            run_experiments({"g": group}, seeds)
 
 
 # --- the shipped files ------------------------------------------------------------------------
@@ -502,18 +495,18 @@ def _damage(text: str, how: str) -> str:
 DAMAGES = {
     "empty": r"it is empty \(0 bytes\)",
     "truncated": r"it is not valid JSON \(.* at line \d+, column \d+\): it may have been cut short",
-    "no values": r"it has no 'values'",
-    "no produced_by": r"it has no 'produced_by'",
+    "no values": "not the keys of a results file",
+    "no produced_by": "not the keys of a results file",
     "a NaN for one seed": r"values\['[^']+'\] must hold a finite value for every seed; seed 3 has "
     "nan",
-    "ragged values": r"must hold one value per seed: 29 values of shape \(29,\) for 30 seeds",
-    "fewer seeds than values": r"must hold one value per seed: 30 values .* for 29 seeds",
-    "a seed twice": "seeds must be distinct, got seed 0 more than once",
+    "ragged values": r"values\['[^']+'\] must hold one real number per seed \(30\)",
+    "fewer seeds than values": r"must hold one real number per seed \(29\)",
+    "a seed twice": "seeds must be distinct",
     "a seed that is no integer": r"seeds\[2\] must be an integer, got 'two'",
     "another lesson's file": "it holds the results of lesson 'train_it', not 'two_layers'",
     "another format": "it has format 2; this code reads format 1",
-    "a value that is no number": r"values\['[^']+'\] must hold real numbers",
-    "a list": "it holds a JSON list, not an object",
+    "a value that is no number": r"values\['[^']+'\]",
+    "a list": "it holds a JSON list, not the keys of a results file",
 }
 
 
