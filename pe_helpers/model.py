@@ -215,42 +215,30 @@ class ModelConfig:
         for name, value in values.items():
             object.__setattr__(self, name, value)
         exact = (self.num_buckets // 2 if not causal else self.num_buckets) // 2
-        broken = [
-            (
-                "attention_factor",
-                factor > MAX_ATTENTION_FACTOR,
-                f"at most {MAX_ATTENTION_FACTOR:g}",
-            ),
-            ("d_model", method == "sinusoidal" and d_model % 2, "even for sinusoidal"),
-            ("d_head", method in ROPE_METHODS and d_head % 2, f"even for {method}"),
-            ("causal", method in CONTENT_METHODS and not causal, f"True for {method}"),
-            (
+        inv_freq, slopes = self.inv_freq or (), self.slopes
+
+        def refuse(name: str, rule: str) -> None:
+            raise ValueError(f"{name} must be {rule}, got {name} = {getattr(self, name)!r}")
+
+        if factor > MAX_ATTENTION_FACTOR:
+            refuse(
+                "attention_factor", f"at most {MAX_ATTENTION_FACTOR:g} (logits grow by its square)"
+            )
+        if method == "sinusoidal" and d_model % 2 or method in ROPE_METHODS and d_head % 2:
+            refuse("d_model" if method == "sinusoidal" else "d_head", f"even for {method}")
+        if method in CONTENT_METHODS and not causal:
+            refuse("causal", f"True for {method} (it counts the keys before the query)")
+        if len(inv_freq) > d_head // 2 or max(map(abs, inv_freq), default=0) > MAX_INV_FREQ:
+            refuse(
                 "inv_freq",
-                self.inv_freq is not None
-                and (
-                    len(self.inv_freq) > d_head // 2 or max(map(abs, self.inv_freq)) > MAX_INV_FREQ
-                ),
                 f"at most d_head / 2 = {d_head // 2} entries of at most {MAX_INV_FREQ:g}",
-            ),
-            (
-                "slopes",
-                self.slopes is not None and len(self.slopes) != n_heads,
-                f"one entry per head ({n_heads})",
-            ),
-            (
-                "num_buckets",
-                method == "t5_bias" and not causal and self.num_buckets < 4,
-                "at least 4 when bidirectional (causal=False)",
-            ),
-            (
-                "max_distance",
-                method == "t5_bias" and self.max_distance <= exact,
-                f"more than the {exact} exact buckets of num_buckets = {self.num_buckets}",
-            ),
-        ]
-        for name, bad, rule in broken:
-            if bad:
-                raise ValueError(f"{name} must be {rule}, got {name} = {getattr(self, name)!r}")
+            )
+        if slopes is not None and len(slopes) != n_heads:
+            refuse("slopes", f"one entry per head ({n_heads})")
+        if method == "t5_bias" and not causal and self.num_buckets < 4:
+            refuse("num_buckets", "at least 4 when bidirectional (causal=False)")
+        if method == "t5_bias" and self.max_distance <= exact:
+            refuse("max_distance", f"more than the {exact} exact buckets of num_buckets")
         # Adam keeps the parameters, their gradient, two moments and a flat copy: 8 arrays.
         sizes = ", ".join(
             f"{name} = {getattr(self, name)}"

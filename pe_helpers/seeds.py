@@ -284,28 +284,13 @@ class SeedResults:
     def median_interval(
         self, name: str, *, level: float = 0.95, n_boot: int = 2000, seed: int = 0
     ) -> tuple[float, float, float]:
-        """The median over the seeds, and a bootstrap interval for the median.
+        """The median over the seeds, and a bootstrap interval for the median: ``(median, low,
+        high)``.
 
-        The seeds are drawn again with replacement ``n_boot`` times (a generator seeded
-        with ``seed``, so the interval is the same on every computer); the interval holds
-        the central ``level`` of the medians of those draws. A claim that the interval lies
-        above a threshold is one a fresh set of seeds should confirm.
-
-        Parameters
-        ----------
-        name : str
-            A metric of these results.
-        level : float, default 0.95
-            The interval's coverage, in (0, 1).
-        n_boot : int, default 2000
-            Number of bootstrap draws, 100 to 100,000.
-        seed : int, default 0
-            Seed of the draws, >= 0.
-
-        Returns
-        -------
-        tuple of float
-            ``(median, low, high)``.
+        The seeds are drawn again with replacement ``n_boot`` times (100 to 100,000; a
+        generator seeded with ``seed``, so the interval is the same on every computer); the
+        interval holds the central ``level`` (in (0, 1)) of the medians of those draws. A claim
+        that the interval lies above a threshold is one a fresh set of seeds should confirm.
 
         Examples
         --------
@@ -322,23 +307,12 @@ class SeedResults:
     def difference_interval(
         self, first: str, second: str, *, level: float = 0.95, n_boot: int = 2000, seed: int = 0
     ) -> tuple[float, float, float]:
-        """``median(first) - median(second)`` and its bootstrap interval.
+        """``median(first) - median(second)`` and its bootstrap interval: ``(difference, low,
+        high)``, ``level``, ``n_boot`` and ``seed`` as for :meth:`median_interval`.
 
-        Both metrics come from the same seeds, so a draw takes a seed's two values
-        together (a paired bootstrap). An interval that excludes zero says which metric
-        is higher in the population of seeds, not only on these.
-
-        Parameters
-        ----------
-        first, second : str
-            Metrics of these results.
-        level, n_boot, seed
-            As for :meth:`median_interval`.
-
-        Returns
-        -------
-        tuple of float
-            ``(difference, low, high)``.
+        Both metrics come from the same seeds, so a draw takes a seed's two values together (a
+        paired bootstrap). An interval that excludes zero says which metric is higher in the
+        population of seeds, not only on these.
 
         Examples
         --------
@@ -486,9 +460,8 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     lesson : str
         The slug of the lesson's home, e.g. ``"train_it"`` for ``08_train_it.ipynb``.
     folder : path, optional
-        Where to look. By default the shipped results (:data:`RESULTS_FOLDER`), or the folder
-        the environment variable ``PE_SEED_RESULTS`` names (:data:`RESULTS_ENV`) when it is
-        set and not empty: results over other seeds, say (``scripts/experiments.py --out``).
+        Where to look: by default :data:`RESULTS_FOLDER`, or the folder ``PE_SEED_RESULTS``
+        names (:data:`RESULTS_ENV`) when it is set and not empty.
 
     Returns
     -------
@@ -499,17 +472,13 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     FileNotFoundError
         The folder holds no results for ``lesson``.
     ResultsFileError
-        The file is damaged or not a results file of ``lesson`` (a ``ValueError``): the
-        message says what is wrong, and how to restore or regenerate it.
+        The file is damaged or not a results file of ``lesson`` (a ``ValueError`` saying what
+        is wrong, and how to restore or regenerate it).
 
     Examples
     --------
     >>> load_results("train_it").seeds == SEEDS
     True
-    >>> load_results("no_such_lesson")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: no results for lesson 'no_such_lesson' ...
     """
     lesson = _checked_slug(lesson)
     where, named_by = _where_from(folder)
@@ -568,25 +537,10 @@ def run_experiments(
 ) -> tuple[dict[str, list[float]], dict[str, float]]:
     """Run every group of experiments for every seed.
 
-    Parameters
-    ----------
-    experiments : dict of str -> callable
-        Group name -> function of a seed returning ``{metric: float}`` (every value finite).
-    seeds : iterable of int, default :data:`SEEDS`
-    progress : callable, optional
-        Called as ``progress(done, total, label)`` after each (group, seed).
-
-    Returns
-    -------
-    values : dict of str -> list of float
-        ``"group.metric"`` -> one value per seed, in the order of ``seeds``.
-    seconds : dict of str -> float
-        Wall-clock time of each group over all seeds.
-
-    Raises
-    ------
-    RunInterrupted
-        On Ctrl-C (a ``KeyboardInterrupt``), saying which groups and seeds finished.
+    ``experiments`` maps a group's name to a function of a seed returning ``{metric: float}``;
+    ``progress(done, total, label)`` is called after each (group, seed). Returns the values,
+    ``"group.metric"`` -> one per seed in the order of ``seeds``, and the wall-clock seconds of
+    each group. On Ctrl-C it raises :class:`RunInterrupted`, saying what finished.
 
     Examples
     --------
@@ -772,28 +726,9 @@ def results_destination(
 ) -> Path:
     """The folder :func:`write_results` writes results over ``seeds`` to, checked.
 
-    The shipped results are over :data:`SEEDS`. Results over other seeds (fewer, more or
-    different ones) go to another folder; they replace the shipped ones only when asked to.
-
-    Parameters
-    ----------
-    seeds : sequence of int
-        The seeds of the run.
-    folder : path, optional
-        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
-    replace_shipped : bool, default False
-        Whether results over other seeds than :data:`SEEDS` may replace the shipped results.
-
-    Returns
-    -------
-    pathlib.Path
-        ``folder`` (or :data:`RESULTS_FOLDER`).
-
-    Raises
-    ------
-    ValueError
-        ``folder`` is the shipped results' folder, ``seeds`` are not :data:`SEEDS` and
-        ``replace_shipped`` is False: the message says where else to write.
+    ``folder`` defaults to the shipped results, :data:`RESULTS_FOLDER`, which are over
+    :data:`SEEDS`: results over other seeds go elsewhere, or replace them only with
+    ``replace_shipped=True`` (else a ``ValueError`` that says where else to write).
 
     Examples
     --------
@@ -826,29 +761,12 @@ def write_results(
 ) -> Path:
     """Write one lesson's results as JSON, one line per metric, and return the path.
 
-    Values are stored exactly (``repr`` of each float), so a re-run can be compared bit for
-    bit. The file is written whole or not at all (:func:`_write_atomically`), and read back
-    (every check of :func:`load_results`) before it replaces the old one.
-
-    Parameters
-    ----------
-    lesson : str
-        The lesson's slug.
-    seeds : sequence of int
-        The seeds, in the order of every metric's values.
-    values : dict of str -> list of float
-        ``"group.metric"`` -> one finite value per seed (what :func:`run_experiments` returns).
-    seconds : dict of str -> float
-        Seconds per group.
-    folder : path, optional
-        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
-    replace_shipped : bool, default False
-        The shipped results are over :data:`SEEDS`: results over other seeds replace them only
-        with ``replace_shipped=True`` (else a ``ValueError``, and nothing is written).
-
-    Returns
-    -------
-    pathlib.Path
+    ``values`` maps ``"group.metric"`` to one finite value per seed (what
+    :func:`run_experiments` returns), ``seconds`` each group to its seconds; ``folder`` and
+    ``replace_shipped`` are as in :func:`results_destination`. Values are stored exactly
+    (``repr`` of each float), so a re-run can be compared bit for bit. The file is written
+    whole or not at all (:func:`_write_atomically`), and read back (every check of
+    :func:`load_results`) before it replaces the old one.
 
     Examples
     --------

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_bool, check_choice, check_int, check_memory
+from ._validate import check_array, check_bool, check_choice, check_int, check_memory
 
 __all__ = [
     "TEST_SEED",
@@ -78,12 +78,8 @@ class Task(NamedTuple):
 
     def batch(self, batch_size: int, length: int, vocab_size: int, seed: int = 0) -> Batch:
         """Draw a batch of this task (sizes checked by the caller: :func:`task_batch` checks)."""
-        if self.name == "repeated":
-            return repeated(batch_size, length, vocab_size, shortest=self.arg, seed=seed)
-        if self.name == "skip_back":
-            return skip_back(batch_size, length, vocab_size, back=self.arg, seed=seed)
-        if self.name == "passkey":
-            return passkey(batch_size, length, vocab_size, key_ids=self.arg, seed=seed)
+        if self.name in _KERNELS:
+            return _KERNELS[self.name](batch_size, length, vocab_size, self.arg, seed)
         tokens = np.random.default_rng(seed).integers(0, vocab_size, size=(batch_size, length))
         targets = np.full_like(tokens, -1)
         if self.name == "copy_back":
@@ -142,12 +138,12 @@ def check_fits(task: Task, length: int, vocab_size: int, arg_name: str = "arg") 
     }[name]
     if length < shortest:
         raise ValueError(
-            f"length must be at least {shortest} for {name} with {arg_name} = {arg} (else no "
+            f"length must be >= {shortest} for {name} with {arg_name} = {arg} (else no "
             f"position is scored), got length = {length}"
         )
     if vocab_size < fewest:
         raise ValueError(
-            f"vocab_size must be at least {fewest} for {name} with {arg_name} = {arg} and "
+            f"vocab_size must be >= {fewest} for {name} with {arg_name} = {arg} and "
             f"length = {length}, got vocab_size = {vocab_size}"
         )
 
@@ -274,6 +270,12 @@ def repeated(
     >>> bool((b.tokens[0, m:] == b.tokens[0, :-m]).all()), len(set(b.tokens[0, :m].tolist())) == m
     (True, True)
     """
+    task = make_task("repeated", shortest, arg_name="shortest")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
+
+
+def _repeated(batch_size: int, length: int, vocab_size: int, shortest: int, seed: int) -> Batch:
+    """:func:`repeated`'s draw, of sizes :func:`task_batch` checked."""
     longest = length // 2
     rng = np.random.default_rng(seed)
     periods = rng.integers(shortest, longest + 1, size=batch_size)  # (B,)
@@ -316,6 +318,12 @@ def passkey(
     >>> int(b.targets[0, -1]) == key, 1 <= key <= 3, int(b.scored.sum())
     (True, True, 2)
     """
+    task = make_task("passkey", key_ids, arg_name="key_ids")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
+
+
+def _passkey(batch_size: int, length: int, vocab_size: int, key_ids: int, seed: int) -> Batch:
+    """:func:`passkey`'s draw, of sizes :func:`task_batch` checked."""
     rng = np.random.default_rng(seed)
     first_filler = key_ids + 1 if key_ids else 1
     tokens = rng.integers(first_filler, vocab_size, size=(batch_size, length))
@@ -357,6 +365,12 @@ def skip_back(
     >>> b.targets[0].tolist()  # from the second word on: the word before the last
     [-1, -1, -1, -1, 4, 4, 1, 4]
     """
+    task = make_task("skip_back", back, arg_name="back")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
+
+
+def _skip_back(batch_size: int, length: int, vocab_size: int, back: int, seed: int) -> Batch:
+    """:func:`skip_back`'s draw, of sizes :func:`task_batch` checked."""
     rng = np.random.default_rng(seed)
     words = rng.integers(1, vocab_size, size=(batch_size, length))
     tokens = np.where(rng.random((batch_size, length)) < 0.5, 0, words)
@@ -370,6 +384,9 @@ def skip_back(
         ok = scored[row]
         targets[row, ok] = tokens[row, places[wanted[ok]]]
     return Batch(tokens, targets, scored)
+
+
+_KERNELS = {"repeated": _repeated, "passkey": _passkey, "skip_back": _skip_back}
 
 
 def order_blind_accuracy(
@@ -434,8 +451,8 @@ def order_blind_accuracy(
     task = make_task(task)
     if task.name not in ("copy_back", "token_at"):
         raise ValueError(
-            f"task must be copy_back or token_at, got {task.name!r} (lesson 13 computes the "
-            "limits of its own tasks)"
+            f"task: order_blind_accuracy knows copy_back and token_at, got {task.name!r} "
+            "(lesson 13 computes the limits of its own tasks)"
         )
     causal = check_bool("causal", causal)
     per_position = check_bool("per_position", per_position)
@@ -489,9 +506,10 @@ def most_frequent_earlier(tokens: ArrayLike, vocab_size: int) -> np.ndarray:
     Parameters
     ----------
     tokens : array_like of int
-        Shape ``(batch, n)``, ids in ``0 .. vocab_size - 1``.
+        Shape ``(batch, n)``, ids in ``0 .. vocab_size - 1``; at most 10⁷ entries times
+        ``vocab_size``.
     vocab_size : int
-        Number of token ids.
+        Number of token ids, >= 2.
 
     Returns
     -------
@@ -504,7 +522,18 @@ def most_frequent_earlier(tokens: ArrayLike, vocab_size: int) -> np.ndarray:
     >>> most_frequent_earlier([[2, 0, 2, 1]], 3)[0, 3].tolist()
     [False, False, True]
     """
-    arr = np.asarray(tokens)
+    vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+    arr = check_array("tokens", tokens, ndim=2)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"tokens must hold integer ids, got dtype {arr.dtype}")
+    if arr.min() < 0 or arr.max() >= vocab_size:
+        raise ValueError(
+            f"tokens must lie in 0 .. {vocab_size - 1}, got {arr.min()} to {arr.max()}"
+        )
+    if arr.size * vocab_size > 10**7:
+        raise ValueError(
+            f"tokens.size × vocab_size may be at most 10,000,000, got {arr.size * vocab_size:,}"
+        )
     counts = np.cumsum(np.eye(vocab_size, dtype=np.int64)[arr], axis=1)
     earlier = np.concatenate([np.zeros_like(counts[:, :1]), counts[:, :-1]], axis=1)
     best = earlier.max(axis=-1, keepdims=True)
