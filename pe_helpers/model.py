@@ -141,10 +141,8 @@ class ModelConfig:
         CoPE only: the integer positions ``0 .. P - 1`` with a learned vector each (``P``, at
         most :data:`MAX_COPE_POSITIONS`); a position past ``P - 1`` is clipped to it.
 
-    Every field is checked, also those the chosen method does not read (``base``,
-    ``inv_freq``, ``attention_factor``, ``slopes``, ``num_buckets``, ``max_distance``,
-    ``max_len``), which it then ignores. The parameters must fit the memory budget of
-    :mod:`pe_helpers._validate` (1 GiB, counting Adam's copies: about 16 million numbers).
+    Every field is checked once, also those the method ignores; the parameters must fit the
+    memory budget (1 GiB, counting Adam's copies: about 16 million numbers).
 
     Raises
     ------
@@ -227,7 +225,7 @@ class ModelConfig:
         if method == "sinusoidal" and d_model % 2 or method in ROPE_METHODS and d_head % 2:
             refuse("d_model" if method == "sinusoidal" else "d_head", f"even for {method}")
         if method in CONTENT_METHODS and not causal:
-            refuse("causal", f"True for {method} (it counts the keys before the query)")
+            refuse("causal", f"True for {method} (it needs causal=True: it reads the keys before)")
         if len(inv_freq) > d_head // 2 or max(map(abs, inv_freq), default=0) > MAX_INV_FREQ:
             refuse(
                 "inv_freq",
@@ -727,24 +725,11 @@ def forward(
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Logits of the model for a sequence or a batch of sequences.
 
-    Parameters
-    ----------
-    params : dict of numpy.ndarray
-        As returned by :func:`init_params` (or trained).
-    config : ModelConfig
-        The model's configuration.
-    tokens : array_like of int
-        Shape ``(n,)`` or ``(batch, n)``, ids in ``0 .. vocab_size - 1``.
-    return_attention : bool, default False
-        Also return the attention weights.
-
-    Returns
-    -------
-    logits : numpy.ndarray
-        Shape ``(batch, n, vocab_size)`` (batch 1 for a 1-D input).
-    weights : numpy.ndarray
-        Only with ``return_attention``: shape ``(batch, n_heads, n, n)``, rows sum to 1; with
-        ``n_layers > 1``, ``(n_layers, batch, n_heads, n, n)``, layer 1 first.
+    ``params`` as :func:`init_params` returns them (or trained), ``tokens`` of shape ``(n,)``
+    or ``(batch, n)``, ids of the config's vocabulary (nothing is checked: not a door). Returns
+    the logits ``(batch, n, vocab_size)``, and with ``return_attention`` the attention weights
+    ``(batch, n_heads, n, n)`` (``(n_layers, batch, n_heads, n, n)`` with more than one layer,
+    layer 1 first).
 
     Examples
     --------
@@ -866,15 +851,6 @@ def gradient_check(
     -------
     dict of str to float
         One relative error per parameter array; float64 gives about 1e-9 for a correct pass.
-
-    Raises
-    ------
-    TypeError
-        ``config`` not a ModelConfig, a size not an integer, ``softmax_backward`` not callable.
-    ValueError
-        A size out of range, ``step`` out of ``(0, MAX_STEP]``, or a
-        ``softmax_backward`` that raises or returns something other than a finite array of
-        the weights' shape.
 
     Examples
     --------

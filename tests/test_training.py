@@ -436,6 +436,8 @@ def test_bad_config(kwargs, error, name):
         (lambda: token_at(2, 3, 4, position=-1), ValueError, "position"),
         (lambda: copy_back(2, 5, 4, seed=-1), ValueError, "seed"),
         (lambda: task_batch("passkey", 2, 2, 8), ValueError, "length"),
+        (lambda: train("skip_back", "none", task_arg=20, length=16), ValueError, "task_arg"),
+        (lambda: task_batch(make_task("skip_back", 5), 2, 8, 5), ValueError, "length"),
         (lambda: order_blind_accuracy("copy_back", 5, 4, causal="yes"), TypeError, "causal"),
         (lambda: order_blind_accuracy("repeated", 8, 4), ValueError, "task"),
         (lambda: gradient_check("none"), TypeError, "config"),
