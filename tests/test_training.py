@@ -325,7 +325,7 @@ def test_accuracy_past_the_training_length(models):
         for length in (2 * L, 4 * L):
             assert 0.0 <= models[key].accuracy(length=length, n_samples=50) <= 1.0
     learned = models["copy_back", "learned", True]
-    with pytest.raises(ValueError, match=rf"max_len = {L}.*length {2 * L}"):
+    with pytest.raises(ValueError, match="max_len"):
         learned.accuracy(length=2 * L)
     with pytest.raises(ValueError, match="max_len"):
         learned.attention(np.zeros(L + 1, dtype=int))

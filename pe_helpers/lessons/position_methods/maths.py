@@ -333,6 +333,7 @@ def method_properties(
     if check_choice("method", method, position_only) == "learned":
         model_options.setdefault("max_len", n)
     config = ModelConfig(method, vocab_size=2, causal=False, **model_options)
+    seed = check_int("seed", seed, minimum=0)
     params = init_params(config, seed)
     if "t5_bias" in params:
         params["t5_bias"] = np.random.default_rng(seed + 1).normal(size=params["t5_bias"].shape)
