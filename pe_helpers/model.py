@@ -702,7 +702,7 @@ def check_tokens(
             f"{name} must lie in 0 .. {config.vocab_size - 1} (vocab_size {config.vocab_size}), "
             f"got values from {arr.min()} to {arr.max()}"
         )
-    check_length(arr.shape[-1], config, name)
+    check_length(arr.shape[-1], config)
     arr = np.atleast_2d(arr)
     n = arr.shape[1]
     at_once = None if block is None else max(1, block // (config.n_heads * n * n))
@@ -710,11 +710,11 @@ def check_tokens(
     return arr.astype(np.int64)
 
 
-def check_length(length: int, config: ModelConfig, name: str = "length") -> int:
+def check_length(length: int, config: ModelConfig) -> int:
     """Refuse a length past a learned table's ``max_len``."""
     if config.method == "learned" and length > config.max_len:
         raise ValueError(
-            f"{name}: the learned position table has max_len = {config.max_len} rows and cannot "
+            f"the learned position table has max_len = {config.max_len} rows and cannot "
             f"encode length {length}: positions past {config.max_len - 1} have no embedding"
         )
     return length

@@ -374,11 +374,9 @@ def brute_force_order_blind(task, length, vocab):
     for seq in itertools.product(range(vocab), repeat=length):
         bag = tuple(sorted(seq))
         for t in range(length):
-            target = seq[t - task.arg] if task.name == "copy_back" else seq[task.arg]
-            if (task.name == "copy_back" and t < task.arg) or (
-                task.name == "token_at" and t < task.arg
-            ):
+            if t < task.arg:  # not scored
                 continue
+            target = seq[t - task.arg] if task.name == "copy_back" else seq[task.arg]
             counts = hits.setdefault((seq[t], bag), np.zeros(vocab))
             counts[target] += 1
     scored = sum(c.sum() for c in hits.values())
