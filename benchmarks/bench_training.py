@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from pe_helpers.model import METHODS, ModelConfig, _forward, _Tables, init_params
+from pe_helpers.model import METHODS, ModelConfig, Tables, forward_pass, init_params
 from pe_helpers.tasks import make_task, task_batch
 from pe_helpers.training import train
 
@@ -26,9 +26,9 @@ def forward_floor(method: str) -> float:
     params = init_params(config)
     data = task_batch(TASK, STEPS * BATCH, LENGTH, VOCAB, seed=1)
     start = time.perf_counter()
-    tables = _Tables(config, LENGTH)
+    tables = Tables(config, LENGTH)
     for step in range(STEPS):
-        _forward(params, config, data.tokens[step * BATCH : (step + 1) * BATCH], tables)
+        forward_pass(params, config, data.tokens[step * BATCH : (step + 1) * BATCH], tables)
     return time.perf_counter() - start
 
 

@@ -38,14 +38,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import (
-    as_array,
     check_array,
     check_bool,
     check_choice,
     check_int,
     check_memory,
     check_real,
-    check_seconds,
 )
 from ._validate import show_value as _show
 from .attention import causal_mask, softmax, softmax_backward
@@ -53,18 +51,9 @@ from .attention import softmax_backward as reference_softmax_backward
 from .biases import alibi_bias, check_slopes, t5_relative_bucket
 from .encodings import frequencies, sinusoidal_pe
 from .rope import turn_pairs
-from .tasks import Batch, make_task, task_batch
+from .tasks import Batch, Task
 
-__all__ = [
-    "METHODS",
-    "MAX_LAYERS",
-    "ModelConfig",
-    "init_params",
-    "forward",
-    "loss_and_grads",
-    "softmax_backward",
-    "gradient_check",
-]
+__all__ = ["METHODS", "ModelConfig", "init_params", "forward", "softmax_backward", "gradient_check"]
 
 METHODS = (
     "none",
@@ -82,24 +71,18 @@ ROPE_METHODS = ("rope_adjacent", "rope_halves")
 CONTENT_METHODS = ("cope", "forgetting")
 #: The arrays each content method adds to every layer, by their short names.
 _METHOD_ARRAYS = {"cope": ("cope_pos",), "forgetting": ("w_forget", "b_forget")}
-#: Most integer positions a CoPE table may hold.
-MAX_COPE_POSITIONS = 4096
+#: Most integer positions a CoPE table may hold (each costs every query a dot product).
+MAX_COPE_POSITIONS = 512
 #: Most attention layers a model may have (keeps training and the gradient check fast).
 MAX_LAYERS = 8
 #: Largest attention factor (it multiplies cos and sin, so the logits grow by its square).
 MAX_ATTENTION_FACTOR = 100.0
 #: Largest RoPE frequency in absolute value, radians per token (past pi a turn aliases anyway).
 MAX_INV_FREQ = 1e6
-#: What numpy does per second on the model's small arrays, pessimistically (one core, Python's
-#: overhead included): the time estimates of training and the gradient check divide by it.
-FLOPS_PER_SECOND = 1e9
-
-
-def _as_tuple(name: str, value: ArrayLike | None) -> tuple[float, ...] | None:
-    """A 1-D real array as a tuple (hashable, immutable), or None."""
-    if value is None:
-        return None
-    return tuple(check_array(name, value, ndim=1).astype(np.float64).tolist())
+#: Largest ``sequences × length × width`` one forward pass of a door may work through (see
+#: :func:`check_work`); a training run may work through :data:`MAX_TRAINING_WORK`.
+MAX_WORK = 2 * 10**9
+MAX_TRAINING_WORK = 10**10
 
 
 @dataclass(frozen=True)
@@ -154,10 +137,8 @@ class ModelConfig:
         CoPE only: the integer positions ``0 .. P - 1`` with a learned vector each (``P``, at
         most :data:`MAX_COPE_POSITIONS`); a position past ``P - 1`` is clipped to it.
 
-    Every field is checked, also those the chosen method does not read (``base``,
-    ``inv_freq``, ``attention_factor``, ``slopes``, ``num_buckets``, ``max_distance``,
-    ``max_len``), which it then ignores. The parameters must fit the memory budget of
-    :mod:`pe_helpers._validate` (1 GiB, counting Adam's copies: about 16 million numbers).
+    Every field is checked once, also those the method ignores; the parameters must fit the
+    memory budget (1 GiB, counting Adam's copies: about 16 million numbers).
 
     Raises
     ------
@@ -190,78 +171,68 @@ class ModelConfig:
     cope_positions: int = 8
 
     def __post_init__(self) -> None:
-        def put(name: str, value: object) -> None:
-            object.__setattr__(self, name, value)
+        """Check every field once (a learner builds configs in lessons 08, 13 and 14).
 
-        put("method", check_choice("method", self.method, METHODS))
-        put("vocab_size", check_int("vocab_size", self.vocab_size, minimum=2))
-        put("d_model", check_int("d_model", self.d_model, minimum=1))
-        put("n_heads", check_int("n_heads", self.n_heads, minimum=1))
-        if self.d_head is None and self.n_heads > self.d_model:
+        Counts and sizes become ``int``, numbers ``float``, ``inv_freq`` and ``slopes`` tuples;
+        a field that breaks a rule raises as the class docstring says.
+        """
+        ints = {"vocab_size": 2, "d_model": 1, "n_heads": 1, "num_buckets": 2, "max_distance": 1}
+        values = {
+            name: check_int(name, getattr(self, name), minimum=low) for name, low in ints.items()
+        }
+        values["method"] = method = check_choice("method", self.method, METHODS)
+        d_model, n_heads = values["d_model"], values["n_heads"]
+        if self.d_head is None and n_heads > d_model:
             raise ValueError(
-                f"n_heads must be at most d_model = {self.d_model} when d_head is not given "
-                f"(d_head = d_model // n_heads), got n_heads = {self.n_heads}"
+                f"n_heads must be at most d_model = {d_model} when d_head is not given "
+                f"(d_head = d_model // n_heads), got n_heads = {n_heads}"
             )
-        d_head = self.d_model // self.n_heads if self.d_head is None else self.d_head
-        put("d_head", check_int("d_head", d_head, minimum=1))
-        put("causal", check_bool("causal", self.causal))
-        put("residual", check_bool("residual", self.residual))
-        put("base", check_real("base", self.base, positive=True))
-        put(
-            "attention_factor", check_real("attention_factor", self.attention_factor, positive=True)
+        d_head = d_model // n_heads if self.d_head is None else self.d_head
+        values["d_head"] = d_head = check_int("d_head", d_head, minimum=1)
+        values["causal"] = causal = check_bool("causal", self.causal)
+        values["residual"] = check_bool("residual", self.residual)
+        values["base"] = check_real("base", self.base, positive=True)
+        values["attention_factor"] = factor = check_real(
+            "attention_factor", self.attention_factor, positive=True
         )
-        if self.attention_factor > MAX_ATTENTION_FACTOR:
-            raise ValueError(
-                f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g} (the logits grow by "
-                f"its square), got {self.attention_factor!r}"
-            )
-        put("num_buckets", check_int("num_buckets", self.num_buckets, minimum=2))
-        put("max_distance", check_int("max_distance", self.max_distance, minimum=1))
-        put("n_layers", check_int("n_layers", self.n_layers, minimum=1, maximum=MAX_LAYERS))
-        put(
-            "cope_positions",
-            check_int("cope_positions", self.cope_positions, minimum=2, maximum=MAX_COPE_POSITIONS),
+        values["n_layers"] = check_int("n_layers", self.n_layers, minimum=1, maximum=MAX_LAYERS)
+        values["cope_positions"] = check_int(
+            "cope_positions", self.cope_positions, minimum=2, maximum=MAX_COPE_POSITIONS
         )
-        method = self.method
-        if method == "sinusoidal" and self.d_model % 2:
-            raise ValueError(f"d_model must be even for sinusoidal, got {self.d_model}")
-        if method in ROPE_METHODS and self.d_head % 2:
-            raise ValueError(f"d_head must be even for {method}, got {self.d_head}")
-        if method in CONTENT_METHODS and not self.causal:
-            raise ValueError(
-                f"{method} counts or decays over the keys before the query: it needs "
-                f"causal=True, got causal={self.causal!r}"
-            )
-        if method == "learned":
-            if self.max_len is None:
-                raise ValueError("max_len must be given for the learned table, got None")
-            put("max_len", check_int("max_len", self.max_len, minimum=1))
-        elif self.max_len is not None:
-            put("max_len", check_int("max_len", self.max_len, minimum=1))
-        put("inv_freq", _as_tuple("inv_freq", self.inv_freq))
-        if self.inv_freq is not None and max(map(abs, self.inv_freq)) > MAX_INV_FREQ:
-            raise ValueError(
-                f"inv_freq must lie in [-{MAX_INV_FREQ:g}, {MAX_INV_FREQ:g}] radians per token, "
-                f"got {max(map(abs, self.inv_freq))!r}"
-            )
-        if self.inv_freq is not None and len(self.inv_freq) > self.d_head // 2:
-            raise ValueError(
-                f"inv_freq must have at most d_head / 2 = {self.d_head // 2} entries, "
-                f"got {len(self.inv_freq)}"
-            )
+        if self.max_len is not None or method == "learned":
+            values["max_len"] = check_int("max_len", self.max_len, minimum=1)
+        if self.inv_freq is not None:
+            inv_freq = check_array("inv_freq", self.inv_freq, ndim=1).astype(np.float64)
+            values["inv_freq"] = tuple(inv_freq.tolist())
         if self.slopes is not None:
-            put("slopes", tuple(check_slopes(self.slopes).tolist()))
-        if self.slopes is not None and len(self.slopes) != self.n_heads:
-            raise ValueError(
-                f"slopes must have one entry per head ({self.n_heads}), got {len(self.slopes)}"
+            values["slopes"] = tuple(check_slopes(self.slopes).tolist())
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        exact = (self.num_buckets // 2 if not causal else self.num_buckets) // 2
+        inv_freq, slopes = self.inv_freq or (), self.slopes
+
+        def refuse(name: str, rule: str) -> None:
+            raise ValueError(f"{name} must be {rule}, got {name} = {getattr(self, name)!r}")
+
+        if factor > MAX_ATTENTION_FACTOR:
+            refuse(
+                "attention_factor", f"at most {MAX_ATTENTION_FACTOR:g} (logits grow by its square)"
             )
-        if method == "t5_bias":  # let the bucket function check num_buckets / max_distance
-            t5_relative_bucket(
-                0,
-                bidirectional=not self.causal,
-                num_buckets=self.num_buckets,
-                max_distance=self.max_distance,
+        if method == "sinusoidal" and d_model % 2 or method in ROPE_METHODS and d_head % 2:
+            refuse("d_model" if method == "sinusoidal" else "d_head", f"even for {method}")
+        if method in CONTENT_METHODS and not causal:
+            refuse("causal", f"True for {method} (it needs causal=True: it reads the keys before)")
+        if len(inv_freq) > d_head // 2 or max(map(abs, inv_freq), default=0) > MAX_INV_FREQ:
+            refuse(
+                "inv_freq",
+                f"at most d_head / 2 = {d_head // 2} entries of at most {MAX_INV_FREQ:g}",
             )
+        if slopes is not None and len(slopes) != n_heads:
+            refuse("slopes", f"one entry per head ({n_heads})")
+        if method == "t5_bias" and not causal and self.num_buckets < 4:
+            refuse("num_buckets", "at least 4 when bidirectional (causal=False)")
+        if method == "t5_bias" and self.max_distance <= exact:
+            refuse("max_distance", f"more than the {exact} exact buckets of num_buckets")
         # Adam keeps the parameters, their gradient, two moments and a flat copy: 8 arrays.
         sizes = ", ".join(
             f"{name} = {getattr(self, name)}"
@@ -322,9 +293,7 @@ def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     >>> {name: p.shape for name, p in params.items()}["pos"]
     (6, 4)
     """
-    if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
-    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    rng = np.random.default_rng(seed)
     params = {}
     for name, shape in config.param_shapes().items():
         if name in ("embed", "pos"):
@@ -336,12 +305,8 @@ def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     return params
 
 
-class _Tables:
-    """Everything about positions that depends only on the config and the length ``n``.
-
-    Both are checked (the config when it was made, ``n`` with the tokens): the tables come
-    from the kernels alone.
-    """
+class Tables:
+    """Everything about positions that depends only on the config and the length ``n``."""
 
     def __init__(self, config: ModelConfig, n: int):
         method = config.method
@@ -395,7 +360,7 @@ def _layer(params: dict, layer: int, config: ModelConfig) -> dict:
     return {name: params[prefix + name] for name in names}
 
 
-def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, tables: _Tables):
+def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, tables: Tables):
     """One attention layer on ``x`` (B, n, d): its heads' outputs side by side, and its cache."""
     batch, n, d = x.shape
     n_heads, e = config.n_heads, config.d_head
@@ -427,7 +392,7 @@ def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, 
 # --- Position from content (lesson 14): CoPE and the forget gate, forward and backward ---
 
 
-def _cope_forward(scores: np.ndarray, q: np.ndarray, table: np.ndarray, tables: _Tables) -> dict:
+def _cope_forward(scores: np.ndarray, q: np.ndarray, table: np.ndarray, tables: Tables) -> dict:
     """Add CoPE's position term to ``scores`` (B, H, n, n) in place; return what backward needs.
 
     Golovneva et al. (2024): the gate of key t seen from query i is g_it = σ(s_it), the scaled
@@ -509,7 +474,8 @@ def _forget_backward(cache: dict, w_forget: np.ndarray, grad_scores: np.ndarray)
     return grad_w, grad_u.sum(axis=(0, 2)), grad_x
 
 
-def _forward(params: dict, config: ModelConfig, tokens: np.ndarray, tables: _Tables):
+def forward_pass(params: dict, config: ModelConfig, tokens: np.ndarray, tables: Tables):
+    """Logits ``(B, n, vocab)`` of int64 tokens ``(B, n)``, and the cache backward reads."""
     x = params["embed"][tokens]
     if config.method == "sinusoidal":
         x = x + tables.pe
@@ -550,7 +516,7 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray, scored: np.ndarray):
 def _attend_backward(
     weights_of: dict,
     config: ModelConfig,
-    tables: _Tables,
+    tables: Tables,
     cache: dict,
     grad_heads: np.ndarray,
     softmax_grad,
@@ -608,7 +574,7 @@ def _backward(
     params: dict,
     config: ModelConfig,
     tokens: np.ndarray,
-    tables: _Tables,
+    tables: Tables,
     cache: dict,
     grad_logits: np.ndarray,
     softmax_grad=softmax_backward,
@@ -656,16 +622,11 @@ def _backward(
     return grads
 
 
-# --- Public entry points: checked arguments, then the private passes above ---
+# --- Public entry points ---
 
 
-def _check_config(config: object) -> ModelConfig:
-    if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be a ModelConfig, got {type(config).__name__}")
-    return config
-
-
-def _check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
+def check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
+    """``params`` as float64 arrays, refused unless they are ``config``'s names and shapes."""
     shapes = config.param_shapes()
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of arrays, got {type(params).__name__}")
@@ -683,21 +644,7 @@ def _check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
     return checked
 
 
-def _forward_flops(config: ModelConfig, batch: int, n: int) -> float:
-    """Floating-point operations of one forward pass on ``batch`` sequences of ``n`` tokens."""
-    d, h, e, v = config.d_model, config.n_heads, config.d_head, config.vocab_size
-    per_layer = 6 * d * h * e + 4 * h * n * e  # queries, keys, values; scores and a v
-    if config.method == "cope":
-        # q_i · e[p] for every integer position p, its gathers (and in backward its scatter),
-        # and some 30 passes over the (n, n) gates, positions and their interpolation
-        per_layer += h * config.cope_positions * (e + 8) + 30 * h * n
-    elif config.method == "forgetting":
-        per_layer += 4 * h * n  # the (n, n) decay added to the scores
-    last = 2 * h * e * v + (2 * d * v if config.residual else 0)
-    return batch * n * (config.n_layers * per_layer + 2 * (config.n_layers - 1) * h * e * d + last)
-
-
-def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int | None = None):
+def check_size(config: ModelConfig, batch: int, n: int, what: str, block: int | None = None):
     """Refuse a pass whose arrays would pass the memory budget (``block``: sequences at once)."""
     at_once = batch if block is None else min(batch, block)
     layers = config.n_layers
@@ -707,9 +654,7 @@ def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int |
     activations = 8 * batch * n * width
     content = 0
     if config.method == "cope":
-        # per layer, kept for backward: gates, positions, floor, ceil, frac, slope (n, n) and
-        # q · e[p] (n, P); with the passes' temporaries (the flips, the gathers, the scatter's
-        # indices and weights, its (n, P) result): some 14 (n, n) and 4 (n, P) arrays in all
+        # per layer, kept for backward: some 14 (n, n) and 4 (n, P) arrays in all
         p = config.cope_positions
         content = 8 * config.n_heads * at_once * layers * (14 * n * n + 4 * n * p)
     elif config.method == "forgetting":
@@ -721,9 +666,28 @@ def _check_size(config: ModelConfig, batch: int, n: int, what: str, block: int |
     )
 
 
-def _check_tokens(
+def check_work(
+    config: ModelConfig, sequences: int, length: int, what: str, maximum: int = MAX_WORK
+) -> None:
+    """Refuse a pass over ``sequences × length`` tokens past ``maximum`` (a product of sizes).
+
+    The product is ``sequences × length × width`` with ``width = n_layers × n_heads × d_head ×
+    (d_model + length (+ cope_positions for CoPE))``: what a token's projections and its scores
+    against every key grow with.
+    """
+    extra = config.cope_positions if config.method == "cope" else 0
+    width = config.n_layers * config.n_heads * config.d_head * (config.d_model + length + extra)
+    if sequences * length * width > maximum:
+        raise ValueError(
+            f"{what} is too much work for one call: sequences × length × width = {sequences} × "
+            f"{length} × {width} passes {maximum:.0e}; use fewer or shorter sequences"
+        )
+
+
+def check_tokens(
     tokens: object, config: ModelConfig, name: str = "tokens", *, block: int | None = None
 ) -> np.ndarray:
+    """Token ids of ``config``'s vocabulary as int64 ``(batch, n)``, within the model's limits."""
     arr = check_array(name, tokens)
     if not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
@@ -734,15 +698,16 @@ def _check_tokens(
             f"{name} must lie in 0 .. {config.vocab_size - 1} (vocab_size {config.vocab_size}), "
             f"got values from {arr.min()} to {arr.max()}"
         )
-    _check_length(arr.shape[-1], config)
+    check_length(arr.shape[-1], config)
     arr = np.atleast_2d(arr)
     n = arr.shape[1]
     at_once = None if block is None else max(1, block // (config.n_heads * n * n))
-    _check_size(config, arr.shape[0], n, name, at_once)
+    check_size(config, arr.shape[0], n, name, at_once)
     return arr.astype(np.int64)
 
 
-def _check_length(length: int, config: ModelConfig) -> int:
+def check_length(length: int, config: ModelConfig) -> int:
+    """Refuse a length past a learned table's ``max_len``."""
     if config.method == "learned" and length > config.max_len:
         raise ValueError(
             f"the learned position table has max_len = {config.max_len} rows and cannot "
@@ -756,24 +721,11 @@ def forward(
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Logits of the model for a sequence or a batch of sequences.
 
-    Parameters
-    ----------
-    params : dict of numpy.ndarray
-        As returned by :func:`init_params` (or trained).
-    config : ModelConfig
-        The model's configuration.
-    tokens : array_like of int
-        Shape ``(n,)`` or ``(batch, n)``, ids in ``0 .. vocab_size - 1``.
-    return_attention : bool, default False
-        Also return the attention weights.
-
-    Returns
-    -------
-    logits : numpy.ndarray
-        Shape ``(batch, n, vocab_size)`` (batch 1 for a 1-D input).
-    weights : numpy.ndarray
-        Only with ``return_attention``: shape ``(batch, n_heads, n, n)``, rows sum to 1; with
-        ``n_layers > 1``, ``(n_layers, batch, n_heads, n, n)``, layer 1 first.
+    ``params`` as :func:`init_params` returns them (or trained), ``tokens`` of shape ``(n,)``
+    or ``(batch, n)``, ids of the config's vocabulary (nothing is checked: not a door). Returns
+    the logits ``(batch, n, vocab_size)``, and with ``return_attention`` the attention weights
+    ``(batch, n_heads, n, n)`` (``(n_layers, batch, n_heads, n, n)`` with more than one layer,
+    layer 1 first).
 
     Examples
     --------
@@ -781,11 +733,9 @@ def forward(
     >>> forward(init_params(config), config, [0, 1, 2]).shape
     (1, 3, 5)
     """
-    config = _check_config(config)
-    params = _check_params(params, config)
-    tokens = _check_tokens(tokens, config)
-    logits, cache = _forward(params, config, tokens, _Tables(config, tokens.shape[1]))
-    if check_bool("return_attention", return_attention):
+    tokens = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
+    logits, cache = forward_pass(params, config, tokens, Tables(config, tokens.shape[1]))
+    if return_attention:
         return logits, _attention_weights(cache, config)
     return logits
 
@@ -798,21 +748,18 @@ def _attention_weights(cache: dict, config: ModelConfig) -> np.ndarray:
 
 
 def loss_and_grads(
-    params: dict, config: ModelConfig, batch: Batch
+    params: dict,
+    config: ModelConfig,
+    batch: Batch,
+    tables: Tables | None = None,
+    softmax_grad: Callable = reference_softmax_backward,
 ) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy over the scored positions of ``batch`` and its exact gradient.
 
     The gradient is the backward pass written out by hand (no autograd); see
-    :func:`gradient_check` for its test against finite differences.
-
-    Parameters
-    ----------
-    params : dict of numpy.ndarray
-        Model parameters.
-    config : ModelConfig
-        The model's configuration.
-    batch : Batch
-        Tokens, targets and scored mask, e.g. from :func:`pe_helpers.tasks.copy_back`.
+    :func:`gradient_check` for its test against finite differences. ``tables`` (the
+    :class:`Tables` of the batch's length) may be given to reuse them; ``softmax_grad`` is the
+    softmax's own backward step.
 
     Returns
     -------
@@ -829,56 +776,19 @@ def loss_and_grads(
     >>> sorted(grads) == sorted(config.param_shapes())
     True
     """
-    config = _check_config(config)
-    params = _check_params(params, config)
-    tokens, targets, scored = _check_batch(batch, config)
-    tables = _Tables(config, tokens.shape[1])
-    return _loss_and_grads(params, config, tokens, targets, scored, tables)
-
-
-def _check_batch(batch: object, config: ModelConfig):
-    if not isinstance(batch, Batch):
-        raise TypeError(f"batch must be a Batch (tokens, targets, scored), got {batch!r:.60}")
-    tokens = _check_tokens(batch.tokens, config, "batch.tokens")
-    targets = np.atleast_2d(as_array("batch.targets", batch.targets))
-    if targets.dtype.kind not in "iu":
-        raise TypeError(f"batch.targets must hold integer token ids, got dtype {targets.dtype}")
-    scored = np.atleast_2d(as_array("batch.scored", batch.scored))
-    # a mask: True where a position is scored (0 and 1 say the same); anything else (0.5,
-    # text) would be read as True wherever it is not 0, the mask silently lost
-    if scored.dtype.kind in "iu" and np.isin(scored, (0, 1)).all():
-        scored = scored.astype(bool)
-    if scored.dtype != bool:
-        raise TypeError(
-            "batch.scored must be a boolean mask (True where a position is scored), got "
-            + (
-                "values other than 0 and 1"
-                if scored.dtype.kind in "iu"
-                else f"dtype {scored.dtype}"
-            )
-        )
-    if targets.shape != tokens.shape or scored.shape != tokens.shape:
-        raise ValueError(
-            f"batch.targets and batch.scored must match batch.tokens {tokens.shape}, "
-            f"got {targets.shape} and {scored.shape}"
-        )
-    if not scored.any():
-        raise ValueError("batch.scored must mark at least one position, got none")
-    if np.any(targets[scored] < 0) or np.any(targets[scored] >= config.vocab_size):
-        raise ValueError(
-            f"batch.targets at scored positions must lie in 0 .. {config.vocab_size - 1}"
-        )
-    return tokens, targets.astype(np.int64), scored
-
-
-def _loss_and_grads(params, config, tokens, targets, scored, tables, softmax_grad=softmax_backward):
-    logits, cache = _forward(params, config, tokens, tables)
-    loss, grad_logits = _cross_entropy(logits, targets, scored)
+    tokens = batch.tokens
+    tables = Tables(config, tokens.shape[1]) if tables is None else tables
+    logits, cache = forward_pass(params, config, tokens, tables)
+    loss, grad_logits = _cross_entropy(logits, batch.targets, batch.scored)
     return loss, _backward(params, config, tokens, tables, cache, grad_logits, softmax_grad)
 
 
 #: Largest finite-difference step of :func:`gradient_check`.
 MAX_STEP = 0.1
+#: Largest batch_size and length of :func:`gradient_check`.
+MAX_CHECK_SIZE = 64
+#: Largest parameters × layers :func:`gradient_check` takes (two passes per entry).
+MAX_CHECKED_ENTRIES = 10_000
 
 
 def _checked_softmax_backward(function: Callable) -> Callable:
@@ -921,9 +831,8 @@ def gradient_check(
     config : ModelConfig
         Keep it small: the cost is two forward passes per parameter entry.
     batch_size, length : int, default 2 and 5
-        Size of the test batch (length <= max_len for "learned"). With the model's size they
-        set the cost, which must stay within the time budget of one call (``TIME_BUDGET``,
-        5 s, estimated).
+        Size of the test batch, each at most :data:`MAX_CHECK_SIZE` (length <= max_len for
+        "learned"); the config's parameters × layers at most :data:`MAX_CHECKED_ENTRIES`.
     seed : int, default 0
         Seed of the parameters and the batch.
     step : float, default 1e-5
@@ -939,36 +848,24 @@ def gradient_check(
     dict of str to float
         One relative error per parameter array; float64 gives about 1e-9 for a correct pass.
 
-    Raises
-    ------
-    TypeError
-        ``config`` not a ModelConfig, a size not an integer, ``softmax_backward`` not callable.
-    ValueError
-        A size out of range or past the time budget, ``step`` out of ``(0, MAX_STEP]``, or a
-        ``softmax_backward`` that raises or returns something other than a finite array of
-        the weights' shape.
-
     Examples
     --------
     >>> config = ModelConfig("rope_halves", vocab_size=4, d_model=4, n_heads=1)
     >>> max(gradient_check(config).values()) < 1e-6
     True
     """
-    config = _check_config(config)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    length = _check_length(check_int("length", length, minimum=2), config)
+    if not isinstance(config, ModelConfig):
+        raise TypeError(f"config must be a ModelConfig, got {_show(config)}")
+    batch_size = check_int("batch_size", batch_size, minimum=1, maximum=MAX_CHECK_SIZE)
+    length = check_length(check_int("length", length, minimum=2, maximum=MAX_CHECK_SIZE), config)
+    seed = check_int("seed", seed, minimum=0)
     entries = config.n_parameters()
-    # two forward passes per entry: a fixed cost per layer (some 30 numpy calls; CoPE's twice
-    # that) and the arithmetic
-    per_layer = 3e-4 if config.method == "cope" else 1.5e-4
-    overhead = 5e-5 + per_layer * config.n_layers
-    flops = _forward_flops(config, batch_size, length)
-    seconds = 2 * entries * (overhead + flops / FLOPS_PER_SECOND)
-    check_seconds(
-        f"gradient_check of {entries} parameters at batch_size = {batch_size} and "
-        f"length = {length}",
-        seconds,
-    )
+    if entries * config.n_layers > MAX_CHECKED_ENTRIES:
+        raise ValueError(
+            f"config has {entries} parameters in {config.n_layers} layers: gradient_check "
+            f"takes two passes per entry, so parameters × layers must be at most "
+            f"{MAX_CHECKED_ENTRIES}; use a smaller d_model, vocab_size or n_layers"
+        )
     step = check_real("step", step, positive=True)
     if step > MAX_STEP:
         raise ValueError(
@@ -987,15 +884,14 @@ def gradient_check(
             if name in ("b_o", "t5_bias") or name.endswith(("cope_pos", "b_forget"))
             else 0.0
         )
-    batch = task_batch(make_task("copy_back", 1), batch_size, length, config.vocab_size, seed=seed)
-    tokens, targets, scored = _check_batch(batch, config)
-    tables = _Tables(config, length)
+    batch = Task("copy_back", 1).batch(batch_size, length, config.vocab_size, seed)
+    tables = Tables(config, length)
     softmax_grad = reference_softmax_backward
     if softmax_backward is not None:
         if not callable(softmax_backward):
             raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")
         softmax_grad = _checked_softmax_backward(softmax_backward)
-    _, grads = _loss_and_grads(params, config, tokens, targets, scored, tables, softmax_grad)
+    _, grads = loss_and_grads(params, config, batch, tables, softmax_grad)
     errors = {}
     for name, value in params.items():
         numeric = np.zeros_like(value)
@@ -1004,8 +900,8 @@ def gradient_check(
             losses = []
             for sign in (1.0, -1.0):
                 value[index] = original + sign * step
-                logits, _ = _forward(params, config, tokens, tables)
-                losses.append(_cross_entropy(logits, targets, scored)[0])
+                logits, _ = forward_pass(params, config, batch.tokens, tables)
+                losses.append(_cross_entropy(logits, batch.targets, batch.scored)[0])
             value[index] = original
             numeric[index] = (losses[0] - losses[1]) / (2.0 * step)
         scale = max(np.linalg.norm(grads[name]), np.linalg.norm(numeric))

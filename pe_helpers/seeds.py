@@ -15,21 +15,11 @@ How the pieces fit:
 * the notebook loads it (:func:`load_results`) and prints, asserts and plots from
   :class:`SeedResults`.
 
-Safe to interrupt, safe to damage:
-
-* a file is written whole or not at all (a temporary file beside it, flushed to disk, then
-  renamed over the old one), and a run interrupted by Ctrl-C or SIGTERM says which groups
-  and seeds it finished (:class:`RunInterrupted`);
-* only a run over :data:`SEEDS` replaces the shipped results; a run over other seeds writes
-  elsewhere (``scripts/experiments.py --out DIR``), unless asked to replace them
-  (``replace_shipped=True``, ``--replace-shipped``);
-* a file that is damaged or not a results file raises one :class:`ResultsFileError` (a
-  ``ValueError``) naming the file, what is wrong, and the two ways to mend it;
-* the lessons read the shipped results, unless the environment variable
-  ``PE_SEED_RESULTS`` names another folder (:data:`RESULTS_ENV`): results over fresh seeds,
-  say, to check every claim of a notebook against them.
-
-Pure Python and numpy: nothing here draws.
+A file is written whole or not at all, and only a run over :data:`SEEDS` replaces the
+shipped results (:func:`results_destination`); a file that is damaged or not a results file
+raises one :class:`ResultsFileError` when it is read, naming the file, the fault and the two
+ways to mend it. The environment variable ``PE_SEED_RESULTS`` (:data:`RESULTS_ENV`) may name
+another folder to read: results over fresh seeds, say, to check a notebook's claims.
 
 Examples
 --------
@@ -47,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import difflib
-import itertools
 import json
 import os
 import platform
@@ -60,14 +49,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import as_array, check_bool, check_int, check_real
+from ._validate import as_array, check_bool, check_choice, check_int, check_real
 from ._validate import show_value as _show
 
 __all__ = [
     "RESULTS_ENV",
     "RESULTS_FOLDER",
     "SEEDS",
-    "ResultsFileError",
     "RunInterrupted",
     "SeedResults",
     "cpu_kernels",
@@ -89,10 +77,6 @@ RESULTS_ENV = "PE_SEED_RESULTS"
 FORMAT = 1
 #: The keys of a results file, in the order they are written.
 KEYS = ("format", "lesson", "seeds", "produced_by", "values")
-#: The most seeds one set of results may hold (a size limit, far above any real run).
-MAX_SEEDS = 10_000
-#: The most points one band may have (a size limit, far above any figure's).
-MAX_POINTS = 10_000
 #: The largest results file read (the shipped ones are under 20 kB).
 MAX_FILE_BYTES = 10 * 2**20
 
@@ -118,65 +102,39 @@ def _seed_text(seeds: Iterable[int]) -> str:
     return text + (f", … ({len(seeds)} seeds)" if len(seeds) > 8 else "") if seeds else "none"
 
 
-# --- the checks at the door: every argument of this module enters through one of these --------
-
-
 def _checked_slug(lesson: object) -> str:
     """A lesson's slug: a str that is a Python identifier ('train_it')."""
     if not isinstance(lesson, str):
-        raise TypeError(
-            f"lesson must be a lesson's slug (a str such as 'train_it'), got {_show(lesson)}"
-        )
+        raise TypeError(f"lesson must be a lesson's slug such as 'train_it', got {_show(lesson)}")
     if not lesson.isidentifier():
         raise ValueError(f"lesson must be a lesson's slug such as 'train_it', got {lesson!r}")
     return lesson
 
 
 def _checked_seeds(seeds: object) -> tuple[int, ...]:
-    """Distinct integer seeds >= 0, at least one and at most MAX_SEEDS, as a tuple."""
+    """Distinct integer seeds >= 0, at least one, as a tuple."""
     if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be a sequence of ints such as (0, 1, 2), got {_show(seeds)}")
-    try:
-        found = list(itertools.islice(seeds, MAX_SEEDS + 1))
-    except TypeError as exc:  # a 0-d array
-        raise TypeError(
-            f"seeds must be a sequence of ints such as (0, 1, 2), got {_show(seeds)}"
-        ) from exc
-    if not found:
-        raise ValueError("seeds must hold at least one seed, got none")
-    if len(found) > MAX_SEEDS:
-        raise ValueError(f"seeds must hold at most {MAX_SEEDS} seeds (a size limit), got more")
-    checked = tuple(check_int(f"seeds[{i}]", seed, minimum=0) for i, seed in enumerate(found))
-    seen: set[int] = set()
-    for seed in checked:
-        if seed in seen:
-            raise ValueError(f"seeds must be distinct, got seed {seed} more than once")
-        seen.add(seed)
+    checked = tuple(check_int(f"seeds[{i}]", seed, minimum=0) for i, seed in enumerate(seeds))
+    if not checked or len(set(checked)) != len(checked):
+        raise ValueError(f"seeds must be distinct and at least one, got {_seed_text(checked)}")
     return checked
 
 
 def _checked_values(values: object, seeds: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """Metric name -> its values, one finite number per seed, as read-only float64 arrays."""
-    if not isinstance(values, Mapping):
+    """Metric name -> one finite number per seed (what a results file must hold)."""
+    if not isinstance(values, Mapping) or not values:
         raise TypeError(
-            f"values must be a dict of metric name -> one value per seed, got {_show(values)}"
+            f"values must be a dict of metric -> one value per seed, got {_show(values)}"
         )
-    if not values:
-        raise ValueError("values must hold at least one metric, got an empty dict")
-    checked = {}
     for name, row in values.items():
-        if not isinstance(name, str) or not name:
-            raise TypeError(
-                f"values must be keyed by metric names (str), got the key {_show(name)}"
-            )
         where = f"values[{name!r}]"
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"values must be keyed by metric names (str), got {_show(name)}")
         array = as_array(where, row)
-        if array.dtype.kind not in "iuf":
-            raise TypeError(f"{where} must hold real numbers, one per seed, got {_show(row)}")
-        if array.shape != (len(seeds),):
+        if array.dtype.kind not in "iuf" or array.shape != (len(seeds),):
             raise ValueError(
-                f"{where} must hold one value per seed: {np.size(array)} values of shape "
-                f"{array.shape} for {len(seeds)} seeds"
+                f"{where} must hold one real number per seed ({len(seeds)}), got {_show(row)}"
             )
         bad = np.flatnonzero(~np.isfinite(array))
         if bad.size:
@@ -184,53 +142,39 @@ def _checked_values(values: object, seeds: tuple[int, ...]) -> dict[str, np.ndar
                 f"{where} must hold a finite value for every seed; seed {seeds[bad[0]]} has "
                 f"{array[bad[0]]}"
             )
-        array = array.astype(np.float64)  # a copy: the caller's list or array stays theirs
-        array.setflags(write=False)
-        checked[name] = array
-    return checked
-
-
-def _checked_scale(scale: object) -> Callable[[float], str]:
-    """How ``scale`` prints a value: 'percent' ('95%') or 'plain' ('0.95')."""
-    if not isinstance(scale, str) or scale not in ("percent", "plain"):
-        raise ValueError(f"scale must be 'percent' or 'plain', got {_show(scale)}")
-    return _percent if scale == "percent" else _plain
+    return dict(values)
 
 
 def _checked_folder(folder: object) -> Path:
     """A folder given as a str or a path."""
-    if not isinstance(folder, (str, os.PathLike)) or not isinstance(os.fspath(folder), str):
+    if not isinstance(folder, (str, os.PathLike)) or not os.fspath(folder):
         raise TypeError(f"folder must be a path (a str or a pathlib.Path), got {_show(folder)}")
-    if not os.fspath(folder):
-        raise ValueError("folder must be a path, got ''")
     return Path(folder)
+
+
+def _checked_scale(scale: object) -> Callable[[float], str]:
+    """How ``scale`` prints a value: 'percent' ('95%') or 'plain' ('0.95')."""
+    return _percent if check_choice("scale", scale, ("percent", "plain")) == "percent" else _plain
 
 
 @dataclass(frozen=True, eq=False)
 class SeedResults:
     """One lesson's shipped measurements: each metric's value for every seed.
 
-    Every argument is checked when the object is built, so one that is built works: a
-    ``TypeError`` or ``ValueError`` names the argument otherwise.
+    :func:`load_results` builds it from a file it has checked; :func:`run_experiments` gives
+    the values :func:`write_results` builds it from.
 
     Parameters
     ----------
     lesson : str
         The lesson's slug (``"train_it"``).
     seeds : sequence of int
-        The seeds (distinct, >= 0), in the order of every metric's values; kept as a tuple.
+        The seeds, in the order of every metric's values; kept as a tuple.
     values : dict of str -> array_like
         Metric name (``"group.metric"``) -> one finite value per seed, shape ``(len(seeds),)``;
         kept as read-only float64 arrays.
     produced_by : dict, optional
         Commit, versions, date and seconds per group of the run that wrote them.
-
-    Examples
-    --------
-    >>> SeedResults("demo", (0, 1), {"g.x": [0.5, float("nan")]})
-    Traceback (most recent call last):
-    ...
-    ValueError: values['g.x'] must hold a finite value for every seed; seed 1 has nan
     """
 
     lesson: str
@@ -239,16 +183,12 @@ class SeedResults:
     produced_by: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """Check and convert every field (a frozen dataclass: set through object)."""
-        lesson = _checked_slug(self.lesson)
-        seeds = _checked_seeds(self.seeds)
-        values = _checked_values(self.values, seeds)
-        if not isinstance(self.produced_by, Mapping):
-            raise TypeError(
-                f"produced_by must be a dict (commit, versions, ...), got {_show(self.produced_by)}"
-            )
-        object.__setattr__(self, "lesson", lesson)
-        object.__setattr__(self, "seeds", seeds)
+        """Keep the seeds as a tuple and every metric as a read-only float64 copy."""
+        values = {}
+        for name, row in self.values.items():
+            values[name] = np.array(row, dtype=np.float64)
+            values[name].setflags(write=False)
+        object.__setattr__(self, "seeds", tuple(self.seeds))
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "produced_by", dict(self.produced_by))
 
@@ -306,37 +246,13 @@ class SeedResults:
     def band(self, names: Iterable[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(low, median, high)`` arrays over a sequence of metrics (one point per name):
         the band a figure shades and the line it draws through it."""
-        if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Iterable):
-            raise TypeError(f"names must be a list of metric names, got {_show(names)}")
-        try:
-            names = list(itertools.islice(names, MAX_POINTS + 1))
-        except TypeError as exc:  # a 0-d array
-            raise TypeError(f"names must be a list of metric names, got {_show(names)}") from exc
-        if not names or len(names) > MAX_POINTS:
-            raise ValueError(
-                f"names must hold 1 to {MAX_POINTS} metric names, got "
-                + ("none" if not names else "more")
-            )
         rows = np.array([self.values[self._metric(n, f"names[{i}]")] for i, n in enumerate(names)])
-        # (points, seeds)
-        return rows.min(axis=1), np.median(rows, axis=1), rows.max(axis=1)
+        return rows.min(axis=1), np.median(rows, axis=1), rows.max(axis=1)  # rows: (points, seeds)
 
     def count(self, name: str, holds: Callable[[np.ndarray], np.ndarray]) -> int:
         """On how many seeds ``holds(values)`` is True (``holds`` maps the array of values
         to an array of bools)."""
-        values = self[name]
-        if not callable(holds):
-            raise TypeError(
-                f"holds must be a function of the values returning one bool per seed, "
-                f"got {_show(holds)}"
-            )
-        verdict = as_array("what holds returns", holds(values))
-        if verdict.shape != (len(self.seeds),) or verdict.dtype != bool:
-            raise ValueError(
-                "holds must map the values to one bool per seed, got "
-                f"{verdict.dtype} of shape {verdict.shape}"
-            )
-        return int(verdict.sum())
+        return int(np.count_nonzero(holds(self[name])))
 
     def describe(self, name: str, *, scale: str = "percent") -> str:
         """'82–100% over 10 seeds (median 97%)': the range and the median of one metric.
@@ -364,36 +280,18 @@ class SeedResults:
         """Whether a live run lies in the band of the seeds, widened by ``slack`` on each side
         (another CPU's last digits may flip a prediction or two)."""
         name, value = self._metric(name), check_real("this_run", this_run)
-        slack = check_real("slack", slack)
-        if slack < 0:
-            raise ValueError(f"slack must be >= 0, got {slack}")
         return self.low(name) - slack <= value <= self.high(name) + slack
 
     def median_interval(
         self, name: str, *, level: float = 0.95, n_boot: int = 2000, seed: int = 0
     ) -> tuple[float, float, float]:
-        """The median over the seeds, and a bootstrap interval for the median.
+        """The median over the seeds, and a bootstrap interval for the median: ``(median, low,
+        high)``.
 
-        The seeds are drawn again with replacement ``n_boot`` times (a generator seeded
-        with ``seed``, so the interval is the same on every computer); the interval holds
-        the central ``level`` of the medians of those draws. A claim that the interval lies
-        above a threshold is one a fresh set of seeds should confirm.
-
-        Parameters
-        ----------
-        name : str
-            A metric of these results.
-        level : float, default 0.95
-            The interval's coverage, in (0, 1).
-        n_boot : int, default 2000
-            Number of bootstrap draws, 100 to 100,000.
-        seed : int, default 0
-            Seed of the draws, >= 0.
-
-        Returns
-        -------
-        tuple of float
-            ``(median, low, high)``.
+        The seeds are drawn again with replacement ``n_boot`` times (100 to 100,000; a
+        generator seeded with ``seed``, so the interval is the same on every computer); the
+        interval holds the central ``level`` (in (0, 1)) of the medians of those draws. A claim
+        that the interval lies above a threshold is one a fresh set of seeds should confirm.
 
         Examples
         --------
@@ -410,23 +308,12 @@ class SeedResults:
     def difference_interval(
         self, first: str, second: str, *, level: float = 0.95, n_boot: int = 2000, seed: int = 0
     ) -> tuple[float, float, float]:
-        """``median(first) - median(second)`` and its bootstrap interval.
+        """``median(first) - median(second)`` and its bootstrap interval: ``(difference, low,
+        high)``, ``level``, ``n_boot`` and ``seed`` as for :meth:`median_interval`.
 
-        Both metrics come from the same seeds, so a draw takes a seed's two values
-        together (a paired bootstrap). An interval that excludes zero says which metric
-        is higher in the population of seeds, not only on these.
-
-        Parameters
-        ----------
-        first, second : str
-            Metrics of these results.
-        level, n_boot, seed
-            As for :meth:`median_interval`.
-
-        Returns
-        -------
-        tuple of float
-            ``(difference, low, high)``.
+        Both metrics come from the same seeds, so a draw takes a seed's two values together (a
+        paired bootstrap). An interval that excludes zero says which metric is higher in the
+        population of seeds, not only on these.
 
         Examples
         --------
@@ -526,55 +413,44 @@ def _damaged(path: Path, lesson: str, problem: str, named_by: str = "") -> Resul
 
 
 def _read(path: Path, lesson: str, named_by: str = "") -> SeedResults:
-    """The results in ``path``, checked; any fault raises one ResultsFileError."""
+    """The results in ``path``, checked once, here; any fault raises one ResultsFileError."""
+
+    def damaged(problem: str) -> ResultsFileError:
+        return _damaged(path, lesson, problem, named_by)
+
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise _damaged(
-            path, lesson, f"it is {size:,} bytes, too large for a results file", named_by
-        )
+        raise damaged(f"it is {size:,} bytes, too large for a results file")
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        raise _damaged(path, lesson, "it is not UTF-8 text", named_by) from None
+        raise damaged("it is not UTF-8 text") from None
     if not text.strip():
-        raise _damaged(
-            path,
-            lesson,
-            f"it is empty ({size} bytes): a run may have been cut while writing it",
-            named_by,
-        )
+        raise damaged(f"it is empty ({size} bytes): a run may have been cut while writing it")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        problem = (
+        raise damaged(
             f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): it may "
             "have been cut short"
-        )
-        raise _damaged(path, lesson, problem, named_by) from None
+        ) from None
     except RecursionError:
-        raise _damaged(path, lesson, "it is not valid JSON (nested too deep)", named_by) from None
-    if not isinstance(data, dict):
-        raise _damaged(
-            path, lesson, f"it holds a JSON {type(data).__name__}, not an object", named_by
-        )
-    missing = [key for key in KEYS if key not in data]
-    if missing:
-        problem = f"it has no {missing[0]!r} (a results file holds {', '.join(KEYS)})"
-        raise _damaged(path, lesson, problem, named_by)
-    unknown = sorted(set(data) - set(KEYS))
-    if unknown:
-        problem = f"it has unknown keys {unknown} (a results file holds {', '.join(KEYS)})"
-        raise _damaged(path, lesson, problem, named_by)
+        raise damaged("it is not valid JSON (nested too deep)") from None
+    if not isinstance(data, dict) or sorted(data) != sorted(KEYS):
+        shown = sorted(data) if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        raise damaged(f"it holds {shown}, not the keys of a results file ({', '.join(KEYS)})")
     if type(data["format"]) is not int or data["format"] != FORMAT:
-        problem = f"it has format {_show(data['format'])}; this code reads format {FORMAT}"
-        raise _damaged(path, lesson, problem, named_by)
+        raise damaged(f"it has format {_show(data['format'])}; this code reads format {FORMAT}")
     if data["lesson"] != lesson:
-        problem = f"it holds the results of lesson {_show(data['lesson'])}, not {lesson!r}"
-        raise _damaged(path, lesson, problem, named_by)
+        raise damaged(f"it holds the results of lesson {_show(data['lesson'])}, not {lesson!r}")
     try:
-        return SeedResults(lesson, data["seeds"], data["values"], data["produced_by"])
+        seeds = _checked_seeds(data["seeds"])
+        values = _checked_values(data["values"], seeds)
+        if not isinstance(data["produced_by"], dict):
+            raise TypeError(f"produced_by must be a dict, got {_show(data['produced_by'])}")
     except (TypeError, ValueError) as exc:
-        raise _damaged(path, lesson, str(exc), named_by) from None
+        raise damaged(str(exc)) from None
+    return SeedResults(lesson, seeds, values, data["produced_by"])
 
 
 def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
@@ -585,9 +461,8 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     lesson : str
         The slug of the lesson's home, e.g. ``"train_it"`` for ``08_train_it.ipynb``.
     folder : path, optional
-        Where to look. By default the shipped results (:data:`RESULTS_FOLDER`), or the folder
-        the environment variable ``PE_SEED_RESULTS`` names (:data:`RESULTS_ENV`) when it is
-        set and not empty: results over other seeds, say (``scripts/experiments.py --out``).
+        Where to look: by default :data:`RESULTS_FOLDER`, or the folder ``PE_SEED_RESULTS``
+        names (:data:`RESULTS_ENV`) when it is set and not empty.
 
     Returns
     -------
@@ -598,17 +473,13 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     FileNotFoundError
         The folder holds no results for ``lesson``.
     ResultsFileError
-        The file is damaged or not a results file of ``lesson`` (a ``ValueError``): the
-        message says what is wrong, and how to restore or regenerate it.
+        The file is damaged or not a results file of ``lesson`` (a ``ValueError`` saying what
+        is wrong, and how to restore or regenerate it).
 
     Examples
     --------
     >>> load_results("train_it").seeds == SEEDS
     True
-    >>> load_results("no_such_lesson")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: no results for lesson 'no_such_lesson' ...
     """
     lesson = _checked_slug(lesson)
     where, named_by = _where_from(folder)
@@ -654,38 +525,9 @@ class RunInterrupted(KeyboardInterrupt):
         )
 
 
-def _checked_experiments(experiments: object) -> dict[str, Experiment]:
-    """Group name (a str without '.') -> a function of one seed."""
-    if not isinstance(experiments, Mapping):
-        raise TypeError(
-            "experiments must be a dict of group name -> function of a seed, "
-            f"got {_show(experiments)}"
-        )
-    if not experiments:
-        raise ValueError("experiments must hold at least one group, got an empty dict")
-    for group, experiment in experiments.items():
-        if not isinstance(group, str) or not group or "." in group:
-            raise ValueError(
-                f"experiments must be keyed by group names (a str without '.'), got {_show(group)}"
-            )
-        if not callable(experiment):
-            raise TypeError(
-                f"experiments[{group!r}] must be a function of a seed, got {_show(experiment)}"
-            )
-    return dict(experiments)
-
-
-def _measured(group: str, seed: int, measured: object) -> dict[str, float]:
+def _measured(group: str, seed: int, measured: Mapping[str, float]) -> dict[str, float]:
     """What one experiment returned for one seed: metric name -> a finite number."""
-    where = f"experiments[{group!r}] for seed {seed}"
-    if not isinstance(measured, Mapping) or not measured:
-        raise TypeError(f"{where} must return a dict of metric -> number, got {_show(measured)}")
-    found = {}
-    for name, value in measured.items():
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"{where} returned a metric name that is no str: {_show(name)}")
-        found[name] = check_real(f"{where}: metric {name!r}", value)
-    return found
+    return {name: check_real(f"{group}.{name} of seed {seed}", v) for name, v in measured.items()}
 
 
 def run_experiments(
@@ -696,25 +538,10 @@ def run_experiments(
 ) -> tuple[dict[str, list[float]], dict[str, float]]:
     """Run every group of experiments for every seed.
 
-    Parameters
-    ----------
-    experiments : dict of str -> callable
-        Group name -> function of a seed returning ``{metric: float}`` (every value finite).
-    seeds : iterable of int, default :data:`SEEDS`
-    progress : callable, optional
-        Called as ``progress(done, total, label)`` after each (group, seed).
-
-    Returns
-    -------
-    values : dict of str -> list of float
-        ``"group.metric"`` -> one value per seed, in the order of ``seeds``.
-    seconds : dict of str -> float
-        Wall-clock time of each group over all seeds.
-
-    Raises
-    ------
-    RunInterrupted
-        On Ctrl-C (a ``KeyboardInterrupt``), saying which groups and seeds finished.
+    ``experiments`` maps a group's name to a function of a seed returning ``{metric: float}``;
+    ``progress(done, total, label)`` is called after each (group, seed). Returns the values,
+    ``"group.metric"`` -> one per seed in the order of ``seeds``, and the wall-clock seconds of
+    each group. On Ctrl-C it raises :class:`RunInterrupted`, saying what finished.
 
     Examples
     --------
@@ -722,12 +549,7 @@ def run_experiments(
     >>> values
     {'g.twice': [2.0, 4.0]}
     """
-    experiments = _checked_experiments(experiments)
     seeds = _checked_seeds(seeds)
-    if progress is not None and not callable(progress):
-        raise TypeError(
-            f"progress must be a function (done, total, label) or None, got {_show(progress)}"
-        )
     values: dict[str, list[float]] = {}
     seconds: dict[str, float] = {}
     finished: dict[str, list[int]] = {}
@@ -818,20 +640,7 @@ def kernels_env(recorded: Mapping[str, object]) -> dict[str, str] | None:
     >>> print(kernels_env({"numpy_simd": ["NO_SUCH_EXTENSION"], "openblas_core": "Haswell"}))
     None
     """
-    if not isinstance(recorded, Mapping):
-        raise TypeError(
-            "recorded must be a dict such as cpu_kernels() returns, "
-            f"{{'numpy_simd': [...], 'openblas_core': 'Haswell'}}, got {_show(recorded)}"
-        )
     simd, core = recorded.get("numpy_simd"), recorded.get("openblas_core", "unknown")
-    if simd is not None and (
-        not isinstance(simd, (list, tuple)) or not all(isinstance(name, str) for name in simd)
-    ):
-        raise TypeError(
-            f"recorded['numpy_simd'] must be a list of str (or None), got {_show(simd)}"
-        )
-    if not isinstance(core, str):
-        raise TypeError(f"recorded['openblas_core'] must be a str, got {_show(core)}")
     here = cpu_kernels()
     if simd is None or here["numpy_simd"] is None:
         return None
@@ -918,28 +727,9 @@ def results_destination(
 ) -> Path:
     """The folder :func:`write_results` writes results over ``seeds`` to, checked.
 
-    The shipped results are over :data:`SEEDS`. Results over other seeds (fewer, more or
-    different ones) go to another folder; they replace the shipped ones only when asked to.
-
-    Parameters
-    ----------
-    seeds : sequence of int
-        The seeds of the run.
-    folder : path, optional
-        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
-    replace_shipped : bool, default False
-        Whether results over other seeds than :data:`SEEDS` may replace the shipped results.
-
-    Returns
-    -------
-    pathlib.Path
-        ``folder`` (or :data:`RESULTS_FOLDER`).
-
-    Raises
-    ------
-    ValueError
-        ``folder`` is the shipped results' folder, ``seeds`` are not :data:`SEEDS` and
-        ``replace_shipped`` is False: the message says where else to write.
+    ``folder`` defaults to the shipped results, :data:`RESULTS_FOLDER`, which are over
+    :data:`SEEDS`: results over other seeds go elsewhere, or replace them only with
+    ``replace_shipped=True`` (else a ``ValueError`` that says where else to write).
 
     Examples
     --------
@@ -972,30 +762,12 @@ def write_results(
 ) -> Path:
     """Write one lesson's results as JSON, one line per metric, and return the path.
 
-    Values are stored exactly (``repr`` of each float), so a re-run can be compared bit for
-    bit. The file is written whole or not at all: to a temporary file in the same folder,
-    flushed to disk and read back, then renamed over the old one; an interruption leaves the
-    old file as it was.
-
-    Parameters
-    ----------
-    lesson : str
-        The lesson's slug.
-    seeds : sequence of int
-        The seeds, in the order of every metric's values.
-    values : dict of str -> list of float
-        ``"group.metric"`` -> one finite value per seed (what :func:`run_experiments` returns).
-    seconds : dict of str -> float
-        Seconds per group.
-    folder : path, optional
-        Where to write; default the shipped results, :data:`RESULTS_FOLDER`.
-    replace_shipped : bool, default False
-        The shipped results are over :data:`SEEDS`: results over other seeds replace them only
-        with ``replace_shipped=True`` (else a ``ValueError``, and nothing is written).
-
-    Returns
-    -------
-    pathlib.Path
+    ``values`` maps ``"group.metric"`` to one finite value per seed (what
+    :func:`run_experiments` returns), ``seconds`` each group to its seconds; ``folder`` and
+    ``replace_shipped`` are as in :func:`results_destination`. Values are stored exactly
+    (``repr`` of each float), so a re-run can be compared bit for bit. The file is written
+    whole or not at all (:func:`_write_atomically`), and read back (every check of
+    :func:`load_results`) before it replaces the old one.
 
     Examples
     --------
@@ -1004,12 +776,10 @@ def write_results(
     ...
     ValueError: seeds 0, 1 are not the shipped seeds 0–29: writing them to ...
     """
-    results = SeedResults(lesson, seeds, values)  # every check, before any file is touched
-    if not isinstance(seconds, Mapping) or not all(isinstance(g, str) for g in seconds):
-        raise TypeError(f"seconds must be a dict of group name -> seconds, got {_show(seconds)}")
-    seconds = {group: check_real(f"seconds[{group!r}]", s) for group, s in seconds.items()}
+    results = SeedResults(_checked_slug(lesson), tuple(seeds), values)
     path = results_destination(results.seeds, folder, replace_shipped=replace_shipped)
     path /= f"{results.lesson}.json"
+    seconds = {group: float(value) for group, value in seconds.items()}
     head = {
         "format": FORMAT,
         "lesson": results.lesson,

@@ -33,11 +33,11 @@ from pathlib import Path
 import numpy as np
 
 from ._validate import show_value as _show
-from .model import ModelConfig
-from .tasks import Task
+from .model import ModelConfig, check_params
+from .tasks import make_task
 from .training import TrainedModel
 
-__all__ = ["MODELS_FOLDER", "load_models", "save_models", "shipped_models"]
+__all__ = ["MODELS_FOLDER", "save_models", "shipped_models"]
 
 #: Where the shipped models live: one ``.npz`` file per lesson, named by the lesson's slug.
 MODELS_FOLDER = Path(__file__).resolve().parent / "data" / "models"
@@ -50,24 +50,11 @@ def save_models(
 ) -> None:
     """Write trained models to one ``.npz`` file: every parameter and loss, exactly.
 
-    Parameters
-    ----------
-    path : path-like
-        The file to write (``.npz``).
-    models : mapping of str to TrainedModel
-        The models by name.
-    provenance : mapping, optional
-        What produced them (commit, CPU kernels, ...), stored as JSON beside them.
-
-    Raises
-    ------
-    TypeError
-        A value of ``models`` that is not a TrainedModel.
+    ``models`` maps names to trained models; ``provenance`` (commit, CPU kernels, ...) is
+    stored as JSON beside them.
     """
     arrays, meta = {}, {}
     for index, (name, model) in enumerate(models.items()):
-        if not isinstance(model, TrainedModel):
-            raise TypeError(f"models[{name!r}] must be a TrainedModel, got {_show(model)}")
         meta[name] = {
             "key": f"m{index}",
             "config": asdict(model.config),
@@ -85,25 +72,8 @@ def save_models(
 
 
 def load_models(path: Path | str) -> tuple[dict[str, TrainedModel], dict]:
-    """The models of a file written by :func:`save_models`, and what produced them.
-
-    Parameters
-    ----------
-    path : path-like
-        The ``.npz`` file.
-
-    Returns
-    -------
-    models : dict of str to TrainedModel
-        By name, in the order they were saved (``seconds`` is 0: they were not trained here).
-    produced_by : dict
-        The provenance stored with them.
-
-    Raises
-    ------
-    ValueError
-        A file of another format.
-    """
+    """The models of a file written by :func:`save_models` (by name, in the order saved,
+    ``seconds`` 0), checked here as they are read, and what produced them."""
     with np.load(path, allow_pickle=False) as data:
         header = json.loads(str(data["header"]))
         if header.get("format") != FORMAT:
@@ -115,12 +85,15 @@ def load_models(path: Path | str) -> tuple[dict[str, TrainedModel], dict]:
                 field: tuple(value) if isinstance(value, list) else value
                 for field, value in meta["config"].items()
             }
+            config = ModelConfig(**config)
+            params = {param: data[f"{key}.{param}"] for param in meta["params"]}
+            losses = np.asarray(data[f"{key}.losses"], dtype=np.float64)
             models[name] = TrainedModel(
-                ModelConfig(**config),
-                {param: data[f"{key}.{param}"] for param in meta["params"]},
-                Task(*meta["task"]),
-                meta["length"],
-                data[f"{key}.losses"],
+                config,
+                check_params(params, config),
+                make_task(*meta["task"]),
+                int(meta["length"]),
+                losses,
             )
     return models, header["produced_by"]
 

@@ -77,20 +77,30 @@ class Task(NamedTuple):
     arg: int
 
     def batch(self, batch_size: int, length: int, vocab_size: int, seed: int = 0) -> Batch:
-        """Draw a batch of this task; see :func:`task_batch`."""
-        return task_batch(self, batch_size, length, vocab_size, seed=seed)
+        """Draw a batch of this task (sizes checked by the caller: :func:`task_batch` checks)."""
+        if self.name in _KERNELS:
+            return _KERNELS[self.name](batch_size, length, vocab_size, self.arg, seed)
+        tokens = np.random.default_rng(seed).integers(0, vocab_size, size=(batch_size, length))
+        targets = np.full_like(tokens, -1)
+        if self.name == "copy_back":
+            targets[:, self.arg :] = tokens[:, : -self.arg]
+        else:
+            targets[:, self.arg :] = tokens[:, self.arg : self.arg + 1]
+        return Batch(tokens, targets, targets >= 0)
 
 
-def make_task(task: str | Task, arg: int | None = None) -> Task:
+def make_task(task: str | Task, arg: int | None = None, *, arg_name: str = "arg") -> Task:
     """Validate a task given by name (with an optional argument) or as a :class:`Task`.
 
     Parameters
     ----------
-    task : {"copy_back", "token_at"} or Task
+    task : {"copy_back", "token_at", "repeated", "passkey", "skip_back"} or Task
         The task; a ``Task`` is checked and returned.
     arg : int, optional
-        ``k >= 1`` for copy_back (default 1), ``p >= 0`` for token_at (default 0).
-        Must be omitted when ``task`` is already a ``Task``.
+        The task's argument, at least its smallest (``k >= 1`` for copy_back, ``p >= 0`` for
+        token_at, ...), which is also its default. Must be omitted when ``task`` is a ``Task``.
+    arg_name : str, default "arg"
+        The argument's name in messages (``task_arg`` in :func:`~pe_helpers.training.train`).
 
     Returns
     -------
@@ -103,11 +113,6 @@ def make_task(task: str | Task, arg: int | None = None) -> Task:
     >>> make_task("token_at")
     Task(name='token_at', arg=0)
     """
-    return _make_task(task, arg, "arg")
-
-
-def _make_task(task: object, arg: object, arg_name: str) -> Task:
-    """:func:`make_task`, its messages naming the argument ``arg_name`` (``task_arg`` in train)."""
     if isinstance(task, Task):
         if arg is not None:
             raise ValueError(
@@ -121,35 +126,70 @@ def _make_task(task: object, arg: object, arg_name: str) -> Task:
     return Task(name, check_int(f"{arg_name} (the argument of {name})", arg, minimum=minimum))
 
 
-def _tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndarray:
+def check_fits(task: Task, length: int, vocab_size: int, arg_name: str = "arg") -> None:
+    """Refuse a ``length`` or ``vocab_size`` that leaves ``task`` nothing to score or draw."""
+    name, arg = task
+    shortest, fewest = {
+        "copy_back": (arg + 1, 2),
+        "token_at": (arg + 1, 2),
+        "repeated": (max(4, 2 * arg), max(2, length // 2)),
+        "passkey": (3, max(3, arg + 2)),
+        "skip_back": (2 * arg, 3),
+    }[name]
+    if length < shortest:
+        raise ValueError(
+            f"length must be >= {shortest} for {name} with {arg_name} = {arg} (else no "
+            f"position is scored), got length = {length}"
+        )
+    if vocab_size < fewest:
+        raise ValueError(
+            f"vocab_size must be >= {fewest} for {name} with {arg_name} = {arg} and "
+            f"length = {length}, got vocab_size = {vocab_size}"
+        )
+
+
+#: Bytes a batch holds per token: tokens, targets and a copy of each (int64), the scored mask.
+BATCH_BYTES = 40
+
+
+def task_batch(
+    task: str | Task, batch_size: int, length: int, vocab_size: int, *, seed: int = 0
+) -> Batch:
+    """A batch of ``task`` (a name with its default argument, or a :class:`Task`).
+
+    Parameters
+    ----------
+    task : str or Task
+        See :func:`make_task`.
+    batch_size, length : int
+        Sequences and tokens per sequence (``length`` long enough for the task to score a
+        position); ``batch_size × length`` within the memory budget (1 GiB).
+    vocab_size : int
+        Token ids ``0 .. vocab_size - 1``, >= 2 (more for some tasks: see :func:`repeated`,
+        :func:`passkey` and :func:`skip_back`).
+    seed : int, default 0
+        Seed (>= 0) of the generator.
+
+    Returns
+    -------
+    Batch
+
+    Examples
+    --------
+    >>> task_batch(make_task("copy_back", 1), 2, 3, 5).scored.tolist()
+    [[False, True, True], [False, True, True]]
+    """
+    task = make_task(task)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     length = check_int("length", length, minimum=1)
     vocab_size = check_int("vocab_size", vocab_size, minimum=2)
     seed = check_int("seed", seed, minimum=0)
-    check_memory(
+    check_fits(task, length, vocab_size)
+    check_memory(  # the batch, and for repeated a shuffled vocabulary per sequence
         f"batch_size = {batch_size} sequences of length = {length}",
-        _BATCH_BYTES * batch_size * length,
+        2 * BATCH_BYTES * batch_size * length + 16 * batch_size * vocab_size,
     )
-    return _random_tokens(batch_size, length, vocab_size, seed)
-
-
-def _random_tokens(batch_size: int, length: int, vocab_size: int, seed: int) -> np.ndarray:
-    """Uniform random token ids of checked sizes, shape ``(batch_size, length)``."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, vocab_size, size=(batch_size, length))
-
-
-#: Bytes a batch holds per token: tokens, targets and a copy of each (int64), the scored mask.
-_BATCH_BYTES = 40
-
-
-def _check_fits(name: str, arg: int, length: int) -> None:
-    if arg >= length:
-        label = "offset k" if name == "copy_back" else "position p"
-        raise ValueError(
-            f"{name} {label} = {arg} leaves no scored position in a sequence of length "
-            f"{length}; use length > {arg}"
-        )
+    return task.batch(batch_size, length, vocab_size, seed)
 
 
 def copy_back(
@@ -157,21 +197,9 @@ def copy_back(
 ) -> Batch:
     """Random sequences whose target at position ``t`` is the token ``offset`` places back.
 
-    A relative task: the answer is always at the same distance from the query.
-
-    Parameters
-    ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length; longer than the task's argument (``offset``, ``position``), so that
-        some position is scored.
-    vocab_size : int
-        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
-    offset : int, default 1
-        ``k >= 1``: positions ``t >= k`` are scored with target ``tokens[t - k]``.
-    seed : int, default 0
-        Seed (>= 0) of the generator.
+    A relative task: the answer is always at the same distance from the query. Sizes and seed
+    as in :func:`task_batch`; ``offset`` is ``k >= 1``, less than ``length``: positions
+    ``t >= k`` are scored with target ``tokens[t - k]``.
 
     Returns
     -------
@@ -186,17 +214,8 @@ def copy_back(
     >>> bool((b.targets[:, 2:] == b.tokens[:, :-2]).all())
     True
     """
-    offset = check_int("offset", offset, minimum=1)
-    tokens = _tokens(batch_size, length, vocab_size, seed)
-    _check_fits("copy_back", offset, tokens.shape[1])
-    return _copy_back(tokens, offset)
-
-
-def _copy_back(tokens: np.ndarray, offset: int) -> Batch:
-    """:func:`copy_back` of random tokens (B, L) and a checked offset ``k < L``."""
-    targets = np.full_like(tokens, -1)
-    targets[:, offset:] = tokens[:, :-offset]
-    return Batch(tokens, targets, targets >= 0)
+    task = make_task("copy_back", offset, arg_name="offset")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
 
 
 def token_at(
@@ -204,21 +223,8 @@ def token_at(
 ) -> Batch:
     """Random sequences whose target at every position ``t >= p`` is the token at ``p``.
 
-    An absolute task: the answer sits at a fixed place, whatever the query's position.
-
-    Parameters
-    ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length; longer than the task's argument (``offset``, ``position``), so that
-        some position is scored.
-    vocab_size : int
-        Tokens are drawn uniformly from ``0 .. vocab_size - 1``; >= 2.
-    position : int, default 0
-        ``p >= 0``: positions ``t >= p`` are scored with target ``tokens[p]``.
-    seed : int, default 0
-        Seed (>= 0) of the generator.
+    An absolute task: the answer sits at a fixed place, whatever the query's position. Sizes
+    and seed as in :func:`task_batch`; ``position`` is ``p >= 0``, less than ``length``.
 
     Returns
     -------
@@ -233,53 +239,8 @@ def token_at(
     >>> bool((b.targets[:, 1:] == b.tokens[:, 1:2]).all())
     True
     """
-    position = check_int("position", position, minimum=0)
-    tokens = _tokens(batch_size, length, vocab_size, seed)
-    _check_fits("token_at", position, tokens.shape[1])
-    return _token_at(tokens, position)
-
-
-def _token_at(tokens: np.ndarray, position: int) -> Batch:
-    """:func:`token_at` of random tokens (B, L) and a checked position ``p < L``."""
-    targets = np.full_like(tokens, -1)
-    targets[:, position:] = tokens[:, position : position + 1]
-    return Batch(tokens, targets, targets >= 0)
-
-
-def task_batch(
-    task: str | Task, batch_size: int, length: int, vocab_size: int, *, seed: int = 0
-) -> Batch:
-    """A batch of ``task`` (a name with its default argument, or a :class:`Task`).
-
-    Examples
-    --------
-    >>> task_batch(make_task("copy_back", 1), 2, 3, 5).scored.tolist()
-    [[False, True, True], [False, True, True]]
-    """
-    task = make_task(task)
-    if task.name == "copy_back":
-        return copy_back(batch_size, length, vocab_size, offset=task.arg, seed=seed)
-    if task.name == "repeated":
-        return repeated(batch_size, length, vocab_size, shortest=task.arg, seed=seed)
-    if task.name == "skip_back":
-        return skip_back(batch_size, length, vocab_size, back=task.arg, seed=seed)
-    if task.name == "passkey":
-        return passkey(batch_size, length, vocab_size, key_ids=task.arg, seed=seed)
-    return token_at(batch_size, length, vocab_size, position=task.arg, seed=seed)
-
-
-def _task_batch(task: Task, batch_size: int, length: int, vocab_size: int, seed: int) -> Batch:
-    """:func:`task_batch` of a checked task and sizes that suit it, through the kernels."""
-    if task.name == "repeated":
-        return _repeated(batch_size, length, vocab_size, task.arg, seed)
-    if task.name == "skip_back":
-        return _skip_back(batch_size, length, vocab_size, task.arg, seed)
-    if task.name == "passkey":
-        return _passkey(batch_size, length, vocab_size, task.arg, seed)
-    tokens = _random_tokens(batch_size, length, vocab_size, seed)
-    if task.name == "copy_back":
-        return _copy_back(tokens, task.arg)
-    return _token_at(tokens, task.arg)
+    task = make_task("token_at", position, arg_name="position")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
 
 
 def repeated(
@@ -294,19 +255,8 @@ def repeated(
     new). An induction head does it: attend to the token after the earlier copy of the current
     one.
 
-    Parameters
-    ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length, >= 4 and >= 2 * ``shortest``.
-    vocab_size : int
-        Token ids ``0 .. vocab_size - 1``; at least ``length // 2`` (a segment's tokens are
-        distinct).
-    shortest : int, default 2
-        Shortest segment, >= 2.
-    seed : int, default 0
-        Seed (>= 0) of the generator.
+    Sizes as in :func:`task_batch` (``length >= max(4, 2 * shortest)``, ``vocab_size >=
+    length // 2``: a segment's tokens are distinct, checked there); ``shortest >= 2``.
 
     Returns
     -------
@@ -320,29 +270,12 @@ def repeated(
     >>> bool((b.tokens[0, m:] == b.tokens[0, :-m]).all()), len(set(b.tokens[0, :m].tolist())) == m
     (True, True)
     """
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    shortest = check_int("shortest", shortest, minimum=2)
-    length = check_int(
-        f"length (at least 4 and 2 * shortest = {2 * shortest})",
-        length,
-        minimum=max(4, 2 * shortest),
-    )
-    longest = length // 2
-    vocab_size = check_int(
-        f"vocab_size (at least length // 2 = {longest}, a segment's distinct tokens)",
-        vocab_size,
-        minimum=max(2, longest),
-    )
-    seed = check_int("seed", seed, minimum=0)
-    check_memory(  # the batch, and a shuffled vocabulary per sequence
-        f"batch_size = {batch_size} with length = {length} and vocab_size = {vocab_size}",
-        _BATCH_BYTES * batch_size * length + 16 * batch_size * vocab_size,
-    )
-    return _repeated(batch_size, length, vocab_size, shortest, seed)
+    task = make_task("repeated", shortest, arg_name="shortest")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
 
 
 def _repeated(batch_size: int, length: int, vocab_size: int, shortest: int, seed: int) -> Batch:
-    """:func:`repeated` of checked sizes: segments of ``shortest .. length // 2`` tokens."""
+    """:func:`repeated`'s draw, of sizes :func:`task_batch` checked."""
     longest = length // 2
     rng = np.random.default_rng(seed)
     periods = rng.integers(shortest, longest + 1, size=batch_size)  # (B,)
@@ -369,18 +302,8 @@ def passkey(
     ``0 .. length - 3``; the last position holds the marker again and is the only one scored,
     with the key as its target: the passkey test of Mohtashami and Jaggi (2023) in miniature.
 
-    Parameters
-    ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length, >= 3.
-    vocab_size : int
-        Token ids ``0 .. vocab_size - 1``; at least ``key_ids + 2``.
-    key_ids : int, default 0
-        How many ids only keys use, >= 0.
-    seed : int, default 0
-        Seed (>= 0) of the generator.
+    Sizes as in :func:`task_batch` (``length >= 3``, ``vocab_size >= key_ids + 2``, checked
+    there); ``key_ids >= 0`` ids only keys use.
 
     Returns
     -------
@@ -395,24 +318,12 @@ def passkey(
     >>> int(b.targets[0, -1]) == key, 1 <= key <= 3, int(b.scored.sum())
     (True, True, 2)
     """
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    length = check_int("length", length, minimum=3)
-    key_ids = check_int("key_ids", key_ids, minimum=0)
-    vocab_size = check_int(
-        f"vocab_size (at least 3 and key_ids + 2 = {key_ids + 2})",
-        vocab_size,
-        minimum=max(3, key_ids + 2),
-    )
-    seed = check_int("seed", seed, minimum=0)
-    check_memory(
-        f"batch_size = {batch_size} sequences of length = {length}",
-        _BATCH_BYTES * batch_size * length,
-    )
-    return _passkey(batch_size, length, vocab_size, key_ids, seed)
+    task = make_task("passkey", key_ids, arg_name="key_ids")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
 
 
 def _passkey(batch_size: int, length: int, vocab_size: int, key_ids: int, seed: int) -> Batch:
-    """:func:`passkey` of checked sizes: one marker, its key and the final marker per row."""
+    """:func:`passkey`'s draw, of sizes :func:`task_batch` checked."""
     rng = np.random.default_rng(seed)
     first_filler = key_ids + 1 if key_ids else 1
     tokens = rng.integers(first_filler, vocab_size, size=(batch_size, length))
@@ -438,19 +349,8 @@ def skip_back(
     is one); positions with fewer than ``back`` words so far are not scored. The distance to
     the answer in tokens varies with the blanks: only counting words finds it (lesson 14).
 
-    Parameters
-    ----------
-    batch_size : int
-        Number of sequences, >= 1.
-    length : int
-        Sequence length, >= 2.
-    vocab_size : int
-        Token ids ``0 .. vocab_size - 1``, >= 3 (a blank and at least two words).
-    back : int, default 1
-        Which word back, 1 to ``length // 2``: about half the positions hold a word, so a
-        larger ``back`` would leave most sequences with no scored position.
-    seed : int, default 0
-        Seed (>= 0) of the generator.
+    Sizes as in :func:`task_batch` (``vocab_size >= 3``: a blank and two words; ``back`` at most
+    ``length // 2``, as about half the positions hold a word; checked there).
 
     Returns
     -------
@@ -465,26 +365,12 @@ def skip_back(
     >>> b.targets[0].tolist()  # from the second word on: the word before the last
     [-1, -1, -1, -1, 4, 4, 1, 4]
     """
-    back = check_int("back", back, minimum=1)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    length = check_int("length", length, minimum=2)
-    vocab_size = check_int("vocab_size (a blank and two words)", vocab_size, minimum=3)
-    seed = check_int("seed", seed, minimum=0)
-    if back > length // 2:
-        raise ValueError(
-            f"skip_back back = {back} leaves (almost) no scored position in a sequence of "
-            f"length {length}: about half the positions hold a word, so back must be at most "
-            f"length // 2 = {length // 2}; use length >= {2 * back}"
-        )
-    check_memory(
-        f"batch_size = {batch_size} sequences of length = {length}",
-        2 * _BATCH_BYTES * batch_size * length,
-    )
-    return _skip_back(batch_size, length, vocab_size, back, seed)
+    task = make_task("skip_back", back, arg_name="back")
+    return task_batch(task, batch_size, length, vocab_size, seed=seed)
 
 
 def _skip_back(batch_size: int, length: int, vocab_size: int, back: int, seed: int) -> Batch:
-    """:func:`skip_back` of checked sizes: words among blanks (0), the ``back``-th word back."""
+    """:func:`skip_back`'s draw, of sizes :func:`task_batch` checked."""
     rng = np.random.default_rng(seed)
     words = rng.integers(1, vocab_size, size=(batch_size, length))
     tokens = np.where(rng.random((batch_size, length)) < 0.5, 0, words)
@@ -498,6 +384,9 @@ def _skip_back(batch_size: int, length: int, vocab_size: int, back: int, seed: i
         ok = scored[row]
         targets[row, ok] = tokens[row, places[wanted[ok]]]
     return Batch(tokens, targets, scored)
+
+
+_KERNELS = {"repeated": _repeated, "passkey": _passkey, "skip_back": _skip_back}
 
 
 def order_blind_accuracy(
@@ -562,20 +451,22 @@ def order_blind_accuracy(
     task = make_task(task)
     if task.name not in ("copy_back", "token_at"):
         raise ValueError(
-            f"order_blind_accuracy knows copy_back and token_at, got {task.name!r} (lesson 13 "
-            "computes the limits of its own tasks)"
+            f"task: order_blind_accuracy knows copy_back and token_at, got {task.name!r} "
+            "(lesson 13 computes the limits of its own tasks)"
         )
-    for name, flag in (("causal", causal), ("per_position", per_position)):
-        check_bool(name, flag)
+    causal = check_bool("causal", causal)
+    per_position = check_bool("per_position", per_position)
     n_samples = check_int("n_samples", n_samples, minimum=1)
     length = check_int("length", length, minimum=1)
     vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+    seed = check_int("seed", seed, minimum=0)
+    check_fits(task, length, vocab_size)
     # one-hot tokens, their counts, the counts without the own token and the scores: (B, n, V)
     check_memory(
         f"n_samples = {n_samples}, length = {length} and vocab_size = {vocab_size}",
         8 * 5 * n_samples * length * vocab_size,
     )
-    batch = task_batch(task, n_samples, length, vocab_size, seed=seed)
+    batch = task.batch(n_samples, length, vocab_size, seed)
     tokens = batch.tokens
     n = tokens.shape[1]
     onehot = np.eye(vocab_size)[tokens]  # (B, n, V)

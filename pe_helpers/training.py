@@ -20,37 +20,31 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    TRAINING_BUDGET,
-    check_array,
-    check_bool,
-    check_choice,
-    check_int,
-    check_memory,
-    check_real,
-    check_seconds,
-)
-from ._validate import show_value as _show
+from ._validate import check_bool, check_int, check_memory, check_real
 from .model import (
-    FLOPS_PER_SECOND,
-    METHODS,
+    MAX_TRAINING_WORK,
     ModelConfig,
-    _check_config,
-    _check_length,
-    _check_params,
-    _check_size,
-    _check_tokens,
-    _forward,
-    _forward_flops,
-    _loss_and_grads,
-    _Tables,
+    Tables,
+    check_length,
+    check_params,
+    check_size,
+    check_tokens,
+    check_work,
+    forward_pass,
     init_params,
+    loss_and_grads,
 )
-from .tasks import Batch, Task, _make_task, _task_batch, make_task, task_batch
+from .tasks import BATCH_BYTES, TEST_SEED, Batch, Task, check_fits, make_task
 
-__all__ = ["Adam", "TrainedModel", "train", "training_seconds"]
+__all__ = ["Adam", "TrainedModel", "train"]
 
-
+#: Most Adam steps, sequences per step and tokens per sequence of :func:`train`; their
+#: product with the model's width is capped by :data:`~pe_helpers.model.MAX_TRAINING_WORK`.
+MAX_STEPS = 10_000
+MAX_BATCH_SIZE = 1024
+MAX_LENGTH = 1024
+#: Most test sequences of :meth:`TrainedModel.accuracy`.
+MAX_SAMPLES = 4096
 #: Largest Adam step size: each step moves every parameter by about ``lr``.
 MAX_LR = 10.0
 
@@ -58,14 +52,8 @@ MAX_LR = 10.0
 class Adam:
     """Adam (Kingma and Ba 2015) with bias correction, updating a dict of arrays in place.
 
-    Parameters
-    ----------
-    lr : float, default 0.01
-        Step size, in ``(0, MAX_LR]``.
-    beta1, beta2 : float, default 0.9 and 0.999
-        Decay of the first and second moment estimates, in [0, 1).
-    eps : float, default 1e-8
-        Added to the root of the second moment, > 0.
+    ``lr`` is the step size, ``beta1`` and ``beta2`` the decay of the first and second moment
+    estimates, ``eps`` what is added to the root of the second moment.
 
     Examples
     --------
@@ -78,69 +66,13 @@ class Adam:
     def __init__(
         self, lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8
     ):
-        self.lr = check_real("lr", lr, positive=True)
-        if self.lr > MAX_LR:
-            raise ValueError(
-                f"lr must be at most {MAX_LR:g} (each Adam step moves a parameter by about lr), "
-                f"got {lr!r}"
-            )
-        for name, beta in (("beta1", beta1), ("beta2", beta2)):
-            if not 0.0 <= check_real(name, beta) < 1.0:
-                raise ValueError(f"{name} must lie in [0, 1), got {beta}")
-        self.beta1, self.beta2 = float(beta1), float(beta2)
-        self.eps = check_real("eps", eps, positive=True)
+        self.lr, self.beta1, self.beta2, self.eps = lr, beta1, beta2, eps
         self.steps = 0
         self._m: dict[str, np.ndarray] = {}
         self._v: dict[str, np.ndarray] = {}
 
     def step(self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]) -> None:
-        """Move every ``params[name]`` against ``grads[name]``, in place.
-
-        ``params`` is a dict of float64 arrays (updated in place); ``grads`` a dict with some
-        of its keys, each a finite real array of that parameter's shape.
-
-        Raises
-        ------
-        TypeError
-            ``params`` or ``grads`` not a dict of arrays, or a parameter not a float64 array.
-        ValueError
-            A key of ``grads`` missing from ``params``, a shape that differs, a gradient that
-            is not finite, or a step that would leave a parameter non-finite.
-        """
-        if not isinstance(params, dict):
-            raise TypeError(f"params must be a dict of float64 arrays, got {_show(params)}")
-        if not isinstance(grads, dict):
-            raise TypeError(f"grads must be a dict of arrays, got {_show(grads)}")
-        checked = {}
-        for name, grad in grads.items():
-            if name not in params:
-                raise ValueError(f"grads[{name!r}] has no parameter: params has {sorted(params)}")
-            value = params[name]
-            if not isinstance(value, np.ndarray) or value.dtype != np.float64:
-                raise TypeError(
-                    f"params[{name!r}] must be a float64 array (updated in place), got "
-                    f"{_show(value)}"
-                )
-            grad = check_array(f"grads[{name!r}]", grad, min_ndim=0).astype(np.float64)
-            if grad.shape != value.shape:
-                raise ValueError(
-                    f"grads[{name!r}] must have the shape of params[{name!r}], {value.shape}, "
-                    f"got {grad.shape}"
-                )
-            checked[name] = grad
-        before = {name: params[name].copy() for name in checked}
-        with np.errstate(over="ignore", invalid="ignore"):  # checked below, by value
-            self._step(params, checked)
-        for name in checked:
-            if not np.all(np.isfinite(params[name])):
-                params[name][...] = before[name]
-                raise ValueError(
-                    f"the step leaves params[{name!r}] non-finite: lr = {self.lr!r} or the "
-                    "gradient is too large (the parameters are left as they were)"
-                )
-
-    def _step(self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]) -> None:
-        """:meth:`step` on arrays the caller has checked (the training loop's)."""
+        """Move every ``params[name]`` (float64, in place) against ``grads[name]``."""
         self.steps += 1
         correct1 = 1.0 - self.beta1**self.steps
         correct2 = 1.0 - self.beta2**self.steps
@@ -162,30 +94,22 @@ _SCORES_PER_BLOCK = 2**18
 class TrainedModel:
     """A trained model: its configuration, parameters and how training went.
 
-    :func:`train` builds it; built by hand, every field is checked as :func:`train` would
-    leave it.
+    :func:`train` builds it, and :func:`~pe_helpers.shipped_models.shipped_models` loads one;
+    nothing here checks the fields again.
 
     Attributes
     ----------
     config : ModelConfig
     params : dict of numpy.ndarray
-        One finite array per entry of ``config.param_shapes()``, of that shape (copied, as
-        float64).
+        One float64 array per entry of ``config.param_shapes()``, of that shape.
     task : Task
-        The task it was trained on (a name with its argument, or a :class:`Task`).
+        The task it was trained on.
     length : int
-        Training sequence length ``L``, >= 2 (at most ``max_len`` for "learned").
+        Training sequence length ``L``.
     losses : numpy.ndarray
-        Training loss at every step: a non-empty 1-D array of finite numbers.
+        Training loss at every step.
     seconds : float
-        Wall-clock training time, >= 0.
-
-    Raises
-    ------
-    TypeError
-        A field of the wrong kind.
-    ValueError
-        A field out of range: params of other names or shapes, a non-finite loss.
+        Wall-clock training time.
     """
 
     config: ModelConfig
@@ -196,46 +120,27 @@ class TrainedModel:
     seconds: float = 0.0
     _tables: dict = field(default_factory=dict, repr=False, compare=False, init=False)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.config, ModelConfig):
-            raise TypeError(f"config must be a ModelConfig, got {_show(self.config)}")
-        self.params = _check_params(self.params, self.config)
-        self.task = make_task(self.task)
-        self.length = _check_length(check_int("length", self.length, minimum=2), self.config)
-        losses = check_array("losses", self.losses, ndim=1)
-        self.losses = losses.astype(np.float64)
-        seconds = check_real("seconds", self.seconds)
-        if seconds < 0:
-            raise ValueError(f"seconds must be >= 0, got {seconds}")
-        self.seconds = seconds
-
-    def _tables_for(self, n: int) -> _Tables:
+    def _tables_for(self, n: int) -> Tables:
         if n not in self._tables:
-            self._tables[n] = _Tables(self.config, n)
+            self._tables[n] = Tables(self.config, n)
         return self._tables[n]
 
-    def _logits(self, tokens: ArrayLike) -> tuple[np.ndarray, dict]:
-        """Logits and the forward cache of ``tokens``, checked here."""
-        return self._forward_pass(_check_tokens(tokens, self.config))
-
-    def _forward_pass(self, tokens: np.ndarray) -> tuple[np.ndarray, dict]:
-        """Logits and the forward cache of checked int64 tokens ``(batch, n)``."""
-        return _forward(self.params, self.config, tokens, self._tables_for(tokens.shape[1]))
+    def logits_and_cache(self, tokens: ArrayLike) -> tuple[np.ndarray, dict]:
+        """Logits ``(batch, n, vocab_size)`` of ``tokens`` and the forward pass's cache."""
+        tokens = check_tokens(tokens, self.config)
+        return forward_pass(self.params, self.config, tokens, self._tables_for(tokens.shape[1]))
 
     def logits(self, tokens: ArrayLike) -> np.ndarray:
         """Logits, shape ``(batch, n, vocab_size)``, for ``tokens`` of shape ``(n,)`` or
         ``(batch, n)``."""
-        return self._blocked_logits(_check_tokens(tokens, self.config, block=_SCORES_PER_BLOCK))
-
-    def _blocked_logits(self, tokens: np.ndarray) -> np.ndarray:
-        """:meth:`logits` of checked int64 tokens ``(batch, n)``, a block of sequences at once."""
+        tokens = check_tokens(tokens, self.config, block=_SCORES_PER_BLOCK)
         tables = self._tables_for(tokens.shape[1])
         # Blocks of sequences whose attention scores fit in the CPU's cache: the same numbers,
         # about twice as fast for a long test (256 sequences of 64 tokens, 8 heads).
         block = max(1, _SCORES_PER_BLOCK // (self.config.n_heads * tokens.shape[1] ** 2))
         return np.concatenate(
             [
-                _forward(self.params, self.config, tokens[i : i + block], tables)[0]
+                forward_pass(self.params, self.config, tokens[i : i + block], tables)[0]
                 for i in range(0, len(tokens), block)
             ]
         )
@@ -251,15 +156,9 @@ class TrainedModel:
         ``layer`` picks the attention layer, 1 to ``config.n_layers`` (default: the last)."""
         last = self.config.n_layers
         layer = last if layer is None else check_int("layer", layer, minimum=1, maximum=last)
-        weights = self._attention(_check_tokens(tokens, self.config), layer)
+        cache = self.logits_and_cache(tokens)[1]
+        weights = cache["weights"] if layer == last else cache["inner"][layer - 1]["weights"]
         return weights[0] if np.ndim(tokens) == 1 else weights
-
-    def _attention(self, tokens: np.ndarray, layer: int) -> np.ndarray:
-        """Attention weights ``(batch, n_heads, n, n)`` of checked tokens at a checked layer."""
-        cache = self._forward_pass(tokens)[1]
-        if layer == self.config.n_layers:
-            return cache["weights"]
-        return cache["inner"][layer - 1]["weights"]
 
     def accuracy(
         self,
@@ -267,7 +166,7 @@ class TrainedModel:
         length: int | None = None,
         *,
         n_samples: int = 256,
-        seed: int = 12345,
+        seed: int = TEST_SEED,
         per_position: bool = False,
     ) -> float | np.ndarray:
         """Share of scored positions where the most likely token is the target.
@@ -277,11 +176,11 @@ class TrainedModel:
         task : str or Task, optional
             Default: the training task.
         length : int, optional
-            Test length; default the training length. "learned" refuses lengths past max_len.
+            Test length, at most :data:`MAX_LENGTH`; default the training length. "learned"
+            refuses lengths past max_len.
         n_samples : int, default 256
-            Number of test sequences, >= 1. With ``length`` and the model's size it sets the
-            cost, which must stay within the time budget of one call (5 s, estimated by
-            :meth:`evaluation_seconds`) and its memory budget (1 GiB).
+            Number of test sequences, 1 to :data:`MAX_SAMPLES`; ``n_samples × length`` times
+            the model's width is capped (:func:`~pe_helpers.model.check_work`).
         seed : int, default 12345
             Seed of the test sequences. ``train(seed=s)`` drew its sequences from seed
             ``s + 1``: testing with that seed would replay training data.
@@ -293,48 +192,23 @@ class TrainedModel:
         float or numpy.ndarray
         """
         task = self.task if task is None else make_task(task)
-        length = self.length if length is None else check_int("length", length, minimum=1)
-        _check_length(length, self.config)
-        n_samples = check_int("n_samples", n_samples, minimum=1)
+        if length is None:
+            length = self.length
+        else:
+            length = check_int("length", length, minimum=1, maximum=MAX_LENGTH)
+        check_length(length, self.config)
+        n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
+        seed = check_int("seed", seed, minimum=0)
         per_position = check_bool("per_position", per_position)
-        check_seconds(
-            f"accuracy on n_samples = {n_samples} sequences of length = {length}",
-            self.evaluation_seconds(n_samples, length),
-        )
-        _check_size(self.config, n_samples, length, "the test sequences (n_samples, length)", 1)
-        batch = task_batch(task, n_samples, length, self.config.vocab_size, seed=seed)
-        tokens = _check_tokens(batch.tokens, self.config, block=_SCORES_PER_BLOCK)
-        return self._score(tokens, batch, per_position)
-
-    def _accuracy(
-        self, length: int, n_samples: int, per_position: bool, seed: int = 12345
-    ) -> float | np.ndarray:
-        """:meth:`accuracy` on the training task, of sizes checked against it and the model."""
-        batch = _task_batch(self.task, n_samples, length, self.config.vocab_size, seed)
-        return self._score(batch.tokens, batch, per_position)
-
-    def _score(self, tokens: np.ndarray, batch: Batch, per_position: bool) -> float | np.ndarray:
-        """Share of ``batch``'s scored positions predicted right (its checked ``tokens``)."""
-        hits = (self._blocked_logits(tokens).argmax(axis=-1) == batch.targets) & batch.scored
+        check_fits(task, length, self.config.vocab_size)
+        check_work(self.config, n_samples, length, f"n_samples = {n_samples} at length = {length}")
+        batch = task.batch(n_samples, length, self.config.vocab_size, seed)
+        hits = (self.logits(batch.tokens).argmax(axis=-1) == batch.targets) & batch.scored
         if per_position:
             counts = batch.scored.sum(axis=0)
             with np.errstate(invalid="ignore"):
                 return np.where(counts > 0, hits.sum(axis=0) / np.maximum(counts, 1), np.nan)
         return float(hits.sum() / batch.scored.sum())
-
-    def evaluation_seconds(self, n_samples: int, length: int) -> float:
-        """About how long one forward pass over ``n_samples`` sequences of ``length`` tokens
-        takes on one core, pessimistically (what :meth:`accuracy` holds against its budget).
-
-        Examples
-        --------
-        >>> model = train("copy_back", "none", length=6, vocab_size=4, steps=2)
-        >>> model.evaluation_seconds(256, 16) < 1
-        True
-        """
-        n_samples = check_int("n_samples", n_samples, minimum=1)
-        length = check_int("length", length, minimum=1)
-        return 1e-3 + _forward_flops(self.config, n_samples, length) / FLOPS_PER_SECOND
 
     def replace(self, **changes) -> TrainedModel:
         """The same parameters under a changed config, e.g. ``inv_freq`` or
@@ -351,34 +225,8 @@ class TrainedModel:
         if unknown:
             raise TypeError(f"replace got unknown config fields {unknown}; known: {sorted(fields)}")
         config = ModelConfig(**{**fields, **changes})
-        params = _check_params({k: v.copy() for k, v in self.params.items()}, config)
+        params = check_params({k: v.copy() for k, v in self.params.items()}, config)
         return TrainedModel(config, params, self.task, self.length, self.losses, self.seconds)
-
-
-#: Seconds one training step costs beyond its arithmetic (Python, small arrays), pessimistically.
-_STEP_OVERHEAD = 1e-3
-
-
-def training_seconds(config: ModelConfig, steps: int, batch_size: int, length: int) -> float:
-    """About how long :func:`train` takes on one core, pessimistically: what its budget reads.
-
-    ``steps`` times a fixed overhead plus a forward and a backward pass (three forward passes'
-    arithmetic) on ``batch_size`` sequences of ``length`` tokens, at
-    :data:`~pe_helpers.model.FLOPS_PER_SECOND`. :func:`train` refuses a run estimated past
-    ``TRAINING_BUDGET`` (60 s, :mod:`pe_helpers._validate`).
-
-    Examples
-    --------
-    >>> config = ModelConfig("sinusoidal", vocab_size=16)
-    >>> 0.5 < training_seconds(config, steps=200, batch_size=16, length=16) < 5
-    True
-    """
-    config = _check_config(config)
-    steps = check_int("steps", steps, minimum=1)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    length = check_int("length", length, minimum=1)
-    flops = 3 * _forward_flops(config, batch_size, length)
-    return steps * (_STEP_OVERHEAD + flops / FLOPS_PER_SECOND)
 
 
 def _diverged(lr: float, step: int, steps: int, loss: object) -> None:
@@ -421,9 +269,10 @@ def train(
     steps : int, default 200
         Adam steps, one fresh batch each.
     batch_size : int, default 16
-        Sequences per step. With ``steps``, ``length`` and the model's size it sets the
-        cost: a run estimated past 60 s (:func:`training_seconds`, the ``TRAINING_BUDGET`` of
-        :mod:`pe_helpers._validate`) or past its 1 GiB of memory is refused before it starts.
+        Sequences per step. ``steps``, ``batch_size`` and ``length`` are at most
+        :data:`MAX_STEPS`, :data:`MAX_BATCH_SIZE` and :data:`MAX_LENGTH`; their product times
+        the model's width at most :data:`~pe_helpers.model.MAX_TRAINING_WORK` (see
+        :func:`~pe_helpers.model.check_work`), and the run within 1 GiB of memory.
     lr : float, default 0.03
         Adam step size, in ``(0, 10]``. A run whose loss stops being finite is stopped, with a
         ``ValueError`` naming ``lr``.
@@ -445,7 +294,7 @@ def train(
     TypeError
         An argument of the wrong kind, or an unknown model option.
     ValueError
-        An argument out of range, a run past the time or memory budget, or a run that
+        An argument out of range, a run past its work or memory limit, or a run that
         diverges (its loss not finite: ``lr`` too large).
 
     Examples
@@ -454,42 +303,42 @@ def train(
     >>> model.losses.shape, model.config.max_len
     ((5,), 6)
     """
-    task = _make_task(task, task_arg, "task_arg")
-    length = check_int("length", length, minimum=2)
-    steps = check_int("steps", steps, minimum=1)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
+    task = make_task(task, task_arg, arg_name="task_arg")
+    length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
+    steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
+    batch_size = check_int("batch_size", batch_size, minimum=1, maximum=MAX_BATCH_SIZE)
     seed = check_int("seed", seed, minimum=0)
-    lr = Adam(lr).lr  # checked before any work
+    lr = check_real("lr", lr, positive=True)
+    if lr > MAX_LR:
+        raise ValueError(
+            f"lr must be at most {MAX_LR:g} (each Adam step moves a parameter by about lr), "
+            f"got {lr!r}"
+        )
     fields = set(ModelConfig.__dataclass_fields__) - {"method", "vocab_size"}
     unknown = sorted(set(model_options) - fields)
     if unknown:
         raise TypeError(f"train got unknown options {unknown}; model options: {sorted(fields)}")
-    if check_choice("method", method, METHODS) == "learned":
+    if isinstance(method, str) and method == "learned":
         model_options.setdefault("max_len", length)
-    config = ModelConfig(method, vocab_size, **model_options)
-    _check_length(length, config)
-    check_seconds(
+    config = ModelConfig(method, vocab_size, **model_options)  # checks method and the options
+    check_length(length, config)
+    check_fits(task, length, config.vocab_size, "task_arg")
+    check_work(
+        config,
+        steps * batch_size,
+        length,
         f"train with steps = {steps}, batch_size = {batch_size} and length = {length}",
-        training_seconds(config, steps, batch_size, length),
-        TRAINING_BUDGET,
+        MAX_TRAINING_WORK,
     )
-    _check_size(config, batch_size, length, "a training batch")
+    check_size(config, batch_size, length, "a training batch")
     check_memory(
         f"steps = {steps} batches of batch_size = {batch_size} sequences of length = {length}",
-        40 * steps * batch_size * length,
+        BATCH_BYTES * steps * batch_size * length,
     )
-    try:  # one sequence: does the task fit this length and vocabulary?
-        task_batch(task, 1, length, config.vocab_size)
-    except ValueError as exc:
-        raise ValueError(
-            f"{exc} (task {task.name!r} with task_arg = {task.arg}, length = {length}, "
-            f"vocab_size = {config.vocab_size})"
-        ) from None
-    params = (
-        init_params(config, seed)
-        if params is None
-        else {name: value.copy() for name, value in _check_params(params, config).items()}
-    )
+    if params is None:
+        params = init_params(config, seed)
+    else:
+        params = {name: value.copy() for name, value in check_params(params, config).items()}
     # Adam runs on one flat vector (a few array operations per step, not a few per
     # parameter); the dict holds views into it.
     names = list(params)
@@ -500,7 +349,7 @@ def train(
         for i, name in enumerate(names)
     }
     optimiser = Adam(lr)
-    data = task_batch(task, steps * batch_size, length, vocab_size, seed=seed + 1)
+    data = task.batch(steps * batch_size, length, config.vocab_size, seed + 1)
     empty = np.flatnonzero(~data.scored.reshape(steps, -1).any(axis=1))
     if empty.size:  # its loss would be 0 / 0, read as a diverging run
         raise ValueError(
@@ -508,18 +357,17 @@ def train(
             f"task_arg = {task.arg}, length = {length}, batch_size = {batch_size}): use a "
             "longer length, a smaller task_arg or a larger batch_size"
         )
-    tables = _Tables(config, length)
+    tables = Tables(config, length)
     losses = np.empty(steps)
     start = time.perf_counter()
     for step in range(steps):
         rows = slice(step * batch_size, (step + 1) * batch_size)
         with np.errstate(over="ignore", invalid="ignore"):  # a diverging run is refused below
-            losses[step], grads = _loss_and_grads(
-                params, config, data.tokens[rows], data.targets[rows], data.scored[rows], tables
-            )
+            batch = Batch(data.tokens[rows], data.targets[rows], data.scored[rows])
+            losses[step], grads = loss_and_grads(params, config, batch, tables)
             if not math.isfinite(losses[step]):
                 _diverged(lr, step, steps, losses[step])
-            optimiser._step(
+            optimiser.step(
                 {"all": flat}, {"all": np.concatenate([grads[n].ravel() for n in names])}
             )
     if not np.all(np.isfinite(flat)):

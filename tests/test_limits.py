@@ -34,29 +34,20 @@ def _feedback(answer: object) -> Feedback:
     return grade("twice plus one", answer, [twice_plus_one], HINT, call=(3,))
 
 
-def test_a_todo_feedback_shows_no_hint_in_text_or_html():
-    for unfinished in (None, lambda x: None):
-        feedback = _feedback(unfinished)
-        assert feedback.status == "todo"
-        assert HINT not in str(feedback) and HINT not in repr(feedback)
-        assert HINT not in feedback._repr_html_()
-        assert "Hint" not in str(feedback) and "Hint" not in feedback._repr_html_()
-
-
-def test_a_wrong_feedback_shows_the_hint_in_text_and_behind_a_click_in_html():
-    feedback = _feedback(lambda x: 2 * x)
-    assert feedback.status == "wrong"
-    assert f"Hint: {HINT}" in str(feedback)
+@pytest.mark.parametrize(
+    "answer, status, shown",
+    [(None, "todo", False), (lambda x: None, "todo", False)]
+    + [(lambda x: 2 * x, "wrong", True), (lambda x: 2 * x + 1, "correct", False)],
+)
+def test_the_hint_shows_after_a_wrong_answer_only(answer, status, shown):
+    feedback = _feedback(answer)
+    assert feedback.status == status
     html = feedback._repr_html_()
-    assert "<details" in html and "<summary>" in html
-    details = html[html.index("<details") : html.index("</details>")]
-    assert HINT in details and HINT not in html.replace(details, "")
-
-
-def test_a_correct_feedback_shows_no_hint():
-    feedback = _feedback(lambda x: 2 * x + 1)
-    assert feedback.status == "correct"
-    assert HINT not in str(feedback) and HINT not in feedback._repr_html_()
+    assert (f"Hint: {HINT}" in str(feedback)) is shown and (HINT in repr(feedback)) is shown
+    assert (HINT in html) is shown and ("Hint" in str(feedback) + html) is shown
+    if shown:  # behind a click in html
+        details = html[html.index("<details") : html.index("</details>")]
+        assert "<summary>" in details and HINT in details and HINT not in html.replace(details, "")
 
 
 def test_lesson_08_and_14_todo_feedback_gives_no_answer_away():
@@ -83,44 +74,38 @@ def _checkers() -> list[tuple[str, object]]:
     return found
 
 
-def test_a_checker_stops_a_function_that_never_returns(monkeypatch):
-    from pe_helpers.lessons.position_from_content import check_cope_positions
-
-    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
-    feedback = check_cope_positions(lambda g: exec("while True: pass"))
-    assert feedback.status == "wrong"
-    assert "your function did not return within 0.5 s" in feedback.message
-
-
-def test_an_endless_loop_that_catches_exception_is_stopped_too(monkeypatch):
-    from pe_helpers.lessons.two_layers import check_induction_score
-
-    def stubborn(weights, tokens):
-        while True:
-            try:
-                while True:
-                    pass
-            except Exception:  # a learner's broad except must not swallow the time limit
+def _stubborn(*args):
+    while True:
+        try:
+            while True:
                 pass
-
-    monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
-    feedback = check_induction_score(stubborn)
-    assert "did not return within 0.5 s" in feedback.message
+        except Exception:  # a learner's broad except must not swallow the time limit
+            pass
 
 
-def test_the_time_limit_holds_outside_the_main_thread(monkeypatch):
+@pytest.mark.parametrize(
+    "checker, function, in_a_thread",
+    [
+        ("position_from_content.check_cope_positions", lambda g: exec("while True: pass"), False),
+        ("two_layers.check_induction_score", _stubborn, False),
+        ("position_from_content.check_forget_bias", lambda f: exec("while True: pass"), True),
+    ],
+)
+def test_a_checker_stops_a_function_that_never_returns(checker, function, in_a_thread, monkeypatch):
     import threading
 
-    from pe_helpers.lessons.position_from_content import check_forget_bias
-
+    module, name = checker.split(".")
+    check = getattr(importlib.import_module(f"pe_helpers.lessons.{module}"), name)
     monkeypatch.setattr(grading, "CALL_TIME_LIMIT", 0.5)
     found: list = []
-    worker = threading.Thread(
-        target=lambda: found.append(check_forget_bias(lambda f: exec("while True: pass")))
-    )
-    worker.start()
-    worker.join()
-    assert "did not return within 0.5 s" in found[0].message
+    worker = threading.Thread(target=lambda: found.append(check(function)))
+    if in_a_thread:  # the limit holds outside the main thread too
+        worker.start()
+        worker.join()
+    else:
+        found.append(check(function))
+    assert found[0].status == "wrong"
+    assert "your function did not return within 0.5 s" in found[0].message
 
 
 @pytest.mark.parametrize("name, check", _checkers(), ids=[name for name, _ in _checkers()])
@@ -158,13 +143,12 @@ def _big_calls():
     return [
         ("lr", lambda: training.train("copy_back", "none", length=6, steps=2, lr=BIG)),
         ("length", lambda: training.train("copy_back", "none", length=BIG)),
-        ("steps", lambda: training.training_seconds(ModelConfig("none", 4, 4), BIG, 2, 6)),
+        ("steps", lambda: training.train("copy_back", "none", steps=BIG)),
         ("vocab_size", lambda: ModelConfig("none", vocab_size=BIG)),
         ("d_model", lambda: ModelConfig("none", 4, d_model=BIG)),
         ("base", lambda: ModelConfig("rope_adjacent", 4, 4, base=BIG)),
-        ("lr", lambda: training.Adam(lr=BIG)),
         ("vocab_size", lambda: tasks.copy_back(2, 6, BIG)),
-        ("back", lambda: tasks.skip_back(2, 8, 5, back=2**63)),
+        ("task_arg", lambda: training.train("skip_back", "none", task_arg=2**63, length=16)),
         ("batch_size", lambda: tasks.token_at(BIG, 6, 4)),
         ("scale", lambda: rope_scaling.get_mscale(BIG)),
         ("factor", lambda: rope_scaling.ntk_aware_base(1e4, 64, BIG)),
@@ -189,19 +173,7 @@ def test_an_integer_past_int64_or_a_float_is_refused_naming_the_argument(index):
         call()
 
 
-# ----------------------------------------------------------- skip_back's word count, passkey
-
-
-def test_skip_back_checks_its_word_count_against_the_length():
-    from pe_helpers.tasks import skip_back
-    from pe_helpers.training import train
-
-    with pytest.raises(ValueError, match="back = 20 .* length 16.*task_arg = 20"):
-        train("skip_back", "none", task_arg=20, length=16)
-    with pytest.raises(ValueError, match="back = 5 .* length 8"):
-        skip_back(2, 8, 5, back=5)
-    with pytest.raises(ValueError, match="task_arg"):
-        train("skip_back", "none", task_arg=2**63, length=16)
+# ------------------------------------------------------- a batch with nothing to score, passkey
 
 
 def test_a_training_batch_with_nothing_to_score_is_named_not_read_as_a_diverging_lr():
@@ -217,7 +189,7 @@ def test_failure_length_refuses_a_method_without_passkey_results_naming_those_wi
     from pe_helpers.lessons.two_layers import failure_length
     from pe_helpers.seeds import load_results
 
-    with pytest.raises(ValueError, match=f"'{method}' has no passkey results") as caught:
+    with pytest.raises(ValueError, match=rf"\bmethod '{method}'") as caught:
         failure_length(load_results("two_layers"), method)
     assert "'sinusoidal'" in str(caught.value)
     assert failure_length(load_results("two_layers"), "alibi") in ("2L", "4L", "8L", "none")
@@ -253,7 +225,7 @@ def _oversized_calls():
 @pytest.mark.parametrize("index", range(len(_oversized_calls())))
 def test_an_array_whose_size_sets_the_work_is_refused_before_any(index):
     name, call = _oversized_calls()[index]
-    with pytest.raises(ValueError, match=f"{name}.*would need about .* the budget is 1 GiB"):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
         call()
 
 
@@ -282,29 +254,39 @@ def test_path_scores_at_its_limits_gives_the_plain_logits_without_transforms():
     np.testing.assert_allclose(pc.path_scores(q, k, h), want, rtol=1e-12)
 
 
-# ------------------------------------------------ CoPE's own arrays in the size and time checks
+# ---------------------------- a call that trains refuses a size or a step count past its limit
 
 
 @pytest.mark.parametrize(
-    "options, refused",
+    "method, options, name",
     [
-        (dict(length=64, cope_positions=4096), "would take about"),
-        (dict(length=1024, batch_size=8, steps=1), "would need about"),
-        (dict(length=1024, batch_size=10, cope_positions=4096, steps=1), "would need about"),
+        ("none", dict(steps=10**9), "steps"),
+        ("none", dict(length=10**9), "length"),
+        ("none", dict(batch_size=10**9), "batch_size"),
+        ("none", dict(vocab_size=10**9), "vocab_size"),
+        ("learned", dict(max_len=10**9), "max_len"),
+        ("none", dict(d_model=10**6), "d_model"),
+        ("none", dict(steps=10_000, batch_size=1024), "steps"),  # the product of the sizes
+        ("cope", dict(length=64, cope_positions=4096), "cope_positions"),
+        ("cope", dict(length=1024, batch_size=8, steps=1), "would need about"),
+        ("cope", dict(length=1024, batch_size=10, cope_positions=512, steps=1), "would need about"),
     ],
 )
-def test_copes_extra_arrays_count_in_trains_estimates(options, refused):
+def test_a_call_that_trains_refuses_a_size_or_step_count_past_its_limit(method, options, name):
     from pe_helpers.training import train
 
-    with pytest.raises(ValueError, match=refused):
-        train("copy_back", "cope", **options)
+    with pytest.raises(ValueError, match=name):
+        train("copy_back", method, **options)
 
 
 def test_gradient_check_of_an_eight_layer_cope_model_is_refused():
     from pe_helpers.model import ModelConfig, gradient_check
 
-    with pytest.raises(ValueError, match="gradient_check of 2564 parameters"):
+    with pytest.raises(ValueError, match=r"\bconfig\b"):
         gradient_check(ModelConfig("cope", vocab_size=4, d_model=8, n_layers=8))
+    for size in ("batch_size", "length"):
+        with pytest.raises(ValueError, match=size):
+            gradient_check(ModelConfig("none", vocab_size=4, d_model=4), **{size: 10**9})
 
 
 def test_gate_summary_limits_its_samples_times_the_length():
@@ -313,59 +295,20 @@ def test_gate_summary_limits_its_samples_times_the_length():
 
     small = train("skip_back", "cope", task_arg=2, length=8, steps=2)
     long = TrainedModel(small.config, small.params, small.task, 256, small.losses, 0.0)
-    with pytest.raises(ValueError, match="n_samples = 64 at length 256; use n_samples <= 4"):
+    with pytest.raises(ValueError, match=r"\bn_samples\b"):
         gate_summary(long, n_samples=64)
     assert set(gate_summary(small, n_samples=2)) == {"position_error"}
 
 
-# ------------------------------------------------------ masks kept, equivalent values taken
-
-
-@pytest.mark.parametrize(
-    "scored, message",
-    [
-        ("half", "boolean mask.*dtype float64"),
-        ("two", "boolean mask.*values other than 0 and 1"),
-        ("text", "boolean mask.*dtype <U"),
-    ],
-)
-def test_a_scored_mask_that_is_not_a_mask_is_refused_not_read_as_true(scored, message):
-    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
-    from pe_helpers.tasks import copy_back
-
-    config = ModelConfig("none", vocab_size=4, d_model=4)
-    batch = copy_back(2, 5, 4)
-    odd = {
-        "half": batch.scored * 0.5,
-        "two": batch.scored * 2,
-        "text": np.where(batch.scored, "yes", ""),
-    }[scored]
-    with pytest.raises(TypeError, match=message):
-        loss_and_grads(init_params(config), config, batch._replace(scored=odd))
-    # 0 and 1 say what True and False say
-    same = batch._replace(scored=batch.scored.astype(int))
-    assert loss_and_grads(init_params(config), config, same)[0] == pytest.approx(
-        loss_and_grads(init_params(config), config, batch)[0]
-    )
-
-
-def test_float_targets_are_refused_not_truncated():
-    from pe_helpers.model import ModelConfig, init_params, loss_and_grads
-    from pe_helpers.tasks import copy_back
-
-    config = ModelConfig("none", vocab_size=4, d_model=4)
-    batch = copy_back(2, 5, 4)
-    with pytest.raises(TypeError, match="batch.targets must hold integer"):
-        loss_and_grads(init_params(config), config, batch._replace(targets=batch.targets + 0.5))
+# ------------------------------------------------------------------ lessons 13 and 14's inputs
 
 
 def test_non_causal_weights_are_refused_by_the_induction_scores():
     from pe_helpers.lessons import two_layers
 
-    with pytest.raises(ValueError, match="causal attention"):
-        two_layers.induction_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
-    with pytest.raises(ValueError, match="causal attention"):
-        two_layers.previous_token_score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
+    for score in (two_layers.induction_score, two_layers.previous_token_score):
+        with pytest.raises(ValueError, match=r"\bweights\b"):
+            score(np.ones((1, 1, 3, 3)) / 3, [[5, 7, 5]])
 
 
 def test_a_batch_of_one_sequence_is_the_sequence_for_copes_positions_and_the_gates():

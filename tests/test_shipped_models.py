@@ -98,17 +98,28 @@ def test_models_round_trip_exactly(tmp_path):
     assert list(shipped_models("m", ["b"], folder=tmp_path)) == ["b"]
 
 
-def test_a_missing_lesson_name_or_format_is_named(tmp_path):
-    with pytest.raises(ValueError, match="no shipped models for lesson 'nope'"):
-        shipped_models("nope")
-    with pytest.raises(TypeError, match="lesson must be a lesson's slug"):
-        shipped_models(13)
-    with pytest.raises(TypeError, match="names must be a list of model names"):
-        shipped_models("position_from_content", "CoPE")
-    with pytest.raises(ValueError, match=r"names \['nobody'\] are not shipped"):
-        shipped_models("two_layers", ["nobody"])
+@pytest.mark.parametrize(
+    "arguments, error, name",
+    [
+        (("nope",), ValueError, "lesson"),
+        ((13,), TypeError, "lesson"),
+        (("position_from_content", "CoPE"), TypeError, "names"),
+        (("two_layers", ["nobody"]), ValueError, "names"),
+    ],
+)
+def test_a_missing_lesson_or_name_is_named(arguments, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
+        shipped_models(*arguments)
+
+
+def test_a_file_of_another_format_or_a_damaged_model_is_refused_where_read(tmp_path):
     np.savez(tmp_path / "old.npz", header=np.array(json.dumps({"format": 0, "models": {}})))
     with pytest.raises(ValueError, match="format 0"):
         load_models(tmp_path / "old.npz")
-    with pytest.raises(TypeError, match=r"models\['x'\] must be a TrainedModel"):
-        save_models(tmp_path / "bad.npz", {"x": 1.0})
+    config = ModelConfig("none", vocab_size=5, d_model=4, n_heads=1)
+    params = init_params(config) | {"embed": np.zeros((4, 4))}
+    save_models(
+        tmp_path / "m.npz", {"x": TrainedModel(config, params, Task("copy_back", 1), 6, [1.0])}
+    )
+    with pytest.raises(ValueError, match=r"params\['embed'\]"):
+        load_models(tmp_path / "m.npz")

@@ -13,14 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._rope_parameters import check_head_dim
-from ..._validate import (
-    TRAINING_BUDGET,
-    check_array,
-    check_choice,
-    check_int,
-    check_real,
-    check_seconds,
-)
+from ..._validate import check_array, check_choice, check_int, check_real
 from ..._validate import show_value as _show
 from ...model import MAX_ATTENTION_FACTOR
 from ...rope import turn_pairs
@@ -35,7 +28,7 @@ from ...rope_scaling import (
     yarn_frequencies,
 )
 from ...seeds import SeedResults
-from ...training import TrainedModel, train, training_seconds
+from ...training import TrainedModel, train
 
 __all__ = [
     "MAX_DISTANCES",
@@ -537,12 +530,6 @@ def stretched_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     factor = check_real("factor", factor, positive=True)
     _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
-    seconds = len(methods) * sum(model.evaluation_seconds(256, n) for n in lengths)
-    check_seconds(
-        f"stretched_accuracies of {len(methods)} methods at lengths = {lengths}",
-        seconds,
-        TRAINING_BUDGET,
-    )
     table = {}
     for method in methods:
         if method == "dynamic NTK":
@@ -600,16 +587,6 @@ def fine_tuned_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
     length = _check_fine_tuning(length, steps)
-    config = model.config
-    once = training_seconds(config, steps, 16, length) + sum(
-        model.evaluation_seconds(256, n) for n in lengths
-    )
-    check_seconds(
-        f"fine_tuned_accuracies of {len(methods)} methods with steps = {steps} at "
-        f"length = {length}",
-        len(methods) * once,
-        TRAINING_BUDGET,
-    )
     table = {}
     for method in methods:
         tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)

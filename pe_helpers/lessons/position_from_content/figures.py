@@ -96,8 +96,8 @@ class ContentGates(LiveFigure):
                 gate = _cope_positions(model, tokens)[0]  # (n, n)
             else:
                 gate = _forget_gates(model, tokens)[0]  # (n,)
-            weights = model._attention(tokens[None], model.config.n_layers)[0, 0]  # (n, n)
-            answers = model._blocked_logits(tokens[None]).argmax(axis=-1)[0]
+            weights = model.attention(tokens[None])[0, 0]  # (n, n)
+            answers = model.logits(tokens[None]).argmax(axis=-1)[0]
             self._seen[key] = (tokens, targets, gate, weights, answers)
         return self._seen[key]
 

@@ -14,7 +14,7 @@ from ..._validate import check_array, check_choice, check_int, check_memory, che
 from ..._validate import show_value as _show
 from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...shipped_models import shipped_models
-from ...tasks import TEST_SEED, Task, _task_batch, make_task
+from ...tasks import TEST_SEED, Task, make_task
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -178,7 +178,7 @@ def query_kind_accuracies(
     model = _check_model(model)
     length = check_int("length", length, minimum=2, maximum=256)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
-    batch = _task_batch(model.task, n_samples, length, model.config.vocab_size, TEST_SEED)
+    batch = model.task.batch(n_samples, length, model.config.vocab_size, TEST_SEED)
     hits = (model.predict(batch.tokens) == batch.targets) & batch.scored
     found = {}
     for kind, where in (("word_queries", batch.tokens != 0), ("blank_queries", batch.tokens == 0)):
@@ -204,7 +204,7 @@ def test_sequence(length: int = 16, index: int = 0) -> tuple[np.ndarray, np.ndar
 def _test_sequence(length: int, index: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`test_sequence` of a checked length and index: tokens and targets, ``(n,)`` each."""
     task = Task(*SKIP_BACK["task"])  # the lesson's own task, valid as it stands
-    batch = _task_batch(task, 64, length, SKIP_BACK["vocab_size"], TEST_SEED + 1)
+    batch = task.batch(64, length, SKIP_BACK["vocab_size"], TEST_SEED + 1)
     return batch.tokens[index], batch.targets[index]
 
 
@@ -239,12 +239,12 @@ def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
         t = t[0]
     if t.ndim != 1:
         raise ValueError(f"tokens must be one sequence, shape (n,) or (1, n), got shape {t.shape}")
-    return model._logits(t[None])[1]
+    return model.logits_and_cache(t[None])[1]
 
 
 def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:
     """:func:`_cache` of checked int64 tokens ``(n,)``: the last layer's cache."""
-    return model._forward_pass(tokens[None])[1]
+    return model.logits_and_cache(tokens[None])[1]
 
 
 def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:

@@ -255,7 +255,9 @@ class QueryAttention(LiveFigure):
         if not model.config.causal:
             key = (name, length)
             if key not in self._accuracy:
-                self._accuracy[key] = model._accuracy(length, self.n_samples, True)
+                self._accuracy[key] = model.accuracy(
+                    length=length, n_samples=self.n_samples, per_position=True
+                )
             return self._accuracy[key]
         # With the mask, the prediction at position i sees positions 0 .. i only: on the
         # prefixes of long sequences it is the prediction on the long ones. One evaluation at
@@ -265,7 +267,9 @@ class QueryAttention(LiveFigure):
             longest = MAX_TEST_LENGTH
             if model.config.method == "learned":
                 longest = min(longest, model.config.max_len)
-            self._accuracy[key] = model._accuracy(longest, self.n_samples, True)
+            self._accuracy[key] = model.accuracy(
+                length=longest, n_samples=self.n_samples, per_position=True
+            )
         return self._accuracy[key][:length]
 
     def _limit(self, length: int) -> np.ndarray:
@@ -341,7 +345,7 @@ class QueryAttention(LiveFigure):
             )
         else:
             tokens = self.tokens[None, :length]  # checked in __init__: (1, length)
-            rows = model._attention(tokens, model.config.n_layers)[0][:, query]
+            rows = model.attention(tokens)[0][:, query]
             art.note.set_text("")
         for line, row in zip(art.heads, rows if rows.size else [[]] * self.n_heads, strict=True):
             line.set_data(keys, row)

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import TRAINING_BUDGET, check_array, check_int, check_seconds
+from ..._validate import check_array, check_int
 from ..._validate import show_value as _show
-from ...model import _check_size
+from ...model import check_size
 from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
 
@@ -104,7 +104,7 @@ def _check_query_args(
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
     # the attention of every test sequence at once: (n_samples, heads, length, length)
-    _check_size(model.config, n_samples, length, "the test sequences (n_samples, length)")
+    check_size(model.config, n_samples, length, "the test sequences (n_samples, length)")
     return model, length, positions, n_samples
 
 
@@ -138,9 +138,7 @@ def accuracy_table(
     lengths : sequence of int
         Test lengths, each 2 to :data:`MAX_LENGTH`.
     n_samples : int, default 256
-        Test sequences per length, 1 to :data:`MAX_SAMPLES`. Each evaluation must fit the time
-        budget of one call (5 s, estimated), and all of them together 60 s
-        (``TRAINING_BUDGET`` of :mod:`pe_helpers._validate`).
+        Test sequences per length, 1 to :data:`MAX_SAMPLES`.
     seed : int, default TEST_SEED
         Seed of the test sequences (not the training data's).
 
@@ -161,13 +159,6 @@ def accuracy_table(
         raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
     lengths = [check_int("lengths entry", n, minimum=2, maximum=MAX_LENGTH) for n in lengths]
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
-    seconds = sum(m.evaluation_seconds(n_samples, n) for m in models.values() for n in lengths)
-    check_seconds(
-        f"accuracy_table of {len(models)} models at {len(lengths)} lengths with "
-        f"n_samples = {n_samples}",
-        seconds,
-        TRAINING_BUDGET,
-    )
     return {
         name: np.array(
             [

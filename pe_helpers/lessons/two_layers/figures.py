@@ -211,8 +211,8 @@ class InductionHeads(LiveFigure):
         if name not in self._rows:
             model = self.models[name]
             tokens, layers = self.tokens[None], model.config.n_layers  # checked in __init__
-            first = model._attention(tokens, 1)[0, 0]
-            last = model._attention(tokens, layers)[0, 0] if layers > 1 else None
+            first = model.attention(tokens, layer=1)[0, 0]
+            last = model.attention(tokens)[0, 0] if layers > 1 else None
             self._rows[name] = (first, last)
         return self._rows[name]
 
@@ -395,11 +395,11 @@ class PasskeyLengths(LiveFigure):
         art.curve_ax.title.set_text(f"RoPE run as {extension}\n{where}")
         model = self._run(extension)
         tokens = _passkey_sequence(self.tokens, length)
-        weights = model._attention(tokens[None], model.config.n_layers)[0, 0, -1]  # (keys,)
+        weights = model.attention(tokens[None])[0, 0, -1]  # (keys,)
         key = int(np.flatnonzero(tokens[:-1] == 0)[0]) + 1
         art.row.set_data(np.arange(length), weights)
         art.key.set_xdata([key] * 2)
-        answer = int(model._blocked_logits(tokens[None]).argmax(axis=-1)[0, -1])
+        answer = int(model.logits(tokens[None]).argmax(axis=-1)[0, -1])
         verdict = "found" if answer == tokens[key] else f"missed (answers {answer})"
         art.look_ax.title.set_text(f"{extension}, length {length}\nthe key is {verdict}")
 

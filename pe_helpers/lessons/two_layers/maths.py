@@ -444,7 +444,7 @@ def _passkey_accuracies(model: TrainedModel, n_samples: int) -> dict[str, float]
     return {
         scale: math.nan
         if _refuses(model, length)
-        else model._accuracy(length, n_samples, False, TEST_SEED)
+        else model.accuracy(length=length, n_samples=n_samples)
         for scale, length in SCALES.items()
     }
 
