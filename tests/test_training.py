@@ -504,5 +504,6 @@ def test_train_checks_each_argument_once(monkeypatch):
         named = {"task", "method", *arguments} - {"params"}
         if "params" in arguments:
             named |= {f"params[{name!r}]" for name in base.params}
-        assert named <= set(counts), (method, named - set(counts))
-        assert set(counts.values()) == {1}, (method, counts)
+        # every argument once; what the forward pass hands the attention's own doors (the
+        # softmax's scores, say) is not an argument of train
+        assert {name: counts[name] for name in named} == dict.fromkeys(named, 1), (method, counts)
