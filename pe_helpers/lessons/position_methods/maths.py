@@ -11,50 +11,31 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._validate import TRAINING_BUDGET, _show, check_choice, check_int, check_seconds
+from ..._validate import check_choice, check_int
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
-from ...model import (
-    CONTENT_METHODS,
-    FLOPS_PER_SECOND,
-    METHODS,
-    ModelConfig,
-    _check_config,
-    _check_params,
-    _forward,
-    _forward_flops,
-    _Tables,
-    init_params,
-)
+from ...model import CONTENT_METHODS, METHODS, ModelConfig, _forward, _Tables, init_params
 from ...rope import apply_rope
-from ...seeds import SeedResults
+from ...seeds import SeedResults, spread_table
 from ...tasks import Task, make_task, order_blind_accuracy
-from ...training import TrainedModel, train, training_seconds
+from ...training import TrainedModel, train
 
 __all__ = [
-    "BENCH",
-    "BENCH_TASKS",
-    "BenchEntry",
     "BenchResult",
     "MAX_MODELS",
-    "MAX_MODEL_OPTIONS",
     "MAX_POSITIONS",
     "MAX_TEST_LENGTH",
-    "MapEntry",
-    "MethodProperties",
     "POSITION_MAP",
     "ROLES",
     "SEED_EXPERIMENTS",
     "TERMS",
     "bench_metrics",
-    "entry_key",
     "format_bench",
     "last_query_attention",
     "map_kind",
     "method_properties",
     "mystery_matrices",
     "run_bench",
-    "same_token_scores",
     "seed_range",
     "t5_table_facts",
     "term_kind",
@@ -184,7 +165,7 @@ def term_kind(formula: str) -> str:
     ['content only', 'absolute', 'relative', 'dropped']
     """
     if not isinstance(formula, str):
-        raise TypeError(f"formula must be a string, got {_show(formula)}")
+        raise TypeError(f"formula must be a string, got {type(formula).__name__}")
     if formula.strip() == "—":
         return "dropped"
     if _ABSOLUTE_SYMBOL.search(formula):
@@ -206,7 +187,7 @@ def map_kind(entry: MapEntry) -> str:
     ['absolute', 'relative', 'none']
     """
     if not isinstance(entry, MapEntry):
-        raise TypeError(f"entry must be a MapEntry of POSITION_MAP, got {_show(entry)}")
+        raise TypeError(f"entry must be a MapEntry of POSITION_MAP, got {type(entry).__name__}")
     coarse = [role.split(",")[0] for role in entry.roles]
     if "absolute" in coarse:
         return "absolute"
@@ -227,21 +208,7 @@ def same_token_scores(
     Every query and key carries the same content, so whatever differs between entries is
     the work of the position method: a Toeplitz matrix means the method is relative.
 
-    Parameters
-    ----------
-    params : dict
-        The model's parameters (:func:`~pe_helpers.model.init_params` or trained).
-    config : ModelConfig
-        Its configuration.
-    n_positions : int
-        Sequence length, 1 .. 256 (at most ``max_len`` for "learned").
-    token : int, default 0
-        The repeated token id.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
+    Returns shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
 
     Examples
     --------
@@ -250,21 +217,8 @@ def same_token_scores(
     >>> s.shape, relative_deviation(s[0]) < 1e-12
     ((2, 5, 5), True)
     """
-    config = _check_config(config)
-    if config.method in CONTENT_METHODS:
-        raise ValueError(
-            f"same_token_scores does not model config.method {config.method!r}: its score term "
-            "depends on the gates of the content (lesson 14), not on positions alone"
-        )
-    params = _check_params(params, config)
-    n = check_int("n_positions", n_positions, minimum=1)
-    if n > MAX_POSITIONS:
-        raise ValueError(f"n_positions must be at most {MAX_POSITIONS}, got {n}")
-    token = check_int("token", token, minimum=0)
-    if token >= config.vocab_size:
-        raise ValueError(f"token must be below vocab_size {config.vocab_size}, got {token}")
-    if config.method == "learned" and n > config.max_len:
-        raise ValueError(f"n_positions must be at most max_len {config.max_len}, got {n}")
+    assert config.method not in CONTENT_METHODS, "their scores depend on the content's gates"
+    n = n_positions
     tables = _Tables(config, n)
     _, cache = _forward(params, config, np.full((1, n), token), tables)
     scores = cache["q"][0] @ np.swapaxes(cache["k"][0], -1, -2) / np.sqrt(config.d_head)
@@ -298,9 +252,8 @@ MAX_MODEL_OPTIONS = {
 def _check_model_options(options: Mapping) -> dict:
     """The model options, with every size bounded so nothing can hang or fill memory."""
     for name, limit in MAX_MODEL_OPTIONS.items():
-        value = options.get(name)
-        if value is not None and check_int(name, value, minimum=1) > limit:
-            raise ValueError(f"{name} must be at most {limit} here, got {value}")
+        if options.get(name) is not None:
+            check_int(name, options[name], minimum=1, maximum=limit)
     return dict(options)
 
 
@@ -387,6 +340,9 @@ BENCH_TASKS: tuple[tuple[str, int], ...] = (("copy_back", 1), ("token_at", 0))
 #: Most models one bench trains (entries x tasks), and the longest test sequence.
 MAX_MODELS = 16
 MAX_TEST_LENGTH = 128
+#: Most steps x training length over all of a bench's models (the lesson's: 44,800), and
+#: most test tokens over all of its evaluations (the lesson's: 401,408).
+MAX_TRAINING, MAX_TEST_TOKENS = 2**17, 2**21
 
 
 class BenchResult(NamedTuple):
@@ -431,9 +387,9 @@ def run_bench(
     Parameters
     ----------
     entries : sequence of BenchEntry or (label, method[, options])
-        The rows; :data:`BENCH` by default. All the training and testing together must fit
-        the budget of 60 s (``TRAINING_BUDGET`` of :mod:`pe_helpers._validate`, estimated by
-        :func:`~pe_helpers.training.training_seconds`).
+        The rows; :data:`BENCH` by default. Entries x tasks x steps x ``L`` is at most
+        :data:`MAX_TRAINING`, entries x tasks x ``n_samples`` x the test lengths' sum at most
+        :data:`MAX_TEST_TOKENS`.
     tasks : sequence of (name, argument) or Task
         The columns; copy-back by 1 (relative) and the token at position 0 (absolute).
     length : int, default 16
@@ -461,33 +417,28 @@ def run_bench(
         raise ValueError(
             f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)} x {len(columns)}"
         )
-    length = check_int("length", length, minimum=2)
-    if length > 32:
-        raise ValueError(f"length must be at most 32, got {length}")
+    length = check_int("length", length, minimum=2, maximum=32)
     lengths = tuple(
         check_int("factors entry", f, minimum=1) * length for f in _items("factors", factors)
     )
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
         raise ValueError(f"factors must give test lengths up to {MAX_TEST_LENGTH}, got {lengths}")
-    if check_int("steps", steps, minimum=1) > 1000:
-        raise ValueError(f"steps must be at most 1000, got {steps}")
-    if check_int("n_samples", n_samples, minimum=1) > 2048:
-        raise ValueError(f"n_samples must be at most 2048, got {n_samples}")
+    steps = check_int("steps", steps, minimum=1, maximum=1000)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     seed = check_int("seed", seed, minimum=0)
-    seconds = 0.0
     for entry in rows:
-        options = _check_model_options(entry.options)
-        if entry.method == "learned":
-            options.setdefault("max_len", length)
-        config = ModelConfig(entry.method, 16, **options)
-        evaluation = sum(_forward_flops(config, n_samples, n) for n in lengths) / FLOPS_PER_SECOND
-        seconds += len(columns) * (training_seconds(config, steps, 16, length) + evaluation)
-    check_seconds(
-        f"run_bench of {len(rows)} entries x {len(columns)} tasks with steps = {steps}, "
-        f"length = {length} and n_samples = {n_samples}",
-        seconds,
-        TRAINING_BUDGET,
-    )
+        _check_model_options(entry.options)
+    models = len(rows) * len(columns)
+    if (
+        models * steps * length > MAX_TRAINING
+        or models * n_samples * sum(lengths) > MAX_TEST_TOKENS
+    ):
+        raise ValueError(
+            f"run_bench of {len(rows)} entries x {len(columns)} tasks with steps = {steps}, "
+            f"length = {length} and n_samples = {n_samples} is too large: models x steps x "
+            f"length must be at most {MAX_TRAINING:,}, models x n_samples x the test lengths' "
+            f"sum at most {MAX_TEST_TOKENS:,}"
+        )
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
     models = []
     for r, entry in enumerate(rows):
@@ -509,7 +460,7 @@ def run_bench(
 def _items(name: str, value: object) -> tuple:
     """A list or tuple (not text), as a tuple; the callers refuse an empty one."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list, got {_show(value)}")
+        raise TypeError(f"{name} must be a list, got {type(value).__name__}")
     return tuple(value)
 
 
@@ -517,15 +468,13 @@ def _bench_entry(entry: object, name: str) -> BenchEntry:
     """A BenchEntry, or ``(label, method[, options])`` as one."""
     if not isinstance(entry, BenchEntry):
         if not isinstance(entry, (tuple, list)) or len(entry) not in (2, 3):
-            raise TypeError(
-                f"{name} must be a BenchEntry or (label, method[, options]), got {_show(entry)}"
-            )
+            raise TypeError(f"{name} must be a BenchEntry or (label, method[, options])")
         entry = BenchEntry(*entry)
     if not isinstance(entry.label, str):
-        raise TypeError(f"{name}: the label must be text, got {_show(entry.label)}")
+        raise TypeError(f"{name}: the label must be text, got {type(entry.label).__name__}")
     check_choice(f"{name}: the method", entry.method, METHODS)
     if not isinstance(entry.options, Mapping):
-        raise TypeError(f"{name}: the options must be a dict, got {_show(entry.options)}")
+        raise TypeError(f"{name}: the options must be a dict, got {type(entry.options).__name__}")
     return entry
 
 
@@ -534,14 +483,14 @@ def _bench_task(task: object, name: str) -> Task:
     if isinstance(task, Task):
         return make_task(task)
     if not isinstance(task, (tuple, list)) or len(task) not in (1, 2):
-        raise TypeError(f"{name} must be a Task or (name, argument), got {_show(task)}")
+        raise TypeError(f"{name} must be a Task or (name, argument), got {type(task).__name__}")
     try:
         return make_task(*task)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{name}: {exc}") from None
 
 
-def _task_label(task: Task) -> str:
+def task_label(task: Task) -> str:
     return f"copy_back k={task.arg}" if task.name == "copy_back" else f"token_at p={task.arg}"
 
 
@@ -554,7 +503,6 @@ def entry_key(entry: BenchEntry) -> str:
     >>> [entry_key(entry) for entry in BENCH[3:6]]
     ['rope_adjacent', 'alibi', 'alibi_8heads']
     """
-    entry = _bench_entry(entry, "entry")
     parts = [entry.method] + [
         f"{value}heads" if option == "n_heads" else f"{option}{value}"
         for option, value in sorted(dict(entry.options).items())
@@ -567,7 +515,7 @@ def _length_key(n: int, length: int) -> str:
     return "L" if n == length else f"{n // length}L"
 
 
-def _metric_names(result: BenchResult) -> list[list[list[str | None]]]:
+def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     """``[entry][task][length]`` -> the cell's metric name in the "bench" group (None where a
     learned table refuses the length)."""
     names = [
@@ -606,8 +554,8 @@ def bench_metrics(result: BenchResult) -> dict[str, float]:
     ['copy_back.rope_adjacent.2L', 'copy_back.rope_adjacent.L']
     """
     if not isinstance(result, BenchResult):
-        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
-    names = _metric_names(result)
+        raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
+    names = metric_names(result)
     return {
         name: float(a)
         for entry_names, acc in zip(names, result.accuracy, strict=True)
@@ -629,12 +577,9 @@ def seed_range(spread: SeedResults, name: str) -> str:
     ('82–100%', '6%')
     """
     if not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(name, str) or name not in spread.values:
-        raise ValueError(
-            f"name must be a metric of spread, got {_show(name)}; metrics: "
-            f"{', '.join(spread.names[:8])}{' ...' if len(spread.names) > 8 else ''}"
-        )
+        raise ValueError(f"name must be a metric of spread, got {name!r:.80}")
     low, high = (f"{100 * v:.0f}" for v in (spread.low(name), spread.high(name)))
     return f"{low}%" if low == high else f"{low}–{high}%"
 
@@ -642,7 +587,7 @@ def seed_range(spread: SeedResults, name: str) -> str:
 def _table_head(result: BenchResult, width: int) -> list[str]:
     """The two header lines of a bench table whose cells are ``width`` characters wide."""
     span = width * len(result.lengths)
-    head = f"{'':16}" + "".join(f"{'':3}{_task_label(t):^{span}}" for t in result.tasks)
+    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
     lengths = "".join(f"{n:{width}d}" for n in result.lengths)
     return [head.rstrip(), f"{'test length':16}" + f"{'':3}{lengths}" * len(result.tasks)]
 
@@ -650,9 +595,9 @@ def _table_head(result: BenchResult, width: int) -> list[str]:
 def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
 
-    With ``spread`` (the lesson's results over seeds), a second table follows: the lowest and
-    the highest accuracy of each cell over the seeds (one number where both round alike), so
-    this run can be read against them.
+    With ``spread`` (the lesson's results over seeds), a table per task follows: the lowest
+    and the highest accuracy of each cell over the seeds
+    (:func:`pe_helpers.seeds.spread_table`), so this run can be read against them.
 
     Parameters
     ----------
@@ -675,13 +620,13 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     ('this run (seed 0), accuracy in %', ['extra', 'params', 'position', 'direction'])
     >>> spread = SeedResults("demo", (0, 1), {"bench.copy_back.rope_adjacent.L":
     ...                                          np.array([0.5, 0.75])})
-    >>> format_bench(result, spread).splitlines()[-1].split()
-    ['RoPE', '50–75']
+    >>> [line.split() for line in format_bench(result, spread).splitlines()[-2:]]
+    [['copy_back', 'k=1', 'L', '=', '6'], ['RoPE', '50–75']]
     """
     if not isinstance(result, BenchResult):
-        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
+        raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
     if spread is not None and not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     head = _table_head(result, 5)
     lines = [
         f"this run (seed {result.seed}), accuracy in %",
@@ -699,32 +644,24 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
         )
     if spread is None:
         return "\n".join(lines)
-    missing = [
-        name
-        for entry in _metric_names(result)
-        for task in entry
-        for name in task
-        if name is not None and f"bench.{name}" not in spread.values
-    ]
+    names = metric_names(result)
+    missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
         raise ValueError(
             f"spread holds no metric 'bench.{missing[0]}': it covers the "
             "lesson's bench only (run_bench() with its defaults)"
         )
-
-    def cell(name: str | None) -> str:
-        if name is None:
-            return f"{'–':>8}"
-        return f"{seed_range(spread, f'bench.{name}').rstrip('%'):>8}"
-
-    lines += [
-        "",
-        f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %",
-        *_table_head(result, 8),
-    ]
-    for entry, names in zip(result.entries, _metric_names(result), strict=True):
-        cells = "".join(f"{'':3}" + "".join(map(cell, row)) for row in names)
-        lines.append(f"{entry.label:16}{cells}")
+    heads = [f"{'' if n == result.length else n // result.length}L = {n}" for n in result.lengths]
+    lines += ["", f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %"]
+    for c, task in enumerate(result.tasks):
+        rows = {}
+        for entry, entry_names in zip(result.entries, names, strict=True):
+            cells = [f"bench.{n}" for n in entry_names[c] if n]
+            low, middle, high = (np.full(len(heads), np.nan) for _ in range(3))
+            filled = [k for k, n in enumerate(entry_names[c]) if n]
+            low[filled], middle[filled], high[filled] = spread.band(cells)
+            rows[entry.label] = (low, middle, high)
+        lines.append(spread_table(task_label(task), heads, rows))
     return "\n".join(lines)
 
 
@@ -734,7 +671,9 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
 def _check_t5_copy_model(model: TrainedModel) -> TrainedModel:
     """A trained causal T5-bias model of copy_back, or a named error."""
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel (train, run_bench), got {_show(model)}")
+        raise TypeError(
+            f"model must be a TrainedModel (train, run_bench), got {type(model).__name__}"
+        )
     if model.config.method != "t5_bias" or not model.config.causal:
         raise ValueError(
             f"model must be a causal t5_bias model, got method "
@@ -838,8 +777,7 @@ def last_query_attention(
         raise ValueError(
             f"lengths must hold one or more lengths up to {MAX_TEST_LENGTH}, got {lengths}"
         )
-    if check_int("n_sequences", n_sequences, minimum=1) > 2048:
-        raise ValueError(f"n_sequences must be at most 2048, got {n_sequences}")
+    check_int("n_sequences", n_sequences, minimum=1, maximum=2048)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     tokens = rng.integers(0, model.config.vocab_size, size=(n_sequences, max(lengths)))
     near, far = [], []
@@ -876,7 +814,7 @@ SEED_EXPERIMENTS = {"bench": _bench_experiment, "t5": _t5_experiment}
 
 
 #: The four panels of exercise 2, and which method made each.
-_PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
+PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
 
 
 def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
@@ -892,9 +830,7 @@ def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
     >>> sorted(mystery_matrices(8))
     ['A', 'B', 'C', 'D']
     """
-    n = check_int("n_positions", n_positions, minimum=4)
-    if n > MAX_POSITIONS:
-        raise ValueError(f"n_positions must be at most {MAX_POSITIONS}, got {n}")
+    n = check_int("n_positions", n_positions, minimum=4, maximum=MAX_POSITIONS)
     rng = np.random.default_rng(9)
     d = 16
     table = rng.normal(size=(16, 1))
@@ -908,4 +844,4 @@ def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
         @ apply_rope(np.tile(k, (n, 1)), base=100.0).T,
         "alibi": alibi_bias(n, slopes=[0.25])[0],
     }
-    return {panel: made[method] for panel, method in _PANELS.items()}
+    return {panel: made[method] for panel, method in PANELS.items()}

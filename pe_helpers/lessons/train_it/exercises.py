@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...attention import _softmax_backward
+from ...attention import softmax_backward as reference_backward
 from ...grading import (
     AnswerProblem,
     Feedback,
@@ -54,7 +54,7 @@ def check_softmax_backward(softmax_backward: Callable) -> Feedback:
     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
     weights /= weights.sum(axis=-1, keepdims=True)
     grad_weights = rng.normal(size=weights.shape)
-    want = _softmax_backward(weights, grad_weights)
+    want = reference_backward(weights, grad_weights)
     config = ModelConfig("rope_adjacent", vocab_size=4, d_model=4, n_heads=1)
     found: dict[str, float] = {}
 
@@ -121,7 +121,7 @@ def _softmax_slip(got: np.ndarray, a: np.ndarray, g: np.ndarray) -> str:
             a * (g - g.sum(axis=-1, keepdims=True)),
             "the row sum must weight g by a: Σ_j g_j a_j, not Σ_j g_j.",
         ),
-        (-_softmax_backward(a, g), "the sign is flipped: dL/ds = a * (g - Σ_j g_j a_j)."),
+        (-reference_backward(a, g), "the sign is flipped: dL/ds = a * (g - Σ_j g_j a_j)."),
         (g, "you returned g unchanged: multiply by the softmax's Jacobian."),
     ]
     for expected, message in slips:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import TRAINING_BUDGET, _show, check_array, check_int, check_seconds
-from ...model import _check_size
+from ..._validate import check_array, check_int
+from ...seeds import spread_table
 from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
 
@@ -21,7 +21,6 @@ __all__ = [
     "LESSON_METHODS",
     "MAX_LENGTH",
     "MAX_MODELS",
-    "MAX_SAMPLES",
     "MAX_TEST_LENGTH",
     "SEED_EXPERIMENTS",
     "accuracy_by_range",
@@ -42,72 +41,65 @@ MAX_TEST_LENGTH = 64
 MAX_LENGTH = 256
 #: Most test sequences one evaluation draws.
 MAX_SAMPLES = 2048
+#: Most test tokens one :func:`accuracy_table` runs (models x samples x lengths), and most
+#: attention weights one measurement of queries holds (samples x heads x length²).
+MAX_TABLE_TOKENS, MAX_WEIGHTS = 2**21, 2**24
 
 
-def _check_models(models: object) -> dict[str, TrainedModel]:
+def check_models(models: object) -> dict[str, TrainedModel]:
+    """A non-empty dict of at most :data:`MAX_MODELS` trained models, keyed by str."""
     if not isinstance(models, Mapping) or not models:
         raise TypeError(
-            f"models must be a non-empty dict of name -> TrainedModel, got {_show(models)}"
+            f"models must be a non-empty dict of name -> TrainedModel, got {models!r:.80}"
         )
     if len(models) > MAX_MODELS:
         raise ValueError(f"models may hold at most {MAX_MODELS} models, got {len(models)}")
     for name, model in models.items():
-        if not isinstance(model, TrainedModel):
-            raise TypeError(
-                f"models[{name!r}] must be a TrainedModel (from train), got {type(model).__name__}"
-            )
+        _check_model(model, f"models[{name!r}]")
     return {str(name): model for name, model in models.items()}
 
 
-def _accuracies(name: str, values: object) -> np.ndarray:
-    """A 1-D float array of accuracies where NaN (a refused length) is allowed, ±inf is not."""
-    arr = np.asarray(values)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be an array of accuracies, got {_show(values)}")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0 or np.isinf(arr).any():
-        raise ValueError(f"{name} must be a non-empty 1-D array without ±inf, got {_show(values)}")
-    return arr
-
-
-def _refuses(model: TrainedModel, length: int) -> bool:
-    """Whether ``model`` cannot run sequences of ``length`` (a learned table too short)."""
-    config = model.config
-    return config.method == "learned" and length > config.max_len
-
-
-def _target_keys(task: Task, length: int) -> np.ndarray:
-    """The key holding each query's answer (-1 where a query has none)."""
-    queries = np.arange(length)
-    if task.name == "copy_back":
-        keys = queries - task.arg
-    else:
-        keys = np.full(length, task.arg)
-    return np.where(queries >= task.arg, keys, -1)
-
-
-def _check_model(model: object) -> TrainedModel:
+def _check_model(model: object, name: str = "model") -> TrainedModel:
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel (from train), got {type(model).__name__}")
+        raise TypeError(f"{name} must be a TrainedModel (from train), got {type(model).__name__}")
     return model
 
 
-def _check_query_args(
-    model: object, length: object, queries: object, n_samples: object
-) -> tuple[TrainedModel, int, np.ndarray, int]:
+def _check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
+    return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
+
+
+def refuses(model: TrainedModel, length: int) -> bool:
+    """Whether ``model`` cannot run sequences of ``length`` (a learned table too short)."""
+    return model.config.method == "learned" and length > model.config.max_len
+
+
+def target_keys(task: Task, length: int) -> np.ndarray:
+    """The key holding each query's answer (-1 where a query has none)."""
+    queries = np.arange(length)
+    keys = queries - task.arg if task.name == "copy_back" else np.full(length, task.arg)
+    return np.where(queries >= task.arg, keys, -1)
+
+
+def _query_args(model, length, queries, n_samples) -> tuple[TrainedModel, int, np.ndarray, int]:
     """The checked arguments of a measurement of some queries' attention."""
     model = _check_model(model)
     length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
+    if n_samples * model.config.n_heads * length**2 > MAX_WEIGHTS:
+        raise ValueError(
+            f"n_samples x n_heads x length² must be at most {MAX_WEIGHTS:,}: lower "
+            f"n_samples = {n_samples} or length = {length}"
+        )
     positions = check_array("queries", queries, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
-    # the attention of every test sequence at once: (n_samples, heads, length, length)
-    _check_size(model.config, n_samples, length, "the test sequences (n_samples, length)")
     return model, length, positions, n_samples
 
 
-def _view_tokens(task: Task, vocab_size: int) -> np.ndarray:
+def view_tokens(task: Task, vocab_size: int) -> np.ndarray:
     """The one test sequence of :class:`QueryAttention`, :data:`MAX_TEST_LENGTH` tokens."""
     return task_batch(task, 1, MAX_TEST_LENGTH, vocab_size, seed=TEST_SEED + 1).tokens[0]
 
@@ -116,7 +108,7 @@ def _view_tokens(task: Task, vocab_size: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1)
-def _default_models() -> dict[str, TrainedModel]:
+def default_models() -> dict[str, TrainedModel]:
     """The lesson's copy-back models (k = 1, L = 16), trained once per session."""
     return {method: train("copy_back", method, task_arg=1) for method in LESSON_METHODS}
 
@@ -137,9 +129,8 @@ def accuracy_table(
     lengths : sequence of int
         Test lengths, each 2 to :data:`MAX_LENGTH`.
     n_samples : int, default 256
-        Test sequences per length, 1 to :data:`MAX_SAMPLES`. Each evaluation must fit the time
-        budget of one call (5 s, estimated), and all of them together 60 s
-        (``TRAINING_BUDGET`` of :mod:`pe_helpers._validate`).
+        Test sequences per length, 1 to :data:`MAX_SAMPLES`; models x n_samples x the sum of
+        the lengths at most :data:`MAX_TABLE_TOKENS`.
     seed : int, default TEST_SEED
         Seed of the test sequences (not the training data's).
 
@@ -155,23 +146,19 @@ def accuracy_table(
     >>> accuracy_table(models, [4, 8], n_samples=8)["learned"].tolist()[1]
     nan
     """
-    models = _check_models(models)
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
-    lengths = [check_int("lengths entry", n, minimum=2, maximum=MAX_LENGTH) for n in lengths]
+    models = check_models(models)
+    lengths = _check_lengths(lengths)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
-    seconds = sum(m.evaluation_seconds(n_samples, n) for m in models.values() for n in lengths)
-    check_seconds(
-        f"accuracy_table of {len(models)} models at {len(lengths)} lengths with "
-        f"n_samples = {n_samples}",
-        seconds,
-        TRAINING_BUDGET,
-    )
+    if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
+        raise ValueError(
+            f"{len(models)} models x n_samples = {n_samples} x the lengths {lengths} give more "
+            f"than {MAX_TABLE_TOKENS:,} test tokens: fewer or shorter lengths, or fewer samples"
+        )
     return {
         name: np.array(
             [
                 math.nan
-                if _refuses(model, n)
+                if refuses(model, n)
                 else model.accuracy(length=n, n_samples=n_samples, seed=seed)
                 for n in lengths
             ]
@@ -207,69 +194,43 @@ def format_accuracy_table(
     """
     train_length = check_int("train_length", train_length, minimum=1)
     if not isinstance(rows, Mapping) or not rows:
-        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {_show(rows)}")
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
-    lengths = [check_int("lengths entry", n, minimum=1) for n in lengths]
-    ranges = {} if bands is None else _check_bands(bands, rows, len(lengths))
-
-    def header(n: int) -> str:
-        if n % train_length:
-            return f"n = {n}"
-        factor = n // train_length
-        return f"{'' if factor == 1 else factor}L = {n}"
-
-    table = []
-    for label, values in rows.items():
-        arr = _accuracies(f"rows[{label!r}]", values)
-        if arr.size != len(lengths):
-            raise ValueError(
-                f"rows[{label!r}] must hold one value per length ({len(lengths)}), got {arr.size}"
-            )
-        cells = ["refuses" if math.isnan(v) else f"{round(100 * v)}%" for v in arr.tolist()]
-        if label in ranges:
-            low, high = ranges[label]
-            cells = [
-                c if math.isnan(lo) else f"{c} ({round(100 * lo)}–{round(100 * hi)})"
-                for c, lo, hi in zip(cells, low.tolist(), high.tolist(), strict=True)
-            ]
-        table.append((label, cells))
-    heads = [header(n) for n in lengths]
-    widths = [max([len(h), 7] + [len(cells[i]) for _, cells in table]) for i, h in enumerate(heads)]
-    lines = [f"{'method':<20}" + "".join(f"  {h:>{w}}" for h, w in zip(heads, widths, strict=True))]
-    for label, cells in table:
-        lines.append(
-            f"{label:<20}" + "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
-        )
-    return "\n".join(lines)
-
-
-def _check_bands(
-    bands: object, rows: Mapping[str, ArrayLike], size: int, name: str = "bands"
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``label -> (low, high)`` arrays from ``(low, high)`` or ``(low, median, high)`` bands."""
-    if not isinstance(bands, Mapping):
-        raise TypeError(f"{name} must be a dict of label -> (low, high), got {_show(bands)}")
-    checked = {}
+        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {rows!r:.80}")
+    lengths = _check_lengths(lengths, maximum=None)
+    bands = {} if bands is None else bands
+    if not isinstance(bands, Mapping) or set(bands) - set(rows):
+        raise TypeError(f"bands must be a dict of labels of rows -> (low, high), got {bands!r:.80}")
+    values = {
+        label: check_accuracies(f"rows[{label!r}]", row, len(lengths))
+        for label, row in rows.items()
+    }
     for label, band in bands.items():
-        where = f"{name}[{label!r}]"
-        if label not in rows:
-            raise ValueError(f"{where} names none of {', '.join(map(str, rows))}")
         if (
             isinstance(band, (str, bytes))
             or not isinstance(band, Sequence)
             or len(band) not in (2, 3)
         ):
-            raise TypeError(
-                f"{where} must be (low, high) or (low, median, high), got {_show(band)}"
-            )
-        low, high = _accuracies(f"{where} low", band[0]), _accuracies(f"{where} high", band[-1])
-        if low.shape != (size,) or high.shape != (size,):
-            raise ValueError(f"{where} must hold one value per length ({size})")
-        if np.any(low > high):
-            raise ValueError(f"{where}: low must not exceed high")
-        checked[label] = (low, high)
-    return checked
+            raise TypeError(f"bands[{label!r}] must be (low, high) or (low, median, high)")
+        check_accuracies(f"bands[{label!r}]", band, len(lengths), ndim=2)
+
+    def head(n: int) -> str:
+        factor, rest = divmod(n, train_length)
+        return f"n = {n}" if rest else f"{'' if factor == 1 else factor}L = {n}"
+
+    return spread_table(
+        "method",
+        [head(n) for n in lengths],
+        {label: bands.get(label) for label in rows},
+        values,
+        missing="refuses",
+    )
+
+
+def check_accuracies(name: str, values: object, size: int, ndim: int = 1) -> np.ndarray:
+    """Accuracies with NaN where a length is refused (no ±inf), ``size`` on the last axis."""
+    arr = check_array(name, values, ndim=ndim, finite=False).astype(np.float64)
+    if np.isinf(arr).any() or arr.shape[-1] != size:
+        raise ValueError(f"{name} must hold one accuracy per length ({size}) and no ±inf")
+    return arr
 
 
 def target_attention(
@@ -310,8 +271,8 @@ def target_attention(
     >>> target_attention(model, 4, [1, 3], n_samples=4).shape
     (2,)
     """
-    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
-    targets = _target_keys(model.task, length)
+    model, length, positions, n_samples = _query_args(model, length, queries, n_samples)
+    targets = target_keys(model.task, length)
     bad = [int(t) for t in positions if not 0 <= t < length or targets[t] < 0]
     if bad:
         raise ValueError(
@@ -366,7 +327,7 @@ def far_attention(
     >>> far_attention(model, 8, [4, 7], n_samples=4).shape
     (2,)
     """
-    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
+    model, length, positions, n_samples = _query_args(model, length, queries, n_samples)
     distance = model.length if distance is None else check_int("distance", distance, minimum=1)
     bad = [int(t) for t in positions if not distance <= t < length]
     if bad:
@@ -421,13 +382,13 @@ def accuracy_by_range(
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
         raise TypeError(
-            f"ranges must be a non-empty list of (start, stop) pairs, got {_show(ranges)}"
+            f"ranges must be a non-empty list of (start, stop) pairs, got {ranges!r:.80}"
         )
     first = model.task.arg
     pairs = []
     for pair in ranges:
         if not isinstance(pair, Sequence) or isinstance(pair, (str, bytes)) or len(pair) != 2:
-            raise TypeError(f"ranges must hold (start, stop) pairs, got {_show(pair)}")
+            raise TypeError(f"ranges must hold (start, stop) pairs, got {pair!r:.80}")
         start = check_int("ranges start", pair[0], minimum=first)
         stop = check_int("ranges stop", pair[1], minimum=start + 1, maximum=length)
         pairs.append((start, stop))
@@ -561,7 +522,7 @@ def _copy_experiment(seed: int) -> dict[str, float]:
             far = far_attention(model, 4 * _L, [20, 40])
             found |= {f"{method}.far.20": float(far[0]), f"{method}.far.40": float(far[1])}
         if method == "rope_adjacent":
-            rows = model.attention(_view_tokens(model.task, _VOCAB)[: 2 * _L])[:, 20]
+            rows = model.attention(view_tokens(model.task, _VOCAB)[: 2 * _L])[:, 20]
             peaks = rows.argmax(axis=1)  # the key each head looks at most
             found[f"{method}.q20_peak_on_answer"] = float(19 in peaks)
             found[f"{method}.q20_peak_far_back"] = float(peaks.min() < 20 - _L)
