@@ -12,45 +12,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._rope_parameters import _check_head_dim
-from ..._validate import (
-    TRAINING_BUDGET,
-    _show,
-    check_array,
-    check_choice,
-    check_int,
-    check_real,
-    check_seconds,
-)
+from ..._validate import check_array, check_choice, check_int, check_real
 from ...model import MAX_ATTENTION_FACTOR
-from ...rope import _turn_pairs
-from ...rope_scaling import (
-    _default_frequencies,
-    _dynamic_ratio,
-    _get_mscale,
-    _llama3_frequencies,
-    _ntk_aware_base,
-    _yarn_bounds,
-    _yarn_frequencies,
-    dynamic_ntk_base,
-    ntk_aware_base,
-)
-from ...seeds import SeedResults
-from ...training import TrainedModel, train, training_seconds
+from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from ...seeds import SeedResults, spread_table
+from ...training import TrainedModel, train
 
 __all__ = [
-    "MAX_DISTANCES",
-    "MAX_ELEMENTS",
     "METHODS",
     "SEED_EXPERIMENTS",
     "aligned_scores",
-    "column_key",
     "dynamic_key_angles",
     "fine_tuned",
     "fine_tuned_accuracies",
     "format_seed_table",
     "method_frequencies",
-    "metric_key",
     "outside_spread",
     "rope_block",
     "rotate",
@@ -60,11 +36,15 @@ __all__ = [
 
 #: The methods compared: plain RoPE and five ways to stretch it.
 METHODS = ("RoPE", "PI", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3")
-#: Most distances :func:`aligned_scores` evaluates, and most numbers :func:`rotate` returns.
-MAX_DISTANCES, MAX_ELEMENTS = 100_000, 2**24
-_MAX_HEAD_DIM = 1024
+#: Most distances :func:`aligned_scores` evaluates, most numbers :func:`rotate` returns, and
+#: the widest head the methods take.
+MAX_DISTANCES, MAX_ELEMENTS, MAX_HEAD_DIM = 100_000, 2**24, 1024
 #: Largest ``rope_theta`` the methods take (published bases are 1e4 to 1e7).
 MAX_THETA = 1e12
+#: Most methods x test lengths' sum :func:`stretched_accuracies` tests (the lesson's: 672),
+#: most methods x (steps x length + test lengths' sum) :func:`fine_tuned_accuracies` runs
+#: (the lesson's: 3,600).
+MAX_TEST_LENGTHS, MAX_FINE_TUNING = 4096, 200_000
 #: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
 _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 
@@ -84,10 +64,7 @@ def _check_method_args(
     method = check_choice("method", method, METHODS)
     factor = check_real("factor", factor, positive=True)
     if factor < 1:
-        raise ValueError(
-            f"factor must be >= 1 (a stretch of the context; below 1 it would shrink), "
-            f"got {factor!r}"
-        )
+        raise ValueError(f"factor must be >= 1 (a stretch of the context), got {factor!r}")
     original = check_int("original", original, minimum=1)
     theta = check_real("rope_theta", rope_theta, positive=True)
     if not 1 < theta <= MAX_THETA:
@@ -194,54 +171,17 @@ def method_frequencies(
     method, factor, original, rope_theta, beta_fast, beta_slow = _check_method_args(
         method, factor, original, rope_theta, beta_fast, beta_slow
     )
-    head_dim = check_int("head_dim", head_dim, minimum=2)
-    if head_dim > _MAX_HEAD_DIM:
-        raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
+    head_dim = check_int("head_dim", head_dim, minimum=2, maximum=MAX_HEAD_DIM)
     length = original if length is None else check_int("length", length, minimum=1)
-    _check_head_dim(head_dim)  # even: RoPE turns pairs
-    # The NTK methods raise their base by d / (d - 2): no head of 2, no base past a float.
     if method == "NTK-aware":
-        ntk_aware_base(rope_theta, head_dim, factor)
-    if method == "dynamic NTK":
-        if head_dim <= 2:
-            raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {head_dim}")
-        dynamic_ntk_base(rope_theta, head_dim, factor, length, original)
-    return _method_frequencies(
-        method, head_dim, factor, original, rope_theta, length, beta_fast, beta_slow
+        return default_frequencies(ntk_aware_base(rope_theta, head_dim, factor), head_dim), 1.0
+    block = rope_block(
+        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
     )
+    return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
 
 
-def _method_frequencies(
-    method: str,
-    head_dim: int,
-    factor: float,
-    original: int,
-    rope_theta: float,
-    length: int,
-    beta_fast: float,
-    beta_slow: float,
-) -> tuple[np.ndarray, float]:
-    """:func:`method_frequencies` of checked arguments, through rope_scaling's kernels."""
-    plain = _default_frequencies(rope_theta, head_dim)
-    if method == "RoPE":
-        return plain, 1.0
-    if method == "PI":
-        return plain / factor, 1.0
-    if method in ("NTK-aware", "dynamic NTK"):
-        ratio = factor if method == "NTK-aware" else _dynamic_ratio(factor, length, original)
-        return _default_frequencies(_ntk_aware_base(rope_theta, head_dim, ratio), head_dim), 1.0
-    if method == "YaRN":
-        low, high = _yarn_bounds(head_dim, rope_theta, original, beta_fast, beta_slow, True)
-        inv_freq = _yarn_frequencies(rope_theta, head_dim, factor, low, high)
-        return inv_freq, _get_mscale(factor)
-    # Llama 3
-    inv_freq = _llama3_frequencies(
-        rope_theta, head_dim, factor, original, _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR
-    )
-    return inv_freq, 1.0
-
-
-def _attention_factor(value: object) -> float:
+def check_attention_factor(value: object) -> float:
     """The checked ``attention_factor``, in ``(0, MAX_ATTENTION_FACTOR]``."""
     factor = check_real("attention_factor", value, positive=True)
     if factor > MAX_ATTENTION_FACTOR:
@@ -282,9 +222,15 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
         ) from None
     if math.prod(shape) * 2 > MAX_ELEMENTS:
         raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
-    factor = _attention_factor(attention_factor)
+    factor = check_attention_factor(attention_factor)
     angles = np.broadcast_to(angles, shape)
-    return _turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
+    # each adjacent pair (x_2i, x_2i+1) turned by its angle, then scaled: (..., d)
+    cos, sin = factor * np.cos(angles), factor * np.sin(angles)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty((*shape[:-1], x.shape[-1]))
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
 
 
 def aligned_scores(
@@ -301,22 +247,17 @@ def aligned_scores(
     [1.0, -0.5]
     """
     inv_freq = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64)
-    if inv_freq.size > _MAX_HEAD_DIM // 2:
+    if inv_freq.size > MAX_HEAD_DIM // 2:
         raise ValueError(
-            f"inv_freq may have at most {_MAX_HEAD_DIM // 2} pairs, got {inv_freq.size}"
+            f"inv_freq may have at most {MAX_HEAD_DIM // 2} pairs, got {inv_freq.size}"
         )
     distances = check_array("distances", distances, ndim=1).astype(np.float64)
     if distances.size > MAX_DISTANCES:
         raise ValueError(
             f"distances may have at most {MAX_DISTANCES} entries, got {distances.size}"
         )
-    return _aligned_scores(inv_freq, distances, _attention_factor(attention_factor))
-
-
-def _aligned_scores(
-    inv_freq: np.ndarray, distances: np.ndarray, attention_factor: float = 1.0
-) -> np.ndarray:
-    """:func:`aligned_scores` of checked float64 arrays: ``m² mean_i cos(θ_i Δ)`` per distance."""
+    attention_factor = check_attention_factor(attention_factor)
+    # m² mean_i cos(θ_i Δ) per distance
     return attention_factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
 
 
@@ -425,13 +366,8 @@ def stretched(
 
 def _check_fine_tuning(length: object, steps: object) -> int:
     """The fine-tuning length (2 to 1024), after checking the steps (1 to 2000)."""
-    length = check_int("length", length, minimum=2)
-    if length > 1024:
-        raise ValueError(f"length must be at most 1024 (keeps fine-tuning fast), got {length}")
-    steps = check_int("steps", steps, minimum=1)
-    if steps > 2000:
-        raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
-    return length
+    check_int("steps", steps, minimum=1, maximum=2000)
+    return check_int("length", length, minimum=2, maximum=1024)
 
 
 def fine_tuned(
@@ -485,14 +421,14 @@ def fine_tuned(
 def _check_lengths(lengths: object) -> list[int]:
     """Test lengths: a non-empty sequence of integers 2 to 1024."""
     if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
+        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
     return [check_int("lengths entry", n, minimum=2, maximum=1024) for n in lengths]
 
 
 def _check_methods(methods: object) -> list[str]:
     """Method names: a non-empty sequence of entries of :data:`METHODS`, each once."""
     if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence) or not methods:
-        raise TypeError(f"methods must be a non-empty list of names, got {_show(methods)}")
+        raise TypeError(f"methods must be a non-empty list of names, got {methods!r:.80}")
     methods = [check_choice("methods entry", m, METHODS) for m in methods]
     if len(set(methods)) != len(methods):
         raise ValueError(f"methods must name each method once, got {methods}")
@@ -538,12 +474,11 @@ def stretched_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     factor = check_real("factor", factor, positive=True)
     _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
-    seconds = len(methods) * sum(model.evaluation_seconds(256, n) for n in lengths)
-    check_seconds(
-        f"stretched_accuracies of {len(methods)} methods at lengths = {lengths}",
-        seconds,
-        TRAINING_BUDGET,
-    )
+    if len(methods) * sum(lengths) > MAX_TEST_LENGTHS:
+        raise ValueError(
+            f"{len(methods)} methods x the lengths {lengths} must sum to at most "
+            f"{MAX_TEST_LENGTHS:,} test positions (256 sequences each)"
+        )
     table = {}
     for method in methods:
         if method == "dynamic NTK":
@@ -601,16 +536,11 @@ def fine_tuned_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
     length = _check_fine_tuning(length, steps)
-    config = model.config
-    once = training_seconds(config, steps, 16, length) + sum(
-        model.evaluation_seconds(256, n) for n in lengths
-    )
-    check_seconds(
-        f"fine_tuned_accuracies of {len(methods)} methods with steps = {steps} at "
-        f"length = {length}",
-        len(methods) * once,
-        TRAINING_BUDGET,
-    )
+    if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
+        raise ValueError(
+            f"{len(methods)} methods x (steps = {steps} x length = {length} + the test lengths "
+            f"{lengths}) must be at most {MAX_FINE_TUNING:,}"
+        )
     table = {}
     for method in methods:
         tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
@@ -628,66 +558,46 @@ _SHORT_STEPS, _LONG_STEPS = 10, 100
 
 
 def metric_key(method: str) -> str:
-    """A method's name as it appears in a metric name: spaces become underscores.
-
-    Examples
-    --------
-    >>> metric_key("dynamic NTK")
-    'dynamic_NTK'
-    """
-    return check_choice("method", method, METHODS).replace(" ", "_")
+    """A method's name as metric names write it: spaces become underscores."""
+    return method.replace(" ", "_")
 
 
 def column_key(length: int, train_length: int) -> str:
-    """A test length as a multiple of the training length, as metric names write it.
-
-    Examples
-    --------
-    >>> [column_key(n, 16) for n in (16, 32, 64)]
-    ['L', '2L', '4L']
-    """
-    length = check_int("length", length, minimum=1)
-    train_length = check_int("train_length", train_length, minimum=1)
-    if length % train_length:
-        raise ValueError(f"length must be a multiple of train_length {train_length}, got {length}")
-    times = length // train_length
+    """A test length as a multiple of the training length, as metric names write it ('2L')."""
+    times, rest = divmod(length, train_length)
+    assert not rest, "test lengths are multiples of the training length"
     return "L" if times == 1 else f"{times}L"
 
 
 def _seed_rows(
-    table: Mapping[str, ArrayLike],
-    spread: SeedResults,
-    group: str,
-    lengths: Sequence[int],
-    train_length: int,
-) -> list[tuple[str, list[tuple[str, float]]]]:
-    """Each row of ``table`` as (method, [(metric name, this run's value) per length])."""
+    table: object, spread: object, group: object, lengths: object, train_length: object
+) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Method -> (its metric names, this run's accuracies), one per length, checked."""
     if not isinstance(table, Mapping) or not table:
         raise TypeError(
-            f"table must be a non-empty dict of method -> accuracies, got {_show(table)}"
+            f"table must be a non-empty dict of method -> accuracies, got {table!r:.80}"
         )
     if not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(group, str):
-        raise TypeError(f"group must be the name of a group of metrics, got {_show(group)}")
+        raise TypeError(f"group must be the name of a group of metrics, got {group!r:.80}")
     lengths = _check_lengths(lengths)
-    columns = [column_key(n, train_length) for n in lengths]
-    rows = []
+    train_length = check_int("train_length", train_length, minimum=1)
+    if any(n % train_length for n in lengths):
+        raise ValueError(f"lengths must be multiples of train_length {train_length}, got {lengths}")
+    rows = {}
     for method, row in table.items():
         row = check_array(f"table[{method!r}]", row, ndim=1)
-        if row.shape != (len(lengths),):
-            raise ValueError(
-                f"table[{method!r}] must hold one accuracy per length ({len(lengths)}), "
-                f"got {row.size}"
-            )
-        names = [f"{group}.{metric_key(method)}.{column}" for column in columns]
+        names = [
+            f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
+        ]
         missing = [name for name in names if name not in spread.values]
-        if missing:
+        if row.shape != (len(lengths),) or missing:
             raise ValueError(
-                f"spread has no metric {missing[0]!r} (group = {group!r}, method {method!r}); "
-                f"its groups: {', '.join(sorted({n.split('.')[0] for n in spread.values}))}"
+                f"table[{method!r}] must hold one accuracy per length ({len(lengths)}), each with "
+                f"a metric of spread: {missing or row.shape}"
             )
-        rows.append((method, list(zip(names, row.tolist(), strict=True))))
+        rows[method] = (names, row)
     return rows
 
 
@@ -702,9 +612,10 @@ def format_seed_table(
 ) -> str:
     """Accuracies of this run, each beside its spread over the shipped seeds.
 
-    Row ``method`` and length ``n`` read metric ``"{group}.{metric_key(method)}.{column}"``
-    (``column`` from :func:`column_key`) of ``spread``; a cell shows this run, then the lowest
-    and highest value over the seeds and, in brackets, their median, all in percent.
+    Row ``method`` and length ``n`` read metric ``"{group}.{method}.{column}"`` of ``spread``
+    (spaces in ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this
+    run, then the lowest–highest over the seeds and their median, in percent
+    (:func:`pe_helpers.seeds.spread_table`).
 
     Parameters
     ----------
@@ -730,25 +641,20 @@ def format_seed_table(
     >>> from pe_helpers.seeds import SeedResults
     >>> spread = SeedResults("demo", (0, 1), {"g.PI.L": np.array([0.2, 0.4])})
     >>> print(format_seed_table("demo", {"PI": [0.25]}, spread, "g", [16], train_length=16))
-    demo                   L = 16
-    each cell: this run, lowest–highest (median) over 2 seeds
-    PI                 25%  20–40  (30)
+    each cell: this run (lowest–highest; median over 2 seeds)
+    demo                                  L = 16
+    PI                    25% (20–40; median 30)
     """
     if not isinstance(title, str):
-        raise TypeError(f"title must be text, got {_show(title)}")
+        raise TypeError(f"title must be text, got {type(title).__name__}")
     rows = _seed_rows(table, spread, group, lengths, train_length)
     heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
-    lines = [
-        f"{title:16s}" + "".join(f"{h:^20s}" for h in heads).rstrip(),
-        f"each cell: this run, lowest–highest (median) over {len(spread.seeds)} seeds",
-    ]
-    for method, cells in rows:
-        shown = []
-        for name, value in cells:
-            low, mid, high = (100 * f(name) for f in (spread.low, spread.median, spread.high))
-            shown.append(f"{value:>6.0%} {low:>3.0f}–{high:<3.0f} {f'({mid:.0f})':5s}")
-        lines.append(f"{method:16s}" + "".join(shown).rstrip())
-    return "\n".join(lines)
+    bands = {method: spread.band(names) for method, (names, _) in rows.items()}
+    this_run = {method: row for method, (_, row) in rows.items()}
+    return (
+        f"each cell: this run (lowest–highest; median over {len(spread.seeds)} seeds)\n"
+        + spread_table(title, heads, bands, this_run, median=True)
+    )
 
 
 def outside_spread(
@@ -778,11 +684,11 @@ def outside_spread(
     slack = check_real("slack", slack)
     if slack < 0:
         raise ValueError(f"slack must be >= 0, got {slack}")
-    rows = _seed_rows(table, spread, group, lengths, train_length)
+    rows = _seed_rows(table, spread, group, lengths, train_length).values()
     return [
         name
-        for _, cells in rows
-        for name, value in cells
+        for names, row in rows
+        for name, value in zip(names, row.tolist(), strict=True)
         if not spread.contains(name, value, slack=slack)
     ]
 
