@@ -14,22 +14,13 @@ from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_base, check_d_model, check_real
-from ...encodings import frequencies
 from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
-from ...numerics import (
-    _NAMED,
-    FLOAT_DTYPES,
-    _rope_angle_error,
-    _rope_base,
-    largest_exact_integer,
-    rope_angle_error,
-)
+from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
 
 __all__ = [
     "AngleErrorPerPair",
     "DTYPES",
-    "MAX_PLOT_POSITION",
     "plot_angle_error",
     "plot_position_accuracy",
 ]
@@ -139,11 +130,8 @@ def _checked_bands(bands: object, curves: Mapping[str, np.ndarray]) -> dict:
         if str(label) not in curves:
             raise ValueError(f"{name} names no curve; the curves are {list(curves)}")
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"{name} must be a pair (low, high) of arrays, got {pair!r}")
-        low, high = (_accuracy_row(f"{name}[{i}]", side, curves) for i, side in enumerate(pair))
-        if np.any(low > high):
-            raise ValueError(f"{name}: low must not exceed high at any position")
-        checked[str(label)] = (low, high)
+            raise TypeError(f"{name} must be a pair (low, high) of arrays, got {pair!r:.80}")
+        checked[str(label)] = [_accuracy_row(f"{name}[{i}]", p, curves) for i, p in enumerate(pair)]
     return checked
 
 
@@ -270,7 +258,6 @@ class AngleErrorPerPair(LiveFigure):
     def __init__(self, d_model: int = 128, base: float = 10000.0) -> None:
         self.d_model = _bounded_width(d_model)
         self.base = check_base(base)
-        self.theta = frequencies(self.d_model, _rope_base(self.base))  # checked once
 
     def build(self, axes) -> SimpleNamespace:
         pairs = np.arange(self.d_model // 2)
@@ -302,9 +289,10 @@ class AngleErrorPerPair(LiveFigure):
 
     def update(self, art: SimpleNamespace, position: float, dtype: str) -> None:
         t, name = int(round(position)), dtype
-        positions, low = np.array([t], dtype=np.float64), _NAMED[name]
-        error = _rope_angle_error(positions, self.theta, low, False)[0]
-        fixed = _rope_angle_error(positions, self.theta, low, True)[0]
+        error, fixed = (
+            rope_angle_error([t], self.d_model, self.base, name, fix=fix)[0]
+            for fix in (False, True)
+        )
         art.computed.set_ydata(np.maximum(error, _FLOOR))
         art.fixed.set_ydata(np.maximum(fixed, _FLOOR))
         with np.errstate(over="ignore"):
