@@ -272,7 +272,8 @@ def method_properties(
       can differ from query ``j`` with key ``i``;
     * ``extra_parameters``: trainable numbers beyond a "none" model of the same shape.
 
-    Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
+    ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
+    ``MAX_MODEL_OPTIONS``.
 
     Examples
     --------
@@ -281,7 +282,7 @@ def method_properties(
     >>> method_properties("learned", n_positions=16).extra_parameters  # 16 rows of 32
     512
     """
-    n = check_int("n_positions", n_positions, minimum=2)
+    n = check_int("n_positions", n_positions, minimum=2, maximum=MAX_POSITIONS)
     model_options = _check_model_options(model_options)
     # lesson 14's content methods score by their gates: not measurable on one repeated token
     position_only = tuple(m for m in METHODS if m not in CONTENT_METHODS)
@@ -398,7 +399,8 @@ def run_bench(
         Test lengths as multiples of ``L`` (at most 128 tokens).
     steps, seed, n_samples : int
         Adam steps (<= 1000), the seed of every model, test sequences per length (<= 2048).
-        Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
+        ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
+    ``MAX_MODEL_OPTIONS``.
 
     Returns
     -------
