@@ -100,6 +100,9 @@ def plot_extrapolation(
     bands = {} if bands is None else bands
     if not isinstance(bands, Mapping) or set(bands) - set(tables):
         raise TypeError(f"bands must be a dict of titles of tables -> bands, got {bands!r:.80}")
+    for title, shaded in bands.items():
+        if not isinstance(shaded, Mapping) or set(shaded) - set(tables[title]):
+            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
     for ax, (title, rows) in zip(axes, tables.items(), strict=True):
@@ -199,33 +202,22 @@ class QueryAttention(LiveFigure):
     ) -> None:
         models = default_models() if models is None else check_models(models)
         if sorted(models) != sorted(LESSON_METHODS):
-            raise ValueError(
-                f"models must hold one model per method of the method choice, keyed "
-                f"{list(LESSON_METHODS)}, got keys {list(models)}"
-            )
-        for name, model in models.items():
-            if model.config.method != name:
-                raise ValueError(
-                    f"models[{name!r}] must be trained with method {name!r}, got a "
-                    f"{model.config.method!r} model"
-                )
-        if list(models) != list(LESSON_METHODS):
-            models = {name: models[name] for name in LESSON_METHODS}  # in the choice's order
-        first = next(iter(models.values()))
+            raise ValueError(f"models must be keyed {list(LESSON_METHODS)}, got {list(models)}")
+        models = {name: models[name] for name in LESSON_METHODS}  # in the choice's order
+        first = models["none"]
+        want = (first.task, first.length, first.config.vocab_size, first.config.n_heads)
         for name, model in models.items():
             same = (model.task, model.length, model.config.vocab_size, model.config.n_heads)
-            want = (first.task, first.length, first.config.vocab_size, first.config.n_heads)
-            if same != want:
+            if model.config.method != name or same != want:
                 raise ValueError(
-                    f"models must share task, training length, vocab_size and n_heads; "
-                    f"models[{name!r}] has {same}, the first has {want}"
+                    f"models[{name!r}] must be trained with method {name!r} and share task, "
+                    f"training length, vocab_size and n_heads {want}, got {same}"
                 )
-        if first.length > MAX_TEST_LENGTH:
+        if first.length > MAX_TEST_LENGTH or first.config.n_heads > 4:
             raise ValueError(
-                f"the models' training length must be at most {MAX_TEST_LENGTH}, got {first.length}"
+                f"models must be trained at length <= {MAX_TEST_LENGTH} with n_heads <= 4, got "
+                f"{first.length} and {first.config.n_heads}"
             )
-        if first.config.n_heads > 4:
-            raise ValueError(f"models may have at most 4 heads, got {first.config.n_heads}")
         self.models = models
         self.names = list(models)
         self.task = first.task

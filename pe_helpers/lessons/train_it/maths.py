@@ -197,8 +197,10 @@ def format_accuracy_table(
         raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {rows!r:.80}")
     lengths = _check_lengths(lengths, maximum=None)
     bands = {} if bands is None else bands
-    if not isinstance(bands, Mapping) or set(bands) - set(rows):
+    if not isinstance(bands, Mapping):
         raise TypeError(f"bands must be a dict of labels of rows -> (low, high), got {bands!r:.80}")
+    if set(bands) - set(rows):
+        raise ValueError(f"bands must name labels of rows, got {sorted(set(bands) - set(rows))}")
     values = {
         label: check_accuracies(f"rows[{label!r}]", row, len(lengths))
         for label, row in rows.items()
