@@ -479,21 +479,10 @@ def test_check_softmax_backward_stubs_and_non_functions():
     assert "expected a function" in check_softmax_backward(3.0).message
 
 
-def test_the_reference_softmax_backward_rows_sum_to_zero():
-    rng = np.random.default_rng(1)
-    scores = rng.normal(size=(3, 6))
-    weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
-    assert np.allclose(softmax_backward(weights, rng.normal(size=(3, 6))).sum(axis=-1), 0)
-
-
-@pytest.mark.parametrize("answer", ["same", "Same", " a ", "(a)", "'same'"])
-def test_check_prefix_prediction_accepts_same(answer):
-    assert check_prefix_prediction(answer).passed
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
+        *((answer, "correct", "") for answer in ["same", "Same", " a ", "(a)", "'same'"]),
         ("lower", "wrong", "causal mask"),
         ("b", "wrong", "'lower' is not it"),
         ("higher", "wrong", "'higher' is not it"),
@@ -503,7 +492,7 @@ def test_check_prefix_prediction_accepts_same(answer):
         (None, "todo", "not done yet"),
     ],
 )
-def test_check_prefix_prediction_rejects_the_rest(answer, status, message):
+def test_check_prefix_prediction_grades_each_answer(answer, status, message):
     feedback = check_prefix_prediction(answer)
     assert feedback.status == status
     assert message in feedback.message
@@ -515,14 +504,10 @@ def test_the_prefix_claim_holds_for_a_causal_model(small):
     assert np.allclose(model.logits(long[:, :8]), model.logits(long)[:, :8])
 
 
-@pytest.mark.parametrize("answer", [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17])
-def test_check_nope_prediction_accepts_the_order_blind_limit(answer):
-    assert check_nope_prediction(answer).passed
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
+        *((a, "correct", "") for a in [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17]),
         (19, "wrong", "value at 4L"),
         (18, "wrong", "value at 4L"),  # NoPE's row at 4L in the lesson's table
         (17.5, "wrong", "value at 4L"),
@@ -541,7 +526,7 @@ def test_check_nope_prediction_accepts_the_order_blind_limit(answer):
         (None, "todo", "not done yet"),
     ],
 )
-def test_check_nope_prediction_names_each_slip(answer, status, message):
+def test_check_nope_prediction_grades_each_answer(answer, status, message):
     feedback = check_nope_prediction(answer)
     assert feedback.status == status
     assert message in feedback.message
@@ -618,11 +603,3 @@ def test_the_ranges_the_docs_quote_are_the_shipped_ones():
     assert f"{on_key_0}% of its attention on key 0" in guide
     learned = _span(results, "copy.learned.L", "first.learned.L")
     assert f"({learned}% over the {len(results.seeds)} seeds)" in guide
-
-
-def test_the_query_slider_past_a_short_sequence_says_it_is_clamped(small):
-    title = QueryAttention(small).draw(length=8, query=20, method="sinusoidal").axes[0].get_title()
-    assert title == "sinusoidal: query 7 (clamped)"
-    inside = QueryAttention(small).draw(length=32, query=20, method="sinusoidal")
-    inside = inside.axes[0].get_title()
-    assert "clamped" not in inside

@@ -66,7 +66,7 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
     if config.method not in _ROPE_METHODS:
         raise ValueError(f"model must use rope_adjacent or rope_halves, got {config.method!r}")
     if config.inv_freq is not None and 2 * len(config.inv_freq) != config.d_head:
-        raise ValueError("swap_pairing needs every head dimension rotated (no partial rotary)")
+        raise ValueError("model must rotate every dimension of its heads (no partial rotary)")
     order = halves_permutation(config.d_head)
     if config.method == "rope_halves":
         order = np.argsort(order)
