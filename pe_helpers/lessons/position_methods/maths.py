@@ -399,8 +399,7 @@ def run_bench(
         Test lengths as multiples of ``L`` (at most 128 tokens).
     steps, seed, n_samples : int
         Adam steps (<= 1000), the seed of every model, test sequences per length (<= 2048).
-        ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
-    ``MAX_MODEL_OPTIONS``.
+        Model options are bounded by ``MAX_MODEL_OPTIONS``.
 
     Returns
     -------
@@ -416,9 +415,7 @@ def run_bench(
     rows = tuple(_bench_entry(e, f"entries[{i}]") for i, e in enumerate(_items("entries", entries)))
     columns = tuple(_bench_task(t, f"tasks[{i}]") for i, t in enumerate(_items("tasks", tasks)))
     if not rows or not columns or len(rows) * len(columns) > MAX_MODELS:
-        raise ValueError(
-            f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)} x {len(columns)}"
-        )
+        raise ValueError(f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)}")
     length = check_int("length", length, minimum=2, maximum=32)
     lengths = tuple(
         check_int("factors entry", f, minimum=1) * length for f in _items("factors", factors)
@@ -436,10 +433,8 @@ def run_bench(
         or models * n_samples * sum(lengths) > MAX_TEST_TOKENS
     ):
         raise ValueError(
-            f"run_bench of {len(rows)} entries x {len(columns)} tasks with steps = {steps}, "
-            f"length = {length} and n_samples = {n_samples} is too large: models x steps x "
-            f"length must be at most {MAX_TRAINING:,}, models x n_samples x the test lengths' "
-            f"sum at most {MAX_TEST_TOKENS:,}"
+            f"entries x tasks x steps x length must be at most {MAX_TRAINING:,}, entries x tasks "
+            f"x n_samples x the test lengths' sum at most {MAX_TEST_TOKENS:,}"
         )
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
     models = []
@@ -534,10 +529,7 @@ def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     ]
     flat = [name for entry in names for task in entry for name in task if name is not None]
     if len(set(flat)) != len(flat):
-        raise ValueError(
-            "two cells of the bench have one metric name: give every entry other "
-            "options or every task another name"
-        )
+        raise ValueError("entries: two cells of the bench have one metric name")
     return names
 
 
@@ -649,10 +641,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     names = metric_names(result)
     missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
-        raise ValueError(
-            f"spread holds no metric 'bench.{missing[0]}': it covers the "
-            "lesson's bench only (run_bench() with its defaults)"
-        )
+        raise ValueError(f"spread holds no metric 'bench.{missing[0]}' (the lesson's bench only)")
     heads = [f"{'' if n == result.length else n // result.length}L = {n}" for n in result.lengths]
     lines += ["", f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %"]
     for c, task in enumerate(result.tasks):
@@ -673,14 +662,9 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
 def _check_t5_copy_model(model: TrainedModel) -> TrainedModel:
     """A trained causal T5-bias model of copy_back, or a named error."""
     if not isinstance(model, TrainedModel):
-        raise TypeError(
-            f"model must be a TrainedModel (train, run_bench), got {type(model).__name__}"
-        )
+        raise TypeError(f"model must be a TrainedModel, got {type(model).__name__}")
     if model.config.method != "t5_bias" or not model.config.causal:
-        raise ValueError(
-            f"model must be a causal t5_bias model, got method "
-            f"{model.config.method!r} with causal={model.config.causal}"
-        )
+        raise ValueError(f"model must be a causal t5_bias model, got {model.config.method!r}")
     if model.task.name != "copy_back":
         raise ValueError(f"model must be trained on copy_back, got {model.task.name!r}")
     return model
@@ -776,9 +760,7 @@ def last_query_attention(
     shift = model.task.arg
     lengths = [check_int("lengths entry", n, minimum=shift + 1) for n in _items("lengths", lengths)]
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
-        raise ValueError(
-            f"lengths must hold one or more lengths up to {MAX_TEST_LENGTH}, got {lengths}"
-        )
+        raise ValueError(f"lengths must hold lengths up to {MAX_TEST_LENGTH}, got {lengths}")
     check_int("n_sequences", n_sequences, minimum=1, maximum=2048)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     tokens = rng.integers(0, model.config.vocab_size, size=(n_sequences, max(lengths)))

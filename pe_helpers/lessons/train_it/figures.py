@@ -214,10 +214,7 @@ class QueryAttention(LiveFigure):
                     f"training length, vocab_size and n_heads {want}, got {same}"
                 )
         if first.length > MAX_TEST_LENGTH or first.config.n_heads > 4:
-            raise ValueError(
-                f"models must be trained at length <= {MAX_TEST_LENGTH} with n_heads <= 4, got "
-                f"{first.length} and {first.config.n_heads}"
-            )
+            raise ValueError(f"models must be trained at length <= {MAX_TEST_LENGTH}, n_heads <= 4")
         self.models = models
         self.names = list(models)
         self.task = first.task

@@ -49,9 +49,7 @@ MAX_TABLE_TOKENS, MAX_WEIGHTS = 2**21, 2**24
 def check_models(models: object) -> dict[str, TrainedModel]:
     """A non-empty dict of at most :data:`MAX_MODELS` trained models, keyed by str."""
     if not isinstance(models, Mapping) or not models:
-        raise TypeError(
-            f"models must be a non-empty dict of name -> TrainedModel, got {models!r:.80}"
-        )
+        raise TypeError(f"models must be a non-empty dict of TrainedModels, got {models!r:.60}")
     if len(models) > MAX_MODELS:
         raise ValueError(f"models may hold at most {MAX_MODELS} models, got {len(models)}")
     for name, model in models.items():
@@ -89,10 +87,7 @@ def _query_args(model, length, queries, n_samples) -> tuple[TrainedModel, int, n
     length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
     if n_samples * model.config.n_heads * length**2 > MAX_WEIGHTS:
-        raise ValueError(
-            f"n_samples x n_heads x length² must be at most {MAX_WEIGHTS:,}: lower "
-            f"n_samples = {n_samples} or length = {length}"
-        )
+        raise ValueError(f"n_samples x n_heads x length² past {MAX_WEIGHTS:,}: lower n_samples")
     positions = check_array("queries", queries, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
@@ -150,10 +145,7 @@ def accuracy_table(
     lengths = _check_lengths(lengths)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
-        raise ValueError(
-            f"{len(models)} models x n_samples = {n_samples} x the lengths {lengths} give more "
-            f"than {MAX_TABLE_TOKENS:,} test tokens: fewer or shorter lengths, or fewer samples"
-        )
+        raise ValueError(f"models x n_samples x lengths past {MAX_TABLE_TOKENS:,} test tokens")
     return {
         name: np.array(
             [
@@ -281,10 +273,9 @@ def target_attention(
             f"queries must lie in {model.task.arg} .. {length - 1} (positions with an answer "
             f"for {model.task.name} {model.task.arg}), got {bad}"
         )
-    batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
-    weights = model.attention(batch.tokens)  # (B, H, n, n); refuses lengths past a table
-    shares = weights[:, :, positions, targets[positions]].mean(axis=0)  # (H, queries)
-    return shares.max(axis=0)
+    return _best_head_share(
+        model, length, positions, targets[positions, None] == np.arange(length), n_samples, seed
+    )
 
 
 def far_attention(
@@ -337,11 +328,15 @@ def far_attention(
             f"queries must lie in {distance} .. {length - 1} (distance .. length - 1: a key "
             f"distance = {distance} or more positions back must exist), got {bad}"
         )
+    far = np.arange(length)[None, :] <= positions[:, None] - distance  # (queries, keys)
+    return _best_head_share(model, length, positions, far, n_samples, seed)
+
+
+def _best_head_share(model, length, positions, keys, n_samples, seed) -> np.ndarray:
+    """Per query, the largest over heads of the mean weight on ``keys`` (queries, keys)."""
     batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
     weights = model.attention(batch.tokens)[:, :, positions]  # (B, H, queries, keys)
-    far = np.arange(length)[None, :] <= positions[:, None] - distance  # (queries, keys)
-    shares = (weights * far).sum(axis=-1).mean(axis=0)  # (H, queries)
-    return shares.max(axis=0)
+    return (weights * keys).sum(axis=-1).mean(axis=0).max(axis=0)
 
 
 def accuracy_by_range(
@@ -384,7 +379,7 @@ def accuracy_by_range(
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
         raise TypeError(
-            f"ranges must be a non-empty list of (start, stop) pairs, got {ranges!r:.80}"
+            f"ranges must be a non-empty list of (start, stop) pairs, got {ranges!r:.40}"
         )
     first = model.task.arg
     pairs = []
@@ -474,23 +469,14 @@ def _inside_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
 
 
 def _blind_experiment(seed: int) -> dict[str, float]:
-    """Section 2: no position, no mask, on both tasks; the accuracy at L.
-
-    Trains what the notebook's ``blind`` cell trains, with ``seed``.
-    """
+    """Section 2 (the notebook's ``blind``): no position, no mask, both tasks; accuracy at L."""
     tasks = ("copy_back", "token_at")
     blind = {task: train(task, "none", length=_L, causal=False, seed=seed) for task in tasks}
     return {f"{task}.L": float(model.accuracy()) for task, model in blind.items()}
 
 
 def _nope_experiment(seed: int) -> dict[str, float]:
-    """Section 3 and every later measurement of the NoPE models (causal mask, no position).
-
-    Trains what the notebook's ``nope`` cell trains, with ``seed``; returns their accuracy at
-    L, 2L and 4L (and 8L for copy back, exercise 3), the share of the copy-back model's answers
-    that are a most frequent earlier token, its largest gap from the order-blind limit at a
-    position, its accuracy per range of positions at 4L and its attention on the answer.
-    """
+    """Section 3 and every later measurement of the notebook's ``nope`` models."""
     nope = {task: train(task, "none", length=_L, seed=seed) for task in ("copy_back", "token_at")}
     copy = nope["copy_back"]
     per_position = copy.accuracy(per_position=True)
@@ -508,14 +494,7 @@ def _nope_experiment(seed: int) -> dict[str, float]:
 
 
 def _copy_experiment(seed: int) -> dict[str, float]:
-    """Sections 4-6 on copy back: the sinusoidal, learned and RoPE models.
-
-    Trains the notebook's ``copy_models`` (other than NoPE's) with ``seed``; returns their
-    accuracy at L, 2L and 4L, at 4L per range of positions, the attention on the answer's key
-    and, for queries 20 and 40, the attention on keys at least L back; and, on the one sequence
-    of the notebook's figure, whether a RoPE head of query 20 peaks on the answer (key 19) and
-    whether one peaks more than L keys back (1.0 or 0.0).
-    """
+    """Sections 4-6 on the notebook's ``copy_models`` (other than NoPE's), as it measures them."""
     found = {}
     for method in _METHODS:
         model = train("copy_back", method, length=_L, seed=seed)
@@ -532,11 +511,7 @@ def _copy_experiment(seed: int) -> dict[str, float]:
 
 
 def _first_experiment(seed: int) -> dict[str, float]:
-    """Sections 4-5 on token at 0: the sinusoidal, learned and RoPE models.
-
-    Trains the notebook's ``first_models`` (other than NoPE's) with ``seed``; returns their
-    accuracy at L, 2L and 4L and the RoPE model's attention on key 0 at queries 4, 8 and 15.
-    """
+    """Sections 4-5 on the notebook's ``first_models`` (other than NoPE's), as it measures them."""
     models = {method: train("token_at", method, length=_L, seed=seed) for method in _METHODS}
     found = {}
     for method, model in models.items():
@@ -548,8 +523,7 @@ def _first_experiment(seed: int) -> dict[str, float]:
 
 
 def _third_experiment(seed: int) -> dict[str, float]:
-    """Section 4's token at 3: the sinusoidal and RoPE models' accuracy at L (the notebook's
-    ``third``, trained with ``seed``)."""
+    """Section 4's token at 3 (the notebook's ``third``): accuracy at L."""
     methods = ("sinusoidal", "rope_adjacent")
     third = {m: train("token_at", m, task_arg=3, length=_L, seed=seed) for m in methods}
     return {f"{method}.L": float(model.accuracy()) for method, model in third.items()}
