@@ -101,17 +101,6 @@ def rope_block(
         YaRN's bounds, in rotations within ``L0`` (> 0). Only YaRN reads them; for any other
         method they are still checked, then ignored.
 
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    TypeError
-        An argument of the wrong kind.
-    ValueError
-        An unknown method, "NTK-aware", or a value out of range.
-
     Examples
     --------
     >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
@@ -386,24 +375,10 @@ def fine_tuned(
     """
     length = _check_fine_tuning(length, steps)
     inv, att = _model_frequencies(model, method, factor, length)
-    config = model.config
-    return train(
-        model.task,
-        config.method,
-        length=length,
-        vocab_size=config.vocab_size,
-        steps=steps,
-        seed=seed,
-        params=model.params,
-        d_model=config.d_model,
-        n_heads=config.n_heads,
-        d_head=config.d_head,
-        causal=config.causal,
-        residual=config.residual,
-        base=config.base,
-        inv_freq=inv,
-        attention_factor=att,
-    )
+    kept = ("vocab_size", "d_model", "n_heads", "d_head", "causal", "residual", "base")
+    options = {name: getattr(model.config, name) for name in kept}
+    options |= {"params": model.params, "inv_freq": inv, "attention_factor": att}
+    return train(model.task, model.config.method, length=length, steps=steps, seed=seed, **options)
 
 
 def _check_lengths(lengths: object) -> list[int]:
@@ -615,10 +590,6 @@ def format_seed_table(
         The test lengths, multiples of ``train_length``.
     train_length : int
         ``L``, the training length.
-
-    Returns
-    -------
-    str
 
     Examples
     --------

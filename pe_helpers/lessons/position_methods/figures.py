@@ -107,10 +107,6 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     spread : SeedResults, optional
         The results over seeds, with a "bench" metric for every cell the bench fills.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
     Examples
     --------
     >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,

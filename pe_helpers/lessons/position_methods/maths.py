@@ -401,10 +401,6 @@ def run_bench(
         Adam steps (<= 1000), the seed of every model, test sequences per length (<= 2048).
         Model options are bounded by ``MAX_MODEL_OPTIONS``.
 
-    Returns
-    -------
-    BenchResult
-
     Examples
     --------
     >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,
@@ -600,10 +596,6 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     spread : SeedResults, optional
         The results over seeds, holding a "bench" group of :func:`bench_metrics` for every
         cell the bench fills.
-
-    Returns
-    -------
-    str
 
     Examples
     --------

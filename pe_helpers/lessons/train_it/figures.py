@@ -75,10 +75,6 @@ def plot_extrapolation(
     band_label : str, default "hatched: range over seeds"
         The legend's entry for the bands (shown when there are bands).
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
     Examples
     --------
     >>> tables = {"copy back": {"rope": [1.0, 0.9], "learned": [1.0, np.nan]}}
