@@ -233,13 +233,7 @@ class AngleErrorPerPair(LiveFigure):
     of :data:`DTYPES` picked by name. Red: the angles computed in that dtype, as a careless
     implementation does; green, dashed: the fix (angles in float64, cast after cos and sin).
     Errors below 1e-12 are drawn at 1e-12; the caption says how the dtype stores the position.
-
-    Parameters
-    ----------
-    d_model : int, default 128
-        Head width, even, 4 to 1024.
-    base : float, default 10000.0
-        Frequency base; must be > 0.
+    ``d_model`` and ``base`` as in :func:`plot_angle_error`.
 
     Examples
     --------

@@ -40,17 +40,8 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
     ``p = halves_permutation(d_head)``, and a dot product is unchanged when both vectors are
     permuted alike: so permuting the head features of W_Q and W_K (their columns here, as
     ``q = x W_Q``; the rows of a PyTorch ``nn.Linear`` weight) leaves every output the same.
-
-    Parameters
-    ----------
-    model : TrainedModel
-        A model of :func:`pe_helpers.training.train` with method ``"rope_adjacent"`` or
-        ``"rope_halves"`` that rotates every dimension of its heads.
-
-    Returns
-    -------
-    TrainedModel
-        The other method, with the permuted W_Q and W_K.
+    ``model`` uses ``"rope_adjacent"`` or ``"rope_halves"`` on every dimension of its heads; the
+    result uses the other, with the permuted W_Q and W_K.
 
     Examples
     --------

@@ -418,7 +418,7 @@ def stretched_accuracies(
     factor : float
         The context factor ``s`` (> 0).
     lengths : sequence of int
-        Test lengths, each 2 to 1024.
+        Test lengths, each 2 to 1024; methods x their sum at most ``MAX_TEST_LENGTHS``.
     methods : sequence of str, default :data:`METHODS`
         Which methods, each once.
 
@@ -463,28 +463,10 @@ def fine_tuned_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy at each test length after :func:`fine_tuned` with each method.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
-    factor : float
-        The context factor ``s`` (> 0).
-    length : int
-        The fine-tuning length, 2 to 1024.
-    steps : int
-        Adam steps of fine-tuning, 1 to 2000.
-    lengths : sequence of int
-        Test lengths, each 2 to 1024.
-    methods : sequence of str
-        Entries of :data:`METHODS`, each once.
-    seed : int, default 1
-        Seed of the fine-tuning data; over seeds, the model's seed plus one (see
-        :func:`fine_tuned`).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        Method -> one accuracy in [0, 1] per test length.
+    ``model``, ``factor``, ``lengths``, ``methods`` and the result as in
+    :func:`stretched_accuracies`; ``length`` (2 to 1024), ``steps`` (1 to 2000) and ``seed`` as
+    in :func:`fine_tuned`. Methods x (steps x length + the test lengths' sum) is at most
+    ``MAX_FINE_TUNING``.
 
     Examples
     --------
@@ -571,25 +553,12 @@ def format_seed_table(
 ) -> str:
     """Accuracies of this run, each beside its spread over the shipped seeds.
 
-    Row ``method`` and length ``n`` read metric ``"{group}.{method}.{column}"`` of ``spread``
-    (spaces in ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this
-    run, then the lowest–highest over the seeds and their median, in percent
-    (:func:`pe_helpers.seeds.spread_table`).
-
-    Parameters
-    ----------
-    title : str
-        Top-left heading.
-    table : dict of str to array_like
-        Method -> this run's accuracy in [0, 1] at each of ``lengths``.
-    spread : SeedResults
-        The lesson's shipped results (:func:`pe_helpers.seeds.load_results`).
-    group : str
-        The group of metrics the rows belong to.
-    lengths : sequence of int
-        The test lengths, multiples of ``train_length``.
-    train_length : int
-        ``L``, the training length.
+    ``table`` maps a method to this run's accuracies in [0, 1] at ``lengths`` (multiples of
+    ``train_length``, ``L``). Row ``method`` and length ``n`` read the metric
+    ``"{group}.{method}.{column}"`` of ``spread``, the lesson's shipped results (spaces in
+    ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this run, then the
+    lowest–highest over the seeds and their median, in percent
+    (:func:`pe_helpers.seeds.spread_table`). ``title`` heads the first column.
 
     Examples
     --------

@@ -722,24 +722,12 @@ def last_query_attention(
 
     The attention of the last query of ``n_sequences`` random sequences, averaged over the
     sequences and the heads, is summed on the target key (``k`` places back) and on the keys
-    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself).
+    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself): the
+    two arrays ``near, far``, one share per length.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A causal ``t5_bias`` model trained on copy_back.
-    lengths : sequence of int, default (16, 32, 64)
-        Test lengths, each ``k + 1`` .. 128.
-    n_sequences : int, default 128
-        Random sequences per length (at most 2048).
-    seed : int, default 0
-        Seed of the random sequences (the first ``n`` tokens of each are the sequence of
-        length ``n``).
-
-    Returns
-    -------
-    near, far : numpy.ndarray
-        Shares of attention, one per length.
+    ``model`` is a causal ``t5_bias`` model trained on copy_back; ``lengths`` run from ``k + 1``
+    to 128, ``n_sequences`` to 2048; the first ``n`` tokens of each sequence drawn from ``seed``
+    are its sequence of length ``n``.
 
     Examples
     --------

@@ -117,23 +117,11 @@ def accuracy_table(
 ) -> dict[str, np.ndarray]:
     """Accuracy of each model on its own task at each test length.
 
-    Parameters
-    ----------
-    models : dict of str to TrainedModel
-        At most :data:`MAX_MODELS` models.
-    lengths : sequence of int
-        Test lengths, each 2 to :data:`MAX_LENGTH`.
-    n_samples : int, default 256
-        Test sequences per length, 1 to :data:`MAX_SAMPLES`; models x n_samples x the sum of
-        the lengths at most :data:`MAX_TABLE_TOKENS`.
-    seed : int, default TEST_SEED
-        Seed of the test sequences (not the training data's).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        One array of accuracies in [0, 1] per model, NaN where a learned table is
-        shorter than the length (the model refuses it).
+    At most :data:`MAX_MODELS` models; test lengths 2 to :data:`MAX_LENGTH`; ``n_samples`` test
+    sequences per length (1 to :data:`MAX_SAMPLES`, models x n_samples x the lengths' sum at
+    most :data:`MAX_TABLE_TOKENS`) drawn from ``seed`` (not the training data's). Returns one
+    array of accuracies in [0, 1] per model, NaN where a learned table is shorter than the
+    length (the model refuses it).
 
     Examples
     --------
@@ -294,25 +282,8 @@ def far_attention(
     training length ``L``, these are keys at distances training never showed (a training
     sequence of ``L`` tokens holds distances up to ``L - 1``).
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model.
-    length : int
-        Test length, 2 to :data:`MAX_LENGTH` (not past a learned table's rows).
-    queries : array_like of int
-        Query positions, each ``>= distance`` (so that there is such a key) and ``< length``.
-    distance : int, optional
-        How far back a key must be, >= 1; default the model's training length.
-    n_samples : int, default 128
-        Test sequences, 1 to :data:`MAX_SAMPLES` // 2.
-    seed : int, default TEST_SEED
-        Seed of the test sequences.
-
-    Returns
-    -------
-    numpy.ndarray
-        One share in [0, 1] per query.
+    Arguments and result as in :func:`target_attention`; ``distance`` (>= 1, default the
+    model's training length) is how far back a key must be, and each query ``>= distance``.
 
     Examples
     --------
@@ -349,24 +320,10 @@ def accuracy_by_range(
 ) -> np.ndarray:
     """Mean accuracy of a model over ranges of positions of sequences of one length.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model, tested on its own task.
-    length : int
-        Test length, 2 to :data:`MAX_LENGTH`.
-    ranges : sequence of (int, int)
-        ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with something to
-        predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``.
-    n_samples : int, default 128
-        Test sequences, 1 to :data:`MAX_SAMPLES`.
-    seed : int, default TEST_SEED
-        Seed of the test sequences.
-
-    Returns
-    -------
-    numpy.ndarray
-        One accuracy in [0, 1] per range.
+    ``ranges`` holds ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with
+    something to predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``;
+    the other arguments as in :func:`target_attention` (``n_samples`` up to
+    :data:`MAX_SAMPLES`). Returns one accuracy in [0, 1] per range.
 
     Examples
     --------
@@ -399,21 +356,8 @@ def most_frequent_share(model: TrainedModel, *, n_samples: int = 512, seed: int 
     On test sequences of the model's training length and task, the share of positions
     ``1 .. L - 1`` (position 0 has no earlier token) where the model's answer is one of the
     tokens that occur most often before it (:func:`pe_helpers.tasks.most_frequent_earlier`):
-    how closely it follows the best order-blind guess.
-
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model.
-    n_samples : int, default 512
-        Test sequences, 1 to :data:`MAX_SAMPLES`.
-    seed : int, default 11
-        Seed of the test sequences.
-
-    Returns
-    -------
-    float
-        A share in [0, 1].
+    how closely it follows the best order-blind guess. ``n_samples`` test sequences (1 to
+    :data:`MAX_SAMPLES`) drawn from ``seed``.
 
     Examples
     --------
