@@ -280,7 +280,7 @@ def test_format_bench_adds_the_range_over_seeds_below_this_run():
     rows = pm.format_bench(result, spread).splitlines()
     assert rows[:5] == pm.format_bench(result).splitlines()
     assert rows[5] == "" and rows[6] == "over 2 seeds, lowest–highest accuracy in %"
-    for first, task in ((7, "copy_back"), (10, "token_at")):  # one table per task
+    for first, task in ((7, "copy_back"), (11, "token_at")):  # one table per task
         assert rows[first].split()[:2] == [task, "k=1" if task == "copy_back" else "p=0"]
         learned, alibi = rows[first + 1].split(), rows[first + 2].split()
         assert learned[1:] == [pm.seed_range(spread, f"bench.{task}.learned.L")[:-1], "–"]

@@ -644,7 +644,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
             filled = [k for k, n in enumerate(entry_names[c]) if n]
             low[filled], middle[filled], high[filled] = spread.band(cells)
             rows[entry.label] = (low, middle, high)
-        lines.append(spread_table(task_label(task), heads, rows))
+        lines += [""] * (c > 0) + [spread_table(task_label(task), heads, rows)]
     return "\n".join(lines)
 
 
