@@ -345,7 +345,7 @@ BAD_ARGUMENTS = [
     (lambda m: _tuned(m, steps=0), ValueError, "steps"),
     (lambda m: _tuned(m, steps=2000, length=1024), ValueError, "steps"),
     (lambda m: _seed_table(lengths=[16, 64]), ValueError, "table"),
-    (lambda m: _seed_table({"YaRN": [0.2]}), ValueError, "table"),  # issue 32: not KeyError
+    (lambda m: _seed_table({"YaRN": [0.2]}), ValueError, "spread"),  # issue 32: not KeyError
     (lambda m: _seed_table(lengths=[20]), ValueError, "lengths"),
     (
         lambda m: format_seed_table(3, {"PI": [0.2]}, _SPREAD, "g", [16], train_length=16),

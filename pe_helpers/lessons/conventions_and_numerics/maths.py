@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base
+from ..._validate import check_base, check_d_model, check_int, check_real
 from ...encodings import block_rotation, frequencies, sinusoidal_pe
 from ...rope import apply_rope, halves_permutation
 from ...training import TrainedModel, train
@@ -148,7 +148,7 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     :func:`~pe_helpers.encodings.sinusoidal_pe`, which needs its transpose,
     :func:`~pe_helpers.encodings.shift_operator`.
 
-    Arguments as in ``shift_operator``; returns its transpose, shape ``(d_model, d_model)``.
+    Arguments as in ``shift_operator`` (``d_model`` up to 4096); returns its transpose.
 
     Examples
     --------
@@ -156,7 +156,8 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     >>> bool(np.allclose(erratum_shift_operator(1, 4) @ pe[0], pe[1]))
     False
     """
-    return block_rotation(delta * frequencies(d_model, base))
+    d_model = check_d_model(check_int("d_model", d_model, minimum=2, maximum=4096))
+    return block_rotation(check_real("delta", delta) * frequencies(d_model, base))
 
 
 def pe_table_variants(base: float = 10000.0) -> dict[str, Callable[[int, int], np.ndarray]]:

@@ -532,12 +532,13 @@ def _seed_rows(
         names = [
             f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
         ]
-        missing = [name for name in names if name not in spread.values]
-        if row.shape != (len(lengths),) or missing:
+        if row.shape != (len(lengths),):
             raise ValueError(
-                f"table[{method!r}] must hold one accuracy per length ({len(lengths)}), each with "
-                f"a metric of spread: {missing or row.shape}"
+                f"table[{method!r}] must hold one accuracy per length ({len(lengths)})"
             )
+        missing = [name for name in names if name not in spread.values]
+        if missing:
+            raise ValueError(f"spread has no metric {missing[0]!r} (group = {group!r})")
         rows[method] = (names, row)
     return rows
 
