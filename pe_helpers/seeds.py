@@ -796,3 +796,78 @@ def write_results(
     # what was written reads back, before it replaces anything
     _write_atomically(path, "\n".join(lines), lambda written: _read(written, results.lesson))
     return path
+
+
+def spread_table(
+    title: str,
+    heads: list[str],
+    rows: Mapping[str, tuple | None],
+    this_run: Mapping[str, object] | None = None,
+    *,
+    median: bool = False,
+    missing: str = "–",
+) -> str:
+    """A text table of results over seeds: one row per label, one column per head.
+
+    A cell holds this run in whole percent, then the lowest–highest over the seeds in
+    brackets (``"95% (82–100)"``), with the median after them when ``median`` is set
+    (``"95% (82–100; median 97)"``); without this run the cell is the range alone
+    (``"82–100"``). A NaN (or a missing row) leaves out that part; a cell with neither
+    reads ``missing``. Lessons 08–10 print their tables of accuracies with it.
+
+    Parameters
+    ----------
+    title : str
+        The heading of the label column.
+    heads : list of str
+        One heading per column.
+    rows : dict of str to tuple or None
+        Label -> ``(low, median, high)`` over the seeds, one value per column each, as
+        :meth:`SeedResults.band` returns (``(low, high)`` will do without ``median``); None:
+        no spread for that row.
+    this_run : dict of str to array_like, optional
+        Label -> this run's value per column; labels absent from ``rows`` add rows.
+    median : bool, default False
+        Show the median over the seeds in each cell.
+    missing : str, default "–"
+        The text of a cell with no value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> band = ([0.82, 0.57], [0.97, 0.6], [1.0, 0.67])
+    >>> print(spread_table("method", ["L = 16", "2L = 32"], {"rope": band, "learned": None},
+    ...                    {"rope": [0.95, 0.6], "learned": [1.0, np.nan]}, missing="refuses"))
+    method                      L = 16      2L = 32
+    rope                  95% (82–100)  60% (57–67)
+    learned                       100%      refuses
+    >>> print(spread_table("seeds", ["16"], {"RoPE": band}, median=True))
+    seeds                                16
+    RoPE                  82–100; median 97
+    """
+    this_run = this_run or {}
+    labels = list(dict.fromkeys([*rows, *this_run]))
+    table = []
+    for label in labels:
+        spread = rows.get(label)
+        values = this_run.get(label, [np.nan] * len(heads))
+        cells = []
+        for k, value in enumerate(values):
+            parts = [] if np.isnan(value) else [f"{round(100 * value)}%"]
+            if spread is not None and not np.isnan(spread[0][k]):
+                low, high = round(100 * spread[0][k]), round(100 * spread[-1][k])
+                middle = f"; median {round(100 * spread[1][k])}" if median else ""
+                shown = f"{low}–{high}{middle}"
+                parts.append(f"({shown})" if parts else shown)
+            cells.append(" ".join(parts) or missing)
+        table.append((label, cells))
+    width = max(20, 2 + max(map(len, [title, *labels])))
+    widths = [max([len(h), 7] + [len(cells[k]) for _, cells in table]) for k, h in enumerate(heads)]
+    lines = [(title, heads)] + table
+    return "\n".join(
+        f"{label:<{width}}" + "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
+        for label, cells in lines
+    )

@@ -201,7 +201,7 @@ def _bench() -> Figure:
     from pe_helpers.lessons import position_methods as pm
 
     result = pm.run_bench(
-        [("learned", "learned"), pm.BenchEntry("T5", "t5_bias", {"n_heads": 1})],
+        [("learned", "learned"), ("T5", "t5_bias", {"n_heads": 1})],
         [("copy_back", 1)],
         length=6,
         factors=(1, 2),

@@ -73,21 +73,6 @@ def test_the_order_blind_guess_reaches_the_order_blind_limit():
     assert abs(expected - limit) < 0.01
 
 
-@pytest.mark.parametrize(
-    ("args", "error", "text"),
-    [
-        (([[0, 1]], 1), ValueError, "vocab_size must be >= 2"),
-        (([0, 1], 3), ValueError, "tokens must be 2-D"),
-        (([[0, 3]], 3), ValueError, r"tokens must lie in 0 \.\. 2"),
-        (([[0.0, 1.0]], 3), TypeError, "integer ids"),
-        ((np.zeros((1000, 1000), int), 16), ValueError, "at most 10,000,000"),
-    ],
-)
-def test_most_frequent_earlier_names_bad_arguments(args, error, text):
-    with pytest.raises(error, match=text):
-        most_frequent_earlier(*args)
-
-
 def test_accuracy_table_marks_what_a_learned_table_refuses(small):
     table = accuracy_table(small, [8, 16, 32], n_samples=16)
     assert set(table) == set(small)
@@ -95,33 +80,6 @@ def test_accuracy_table_marks_what_a_learned_table_refuses(small):
     for name in ("none", "sinusoidal", "rope_adjacent"):
         assert np.all((table[name] >= 0) & (table[name] <= 1))
     assert table["sinusoidal"][0] == small["sinusoidal"].accuracy(length=8, n_samples=16)
-
-
-def test_the_learned_table_refuses_with_a_clear_error(small):
-    with pytest.raises(ValueError, match="max_len = 8 rows and cannot encode length 16"):
-        small["learned"].accuracy(length=16)
-
-
-@pytest.mark.parametrize(
-    ("models", "lengths", "error", "text"),
-    [
-        ({}, [8], TypeError, "non-empty dict"),
-        ({"a": 1}, [8], TypeError, r"models\['a'\] must be a TrainedModel"),
-        (None, "8", TypeError, "lengths must be a non-empty list"),
-        (None, [], TypeError, "lengths must be a non-empty list"),
-        (None, [MAX_LENGTH + 1], ValueError, "at most 256"),
-        (None, [1], ValueError, "lengths entry must be >= 2"),
-    ],
-)
-def test_accuracy_table_names_bad_arguments(small, models, lengths, error, text):
-    with pytest.raises(error, match=text):
-        accuracy_table(small if models is None else models, lengths)
-
-
-def test_accuracy_table_bounds_the_number_of_models(small):
-    many = {str(i): small["none"] for i in range(MAX_MODELS + 1)}
-    with pytest.raises(ValueError, match=f"at most {MAX_MODELS} models"):
-        accuracy_table(many, [8])
 
 
 def test_format_accuracy_table_prints_whole_percentages():
@@ -135,8 +93,6 @@ def test_format_accuracy_table_prints_whole_percentages():
     assert lines[1].split() == ["rope", "100%", "95%", "60%"]
     assert lines[2].split() == ["learned", "100%", "refuses", "refuses"]
     assert "n = 20" in format_accuracy_table({"a": [0.5]}, [20], train_length=16)
-    with pytest.raises(ValueError, match="one value per length"):
-        format_accuracy_table({"a": [0.5]}, [16, 32], train_length=16)
 
 
 def test_format_accuracy_table_puts_the_range_over_seeds_beside_this_run():
@@ -157,23 +113,6 @@ def test_format_accuracy_table_puts_the_range_over_seeds_beside_this_run():
     assert len({len(line) for line in lines}) == 1  # the columns line up
 
 
-@pytest.mark.parametrize(
-    ("bands", "error", "text"),
-    [
-        ([0.5], TypeError, "bands must be a dict"),
-        ({"other": ([0.5], [0.6])}, ValueError, r"bands\['other'\] names none of a"),
-        ({"a": 0.5}, TypeError, r"must be \(low, high\) or \(low, median, high\)"),
-        ({"a": ([0.5],)}, TypeError, r"bands\['a'\] must be \(low, high\)"),
-        ({"a": ([0.5, 0.6], [0.7, 0.8])}, ValueError, "one value per length"),
-        ({"a": ([0.7], [0.5])}, ValueError, "low must not exceed high"),
-        ({"a": (["x"], [0.5])}, TypeError, r"bands\['a'\] low must be an array"),
-    ],
-)
-def test_format_accuracy_table_names_bad_bands(bands, error, text):
-    with pytest.raises(error, match=text):
-        format_accuracy_table({"a": [0.5]}, [16], train_length=16, bands=bands)
-
-
 def test_target_attention_is_the_best_heads_mean_weight_on_the_answer(small):
     model = small["rope_adjacent"]
     got = target_attention(model, 12, [1, 5, 11], n_samples=8, seed=3)
@@ -184,25 +123,6 @@ def test_target_attention_is_the_best_heads_mean_weight_on_the_answer(small):
     weights = token_model.attention(task_batch(token_model.task, 4, 6, 16, seed=0).tokens)
     expected = weights[:, :, 4, 2].mean(axis=0).max()
     assert np.isclose(target_attention(token_model, 6, [4], n_samples=4, seed=0)[0], expected)
-
-
-@pytest.mark.parametrize(
-    ("length", "queries", "error", "text"),
-    [
-        (8, [0], ValueError, r"queries must lie in 1 \.\. 7"),
-        (8, [8], ValueError, "queries must lie"),
-        (8, [1.5], TypeError, "integer positions"),
-        (1000, [3], ValueError, "length must be at most 256"),
-    ],
-)
-def test_target_attention_names_bad_arguments(small, length, queries, error, text):
-    with pytest.raises(error, match=text):
-        target_attention(small["none"], length, queries)
-
-
-def test_target_attention_refuses_lengths_past_a_learned_table(small):
-    with pytest.raises(ValueError, match="max_len = 8"):
-        target_attention(small["learned"], 16, [3])
 
 
 def test_far_attention_sums_the_best_heads_weight_on_keys_far_enough_back(small):
@@ -219,51 +139,11 @@ def test_far_attention_sums_the_best_heads_weight_on_keys_far_enough_back(small)
     assert np.isclose(all_but_own, (1 - weights[:, :, 12, 12]).mean(axis=0).max())
 
 
-@pytest.mark.parametrize(
-    ("length", "queries", "distance", "error", "text"),
-    [
-        (16, [7], None, ValueError, r"queries must lie in 8 \.\. 15"),
-        (16, [16], None, ValueError, "queries must lie"),
-        (16, [3], 4, ValueError, r"queries must lie in 4 \.\. 15"),
-        (16, [9.0], None, TypeError, "integer positions"),
-        (16, [9], 0, ValueError, "distance must be >= 1"),
-        (1000, [9], None, ValueError, "length must be at most 256"),
-    ],
-)
-def test_far_attention_names_bad_arguments(small, length, queries, distance, error, text):
-    with pytest.raises(error, match=text):
-        far_attention(small["none"], length, queries, distance=distance)
-
-
-def test_far_attention_refuses_lengths_past_a_learned_table_and_non_models(small):
-    with pytest.raises(ValueError, match="max_len = 8"):
-        far_attention(small["learned"], 16, [9])
-    with pytest.raises(TypeError, match="model must be a TrainedModel"):
-        far_attention("rope", 16, [9])
-
-
 def test_accuracy_by_range_is_the_mean_of_the_per_position_accuracy(small):
     model = small["sinusoidal"]
     got = accuracy_by_range(model, 16, [(1, 8), (8, 16), (3, 4)], n_samples=16)
     per_position = model.accuracy(length=16, n_samples=16, per_position=True)
     assert np.allclose(got, [per_position[1:8].mean(), per_position[8:].mean(), per_position[3]])
-
-
-@pytest.mark.parametrize(
-    ("ranges", "error", "text"),
-    [
-        ([], TypeError, "ranges must be a non-empty list"),
-        ("1-8", TypeError, "ranges must be a non-empty list"),
-        ([(1, 8, 9)], TypeError, r"\(start, stop\) pairs"),
-        ([(0, 8)], ValueError, "ranges start must be >= 1"),  # copy back: nothing at 0
-        ([(4, 4)], ValueError, "ranges stop must be >= 5"),
-        ([(4, 17)], ValueError, "ranges stop must be at most 16"),
-        ([(1.0, 8)], TypeError, "ranges start must be an integer"),
-    ],
-)
-def test_accuracy_by_range_names_bad_ranges(small, ranges, error, text):
-    with pytest.raises(error, match=text):
-        accuracy_by_range(small["none"], 16, ranges)
 
 
 def test_most_frequent_share_counts_answers_among_the_most_frequent_earlier_tokens(small):
@@ -273,10 +153,89 @@ def test_most_frequent_share_counts_answers_among_the_most_frequent_earlier_toke
     answers = model.predict(tokens)
     hits = [best[b, t, answers[b, t]] for b in range(32) for t in range(1, 8)]
     assert most_frequent_share(model, n_samples=32, seed=4) == pytest.approx(np.mean(hits))
-    with pytest.raises(ValueError, match="n_samples must be at most 2048"):
-        most_frequent_share(model, n_samples=10**4)
-    with pytest.raises(TypeError, match="model must be a TrainedModel"):
-        most_frequent_share(None)
+
+
+def _many(m):
+    return {str(i): m["none"] for i in range(MAX_MODELS + 1)}
+
+
+def _table(bands):
+    return format_accuracy_table({"a": [0.5]}, [16], train_length=16, bands=bands)
+
+
+def _plot(tables=None, lengths=(16,), bands=None):
+    tables = {"a": {"x": [1.0]}} if tables is None else tables
+    return plot_extrapolation(tables, list(lengths), train_length=16, bands=bands)
+
+
+def _other_task(m):
+    return m | {"none": train("token_at", "none", length=8, steps=2)}
+
+
+# (call on the small models, error type, the parameter the message names)
+BAD_ARGUMENTS = [
+    (lambda m: accuracy_table({}, [8]), TypeError, "models"),
+    (lambda m: accuracy_table({"a": 1}, [8]), TypeError, "models"),
+    (lambda m: accuracy_table(_many(m), [8]), ValueError, "models"),
+    (lambda m: accuracy_table(m, "8"), TypeError, "lengths"),
+    (lambda m: accuracy_table(m, []), TypeError, "lengths"),
+    (lambda m: accuracy_table(m, [MAX_LENGTH + 1]), ValueError, "lengths"),
+    (lambda m: accuracy_table(m, [1]), ValueError, "lengths"),
+    (lambda m: accuracy_table(m, [256] * 2, n_samples=2048), ValueError, "n_samples"),
+    (lambda m: m["learned"].accuracy(length=16), ValueError, "length"),
+    (lambda m: format_accuracy_table({"a": [0.5]}, [16, 32], train_length=16), ValueError, "rows"),
+    (lambda m: _table([0.5]), TypeError, "bands"),
+    (lambda m: _table({"other": ([0.5], [0.6])}), ValueError, "bands"),
+    (lambda m: _table({"a": 0.5}), TypeError, "bands"),
+    (lambda m: _table({"a": ([0.5],)}), TypeError, "bands"),
+    (lambda m: _table({"a": ([0.5, 0.6], [0.7, 0.8])}), ValueError, "bands"),
+    (lambda m: _table({"a": (["x"], [0.5])}), TypeError, "bands"),
+    (lambda m: target_attention(m["none"], 8, [0]), ValueError, "queries"),
+    (lambda m: target_attention(m["none"], 8, [8]), ValueError, "queries"),
+    (lambda m: target_attention(m["none"], 8, [1.5]), TypeError, "queries"),
+    (lambda m: target_attention(m["none"], 1000, [3]), ValueError, "length"),
+    (lambda m: target_attention(m["learned"], 16, [3]), ValueError, "length"),
+    (lambda m: far_attention(m["none"], 16, [7]), ValueError, "queries"),
+    (lambda m: far_attention(m["none"], 16, [3], distance=4), ValueError, "queries"),
+    (lambda m: far_attention(m["none"], 16, [9.0]), TypeError, "queries"),
+    (lambda m: far_attention(m["none"], 16, [9], distance=0), ValueError, "distance"),
+    (lambda m: far_attention(m["none"], 1000, [9]), ValueError, "length"),
+    (lambda m: far_attention(m["learned"], 16, [9]), ValueError, "length"),
+    (lambda m: far_attention("rope", 16, [9]), TypeError, "model"),
+    (lambda m: accuracy_by_range(m["none"], 16, []), TypeError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, "1-8"), TypeError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, [(1, 8, 9)]), TypeError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, [(0, 8)]), ValueError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, [(4, 4)]), ValueError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, [(4, 17)]), ValueError, "ranges"),
+    (lambda m: accuracy_by_range(m["none"], 16, [(1.0, 8)]), TypeError, "ranges"),
+    (lambda m: most_frequent_share(m["none"], n_samples=10**4), ValueError, "n_samples"),
+    (lambda m: most_frequent_share(None), TypeError, "model"),
+    (lambda m: _plot(bands={"other": {}}), TypeError, "bands"),
+    (lambda m: _plot(bands=[1]), TypeError, "bands"),
+    (lambda m: _plot(bands={"a": {"y": ([1.0], [1.0])}}), TypeError, "bands"),
+    (lambda m: _plot(bands={"a": {"x": ([1.0, 1.0], [1.0, 1.0])}}), ValueError, "bands"),
+    (lambda m: _plot(bands={"a": [1]}), TypeError, "bands"),
+    (lambda m: _plot({}), TypeError, "tables"),
+    (lambda m: _plot(lengths=[0]), ValueError, "lengths"),
+    (lambda m: _plot({"a": {"x": [1.0, 0.5]}}), ValueError, "tables"),
+    (lambda m: _plot({"a": []}), TypeError, "tables"),
+    (lambda m: QueryAttention({}), TypeError, "models"),
+    (lambda m: QueryAttention({"none": m["none"], "learned": m["learned"]}), ValueError, "models"),
+    (lambda m: QueryAttention(m | {"learned": m["rope_adjacent"]}), ValueError, "models"),
+    (lambda m: QueryAttention(_other_task(m)), ValueError, "models"),
+    (lambda m: QueryAttention(m, n_samples=10**6), ValueError, "n_samples"),
+    (lambda m: QueryAttention(m).draw(query=64), ValueError, "query"),
+    (lambda m: QueryAttention(m).draw(method="rope"), ValueError, "method"),
+    (lambda m: QueryAttention(m).view(method="alibi"), ValueError, "method"),
+    (lambda m: QueryAttention(m).draw(method=3), TypeError, "method"),
+]
+
+
+@pytest.mark.parametrize(("call", "error", "name"), BAD_ARGUMENTS)
+def test_the_doors_name_the_bad_argument(small, call, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
+        call(small)
 
 
 # --- results over seeds ---------------------------------------------------------------------
@@ -337,35 +296,6 @@ def test_the_extrapolation_figure_shades_each_methods_band_in_its_colour():
     assert legend == ["rope", "learned (× = refuses)", "shaded: 10 seeds"]
     plain = plot_extrapolation(tables, [16, 32, 64], train_length=16)
     assert not plain.axes[0].collections and len(plain.legends[0].get_texts()) == 2
-
-
-@pytest.mark.parametrize(
-    ("bands", "error", "text"),
-    [
-        ({"other": {}}, TypeError, "bands must be a dict of panel title"),
-        ([1], TypeError, "bands must be a dict of panel title"),
-        ({"a": {"y": ([1.0], [1.0])}}, ValueError, r"bands\['a'\]\['y'\] names none of x"),
-        ({"a": {"x": ([1.0, 1.0], [1.0, 1.0])}}, ValueError, "one value per length"),
-        ({"a": [1]}, TypeError, r"bands\['a'\] must be a dict"),
-    ],
-)
-def test_the_extrapolation_figure_names_bad_bands(bands, error, text):
-    with pytest.raises(error, match=text):
-        plot_extrapolation({"a": {"x": [1.0]}}, [16], train_length=16, bands=bands)
-
-
-@pytest.mark.parametrize(
-    ("tables", "lengths", "error", "text"),
-    [
-        ({}, [16], TypeError, "1 to 3 task panels"),
-        ({"a": {"x": [1.0]}}, [0], ValueError, "lengths must be > 0"),
-        ({"a": {"x": [1.0, 0.5]}}, [16], ValueError, "one value per length"),
-        ({"a": []}, [16], TypeError, "method -> accuracies"),
-    ],
-)
-def test_the_extrapolation_figure_names_bad_arguments(tables, lengths, error, text):
-    with pytest.raises(error, match=text):
-        plot_extrapolation(tables, lengths, train_length=16)
 
 
 def test_query_attention_shows_the_rows_and_the_accuracy_of_the_picked_model(small):
@@ -455,45 +385,12 @@ def test_query_attention_picks_the_method_by_name(small):
     view.close()
 
 
-@pytest.mark.parametrize("bad", ["rope", "RoPE", "alibi"])
-def test_query_attention_names_a_method_it_does_not_offer(small, bad):
-    names = "'none', 'sinusoidal', 'learned', 'rope_adjacent'"
-    with pytest.raises(ValueError, match=f"method must be one of {names}, got '{bad}'"):
-        QueryAttention(small).draw(method=bad)
-    with pytest.raises(ValueError, match=f"method must be one of {names}, got '{bad}'"):
-        QueryAttention(small).view(method=bad)
-    with pytest.raises(TypeError, match=f"method must be a name, one of {names}, got 3"):
-        QueryAttention(small).draw(method=3)  # the old slider's index
-
-
 def test_query_attention_default_is_the_lessons_copy_back_models():
     figure = QueryAttention()
     assert figure.names == ["none", "sinusoidal", "learned", "rope_adjacent"]
     assert (figure.task.name, figure.task.arg, figure.train_length) == ("copy_back", 1, 16)
-    assert QueryAttention().models is figure.models  # trained once per session
-
-
-def test_query_attention_names_bad_arguments(small):
-    with pytest.raises(TypeError, match="non-empty dict"):
-        QueryAttention({})
-    keys = r"keyed \['none', 'sinusoidal', 'learned', 'rope_adjacent'\]"
-    with pytest.raises(ValueError, match=f"one model per method of the method choice, {keys}"):
-        QueryAttention({str(i): small["none"] for i in range(5)})
-    with pytest.raises(ValueError, match=r"got keys \['none', 'learned'\]"):
-        QueryAttention({"none": small["none"], "learned": small["learned"]})
-    wrong = r"models\['learned'\] must be trained with method 'learned', got a 'rope_adjacent'"
-    with pytest.raises(ValueError, match=wrong):
-        QueryAttention(small | {"learned": small["rope_adjacent"]})
-    other = train("token_at", "none", length=8, steps=2)
-    with pytest.raises(ValueError, match="must share task"):
-        QueryAttention(small | {"none": other})
-    with pytest.raises(ValueError, match="n_samples must be at most 1024"):
-        QueryAttention(small, n_samples=10**6)
-    with pytest.raises(ValueError, match="query must lie"):
-        QueryAttention(small).draw(query=64)
-
-
-# --- exercise checkers ----------------------------------------------------------------------
+    again = QueryAttention().models  # trained once per session
+    assert all(again[name] is model for name, model in figure.models.items())
 
 
 def right_backward(weights, grad_weights):
@@ -582,21 +479,10 @@ def test_check_softmax_backward_stubs_and_non_functions():
     assert "expected a function" in check_softmax_backward(3.0).message
 
 
-def test_the_reference_softmax_backward_rows_sum_to_zero():
-    rng = np.random.default_rng(1)
-    scores = rng.normal(size=(3, 6))
-    weights = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
-    assert np.allclose(softmax_backward(weights, rng.normal(size=(3, 6))).sum(axis=-1), 0)
-
-
-@pytest.mark.parametrize("answer", ["same", "Same", " a ", "(a)", "'same'"])
-def test_check_prefix_prediction_accepts_same(answer):
-    assert check_prefix_prediction(answer).passed
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
+        *((answer, "correct", "") for answer in ["same", "Same", " a ", "(a)", "'same'"]),
         ("lower", "wrong", "causal mask"),
         ("b", "wrong", "'lower' is not it"),
         ("higher", "wrong", "'higher' is not it"),
@@ -606,7 +492,7 @@ def test_check_prefix_prediction_accepts_same(answer):
         (None, "todo", "not done yet"),
     ],
 )
-def test_check_prefix_prediction_rejects_the_rest(answer, status, message):
+def test_check_prefix_prediction_grades_each_answer(answer, status, message):
     feedback = check_prefix_prediction(answer)
     assert feedback.status == status
     assert message in feedback.message
@@ -618,14 +504,10 @@ def test_the_prefix_claim_holds_for_a_causal_model(small):
     assert np.allclose(model.logits(long[:, :8]), model.logits(long)[:, :8])
 
 
-@pytest.mark.parametrize("answer", [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17])
-def test_check_nope_prediction_accepts_the_order_blind_limit(answer):
-    assert check_nope_prediction(answer).passed
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
+        *((a, "correct", "") for a in [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17]),
         (19, "wrong", "value at 4L"),
         (18, "wrong", "value at 4L"),  # NoPE's row at 4L in the lesson's table
         (17.5, "wrong", "value at 4L"),
@@ -644,7 +526,7 @@ def test_check_nope_prediction_accepts_the_order_blind_limit(answer):
         (None, "todo", "not done yet"),
     ],
 )
-def test_check_nope_prediction_names_each_slip(answer, status, message):
+def test_check_nope_prediction_grades_each_answer(answer, status, message):
     feedback = check_nope_prediction(answer)
     assert feedback.status == status
     assert message in feedback.message
@@ -721,11 +603,3 @@ def test_the_ranges_the_docs_quote_are_the_shipped_ones():
     assert f"{on_key_0}% of its attention on key 0" in guide
     learned = _span(results, "copy.learned.L", "first.learned.L")
     assert f"({learned}% over the {len(results.seeds)} seeds)" in guide
-
-
-def test_the_query_slider_past_a_short_sequence_says_it_is_clamped(small):
-    title = QueryAttention(small).draw(length=8, query=20, method="sinusoidal").axes[0].get_title()
-    assert title == "sinusoidal: query 7 (clamped)"
-    inside = QueryAttention(small).draw(length=32, query=20, method="sinusoidal")
-    inside = inside.axes[0].get_title()
-    assert "clamped" not in inside

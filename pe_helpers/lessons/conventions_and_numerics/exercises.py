@@ -30,7 +30,6 @@ from ...rope import apply_rope, halves_permutation
 __all__ = [
     "LOADER_D_MODEL",
     "LOADER_HEAD_DIM",
-    "SNIPPETS",
     "check_cos_sin_cache",
     "check_llama2_loader",
     "check_rope_complex",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_d_model, check_int, check_memory, check_real
+from ..._validate import check_base, check_d_model, check_int, check_real
 from ...encodings import block_rotation, frequencies, sinusoidal_pe
 from ...rope import apply_rope, halves_permutation
 from ...training import TrainedModel, train
@@ -40,17 +40,8 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
     ``p = halves_permutation(d_head)``, and a dot product is unchanged when both vectors are
     permuted alike: so permuting the head features of W_Q and W_K (their columns here, as
     ``q = x W_Q``; the rows of a PyTorch ``nn.Linear`` weight) leaves every output the same.
-
-    Parameters
-    ----------
-    model : TrainedModel
-        A model of :func:`pe_helpers.training.train` with method ``"rope_adjacent"`` or
-        ``"rope_halves"`` that rotates every dimension of its heads.
-
-    Returns
-    -------
-    TrainedModel
-        The other method, with the permuted W_Q and W_K.
+    ``model`` uses ``"rope_adjacent"`` or ``"rope_halves"`` on every dimension of its heads; the
+    result uses the other, with the permuted W_Q and W_K.
 
     Examples
     --------
@@ -66,7 +57,7 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
     if config.method not in _ROPE_METHODS:
         raise ValueError(f"model must use rope_adjacent or rope_halves, got {config.method!r}")
     if config.inv_freq is not None and 2 * len(config.inv_freq) != config.d_head:
-        raise ValueError("swap_pairing needs every head dimension rotated (no partial rotary)")
+        raise ValueError("model must rotate every dimension of its heads (no partial rotary)")
     order = halves_permutation(config.d_head)
     if config.method == "rope_halves":
         order = np.argsort(order)
@@ -138,7 +129,6 @@ def pairing_metrics(adjacent: TrainedModel, halves: TrainedModel) -> dict[str, f
 def pairing_experiment(seed: int) -> dict[str, float]:
     """The notebook's two trained models for one seed (``token_at``, each layout), measured by
     :func:`pairing_metrics`: the ``"pairing"`` group of :data:`SEED_EXPERIMENTS`."""
-    seed = check_int("seed", seed, minimum=0)
     adjacent = train("token_at", "rope_adjacent", seed=seed)
     halves = train("token_at", "rope_halves", seed=seed)
     return pairing_metrics(adjacent, halves)
@@ -158,16 +148,7 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     :func:`~pe_helpers.encodings.sinusoidal_pe`, which needs its transpose,
     :func:`~pe_helpers.encodings.shift_operator`.
 
-    Parameters
-    ----------
-    delta, d_model, base
-        Offset Δ, width (positive, even; the ``d_model × d_model`` matrix within the memory
-        budget of one call, 1 GiB) and frequency base, as in ``shift_operator``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d_model, d_model)``: the transpose of ``shift_operator(delta, d_model, base)``.
+    Arguments as in ``shift_operator`` (``d_model`` up to 4096); returns its transpose.
 
     Examples
     --------
@@ -175,8 +156,7 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
     >>> bool(np.allclose(erratum_shift_operator(1, 4) @ pe[0], pe[1]))
     False
     """
-    d_model = check_d_model(d_model)
-    check_memory(f"a shift operator of d_model = {d_model}", 8 * 3 * d_model * d_model)
+    d_model = check_d_model(check_int("d_model", d_model, minimum=2, maximum=4096))
     return block_rotation(check_real("delta", delta) * frequencies(d_model, base))
 
 

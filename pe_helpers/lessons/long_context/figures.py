@@ -16,14 +16,9 @@ from ...figures import legend_below
 from ...live import LiveFigure, choice_control, float_control, int_control, side_by_side
 from ...rope_configs import model_rope_config
 from ...rope_scaling import default_frequencies, yarn_correction_dim
-from .maths import _aligned_scores, _method_frequencies
+from .maths import aligned_scores, method_frequencies
 
-__all__ = [
-    "FIGURE_METHODS",
-    "PRESETS",
-    "PairScaling",
-    "Preset",
-]
+__all__ = ["PairScaling"]
 
 #: The methods :class:`PairScaling` draws (dynamic NTK depends on the current length).
 FIGURE_METHODS = ("PI", "NTK-aware", "YaRN", "Llama 3")
@@ -189,20 +184,25 @@ class PairScaling(LiveFigure):
     ) -> None:
         geometry = PRESETS[preset]
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
-        # The controls checked every value: the step calls the kernels, which check nothing.
         plain = default_frequencies(theta, d)
         index = np.arange(d // 2)
         distances = _distances(factor * original)
         yarn_factor = 1.0
         for method in FIGURE_METHODS:
-            inv, att = _method_frequencies(
-                method, d, float(factor), original, theta, original, beta_fast, beta_slow
+            inv, att = method_frequencies(
+                method,
+                d,
+                factor,
+                original,
+                rope_theta=theta,
+                beta_fast=beta_fast,
+                beta_slow=beta_slow,
             )
             art.pairs[method].set_data(index, inv / plain)
-            art.curves[method].set_data(distances, _aligned_scores(inv, distances, att))
+            art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
             if method == "YaRN":
                 yarn_factor = att
-        rope = _aligned_scores(plain, distances)
+        rope = aligned_scores(plain, distances)
         inside = distances <= original
         art.inside.set_data(distances[inside], rope[inside])
         art.beyond.set_data(distances[distances >= original], rope[distances >= original])

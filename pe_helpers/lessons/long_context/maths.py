@@ -12,37 +12,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._rope_parameters import check_head_dim
 from ..._validate import check_array, check_choice, check_int, check_real
-from ..._validate import show_value as _show
 from ...model import MAX_ATTENTION_FACTOR
-from ...rope import turn_pairs
-from ...rope_scaling import (
-    default_frequencies,
-    dynamic_ntk_base,
-    dynamic_ratio,
-    get_mscale,
-    llama3_frequencies,
-    ntk_aware_base,
-    yarn_bounds,
-    yarn_frequencies,
-)
-from ...seeds import SeedResults
+from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from ...seeds import SeedResults, spread_table
 from ...training import TrainedModel, train
 
 __all__ = [
-    "MAX_DISTANCES",
-    "MAX_ELEMENTS",
     "METHODS",
     "SEED_EXPERIMENTS",
     "aligned_scores",
-    "column_key",
     "dynamic_key_angles",
     "fine_tuned",
     "fine_tuned_accuracies",
     "format_seed_table",
     "method_frequencies",
-    "metric_key",
     "outside_spread",
     "rope_block",
     "rotate",
@@ -52,11 +36,15 @@ __all__ = [
 
 #: The methods compared: plain RoPE and five ways to stretch it.
 METHODS = ("RoPE", "PI", "NTK-aware", "dynamic NTK", "YaRN", "Llama 3")
-#: Most distances :func:`aligned_scores` evaluates, and most numbers :func:`rotate` returns.
-MAX_DISTANCES, MAX_ELEMENTS = 100_000, 2**24
-_MAX_HEAD_DIM = 1024
+#: Most distances :func:`aligned_scores` evaluates, most numbers :func:`rotate` returns, and
+#: the widest head the methods take.
+MAX_DISTANCES, MAX_ELEMENTS, MAX_HEAD_DIM = 100_000, 2**24, 1024
 #: Largest ``rope_theta`` the methods take (published bases are 1e4 to 1e7).
 MAX_THETA = 1e12
+#: Most methods x test lengths' sum :func:`stretched_accuracies` tests (the lesson's: 672),
+#: most methods x (steps x length + test lengths' sum) :func:`fine_tuned_accuracies` runs
+#: (the lesson's: 3,600).
+MAX_TEST_LENGTHS, MAX_FINE_TUNING = 4096, 200_000
 #: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
 _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 
@@ -76,10 +64,7 @@ def _check_method_args(
     method = check_choice("method", method, METHODS)
     factor = check_real("factor", factor, positive=True)
     if factor < 1:
-        raise ValueError(
-            f"factor must be >= 1 (a stretch of the context; below 1 it would shrink), "
-            f"got {factor!r}"
-        )
+        raise ValueError(f"factor must be >= 1 (a stretch of the context), got {factor!r}")
     original = check_int("original", original, minimum=1)
     theta = check_real("rope_theta", rope_theta, positive=True)
     if not 1 < theta <= MAX_THETA:
@@ -116,17 +101,6 @@ def rope_block(
         YaRN's bounds, in rotations within ``L0`` (> 0). Only YaRN reads them; for any other
         method they are still checked, then ignored.
 
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    TypeError
-        An argument of the wrong kind.
-    ValueError
-        An unknown method, "NTK-aware", or a value out of range.
-
     Examples
     --------
     >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
@@ -138,10 +112,7 @@ def rope_block(
     if method == "RoPE":
         return {"rope_type": "default", "rope_theta": theta}
     if method == "NTK-aware":
-        raise ValueError(
-            "method 'NTK-aware' has no rope_type of its own in transformers (only its dynamic "
-            "form, 'dynamic NTK'); use method_frequencies for it"
-        )
+        raise ValueError("method 'NTK-aware' has no rope_type of its own: use method_frequencies")
     rope_type = {"PI": "linear", "dynamic NTK": "dynamic", "YaRN": "yarn", "Llama 3": "llama3"}
     block = {"rope_type": rope_type[method], "rope_theta": theta, "factor": factor}
     if method == "YaRN":
@@ -186,60 +157,22 @@ def method_frequencies(
     method, factor, original, rope_theta, beta_fast, beta_slow = _check_method_args(
         method, factor, original, rope_theta, beta_fast, beta_slow
     )
-    head_dim = check_int("head_dim", head_dim, minimum=2)
-    if head_dim > _MAX_HEAD_DIM:
-        raise ValueError(f"head_dim must be at most {_MAX_HEAD_DIM}, got {head_dim}")
+    head_dim = check_int("head_dim", head_dim, minimum=2, maximum=MAX_HEAD_DIM)
     length = original if length is None else check_int("length", length, minimum=1)
-    check_head_dim(head_dim)  # even: RoPE turns pairs
-    # The NTK methods raise their base by d / (d - 2): no head of 2, no base past a float.
     if method == "NTK-aware":
-        ntk_aware_base(rope_theta, head_dim, factor)
-    if method == "dynamic NTK":
-        if head_dim <= 2:
-            raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {head_dim}")
-        dynamic_ntk_base(rope_theta, head_dim, factor, length, original)
-    return _method_frequencies(
-        method, head_dim, factor, original, rope_theta, length, beta_fast, beta_slow
+        return default_frequencies(ntk_aware_base(rope_theta, head_dim, factor), head_dim), 1.0
+    block = rope_block(
+        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
     )
+    return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
 
 
-def _method_frequencies(
-    method: str,
-    head_dim: int,
-    factor: float,
-    original: int,
-    rope_theta: float,
-    length: int,
-    beta_fast: float,
-    beta_slow: float,
-) -> tuple[np.ndarray, float]:
-    """:func:`method_frequencies` of checked arguments, through rope_scaling's kernels."""
-    plain = default_frequencies(rope_theta, head_dim)
-    if method == "RoPE":
-        return plain, 1.0
-    if method == "PI":
-        return plain / factor, 1.0
-    if method in ("NTK-aware", "dynamic NTK"):
-        ratio = factor if method == "NTK-aware" else dynamic_ratio(factor, length, original)
-        return default_frequencies(ntk_aware_base(rope_theta, head_dim, ratio), head_dim), 1.0
-    if method == "YaRN":
-        low, high = yarn_bounds(head_dim, rope_theta, original, beta_fast, beta_slow, True)
-        inv_freq = yarn_frequencies(rope_theta, head_dim, factor, low, high)
-        return inv_freq, get_mscale(factor)
-    # Llama 3
-    inv_freq = llama3_frequencies(
-        rope_theta, head_dim, factor, original, _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR
-    )
-    return inv_freq, 1.0
-
-
-def _attention_factor(value: object) -> float:
+def check_attention_factor(value: object) -> float:
     """The checked ``attention_factor``, in ``(0, MAX_ATTENTION_FACTOR]``."""
     factor = check_real("attention_factor", value, positive=True)
     if factor > MAX_ATTENTION_FACTOR:
         raise ValueError(
-            f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g} (scores grow by its "
-            f"square), got {factor!r}"
+            f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g}, got {factor!r}"
         )
     return factor
 
@@ -269,14 +202,18 @@ def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np
     except ValueError:
         shape = None
     if shape is None or shape[-1] != pairs[-1]:
-        raise ValueError(
-            f"angles of shape {angles.shape} must broadcast to x's pairs, {pairs}"
-        ) from None
+        raise ValueError(f"angles {angles.shape} must broadcast to x's pairs {pairs}") from None
     if math.prod(shape) * 2 > MAX_ELEMENTS:
         raise ValueError(f"x and angles would give more than {MAX_ELEMENTS:,} numbers")
-    factor = _attention_factor(attention_factor)
+    factor = check_attention_factor(attention_factor)
     angles = np.broadcast_to(angles, shape)
-    return turn_pairs(x, factor * np.cos(angles), factor * np.sin(angles), "adjacent")
+    # each adjacent pair (x_2i, x_2i+1) turned by its angle, then scaled: (..., d)
+    cos, sin = factor * np.cos(angles), factor * np.sin(angles)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty((*shape[:-1], x.shape[-1]))
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
 
 
 def aligned_scores(
@@ -293,22 +230,15 @@ def aligned_scores(
     [1.0, -0.5]
     """
     inv_freq = check_array("inv_freq", inv_freq, ndim=1).astype(np.float64)
-    if inv_freq.size > _MAX_HEAD_DIM // 2:
+    if inv_freq.size > MAX_HEAD_DIM // 2:
         raise ValueError(
-            f"inv_freq may have at most {_MAX_HEAD_DIM // 2} pairs, got {inv_freq.size}"
+            f"inv_freq may have at most {MAX_HEAD_DIM // 2} pairs, got {inv_freq.size}"
         )
     distances = check_array("distances", distances, ndim=1).astype(np.float64)
     if distances.size > MAX_DISTANCES:
-        raise ValueError(
-            f"distances may have at most {MAX_DISTANCES} entries, got {distances.size}"
-        )
-    return _aligned_scores(inv_freq, distances, _attention_factor(attention_factor))
-
-
-def _aligned_scores(
-    inv_freq: np.ndarray, distances: np.ndarray, attention_factor: float = 1.0
-) -> np.ndarray:
-    """:func:`aligned_scores` of checked float64 arrays: ``m² mean_i cos(θ_i Δ)`` per distance."""
+        raise ValueError(f"distances may have at most {MAX_DISTANCES} entries")
+    attention_factor = check_attention_factor(attention_factor)
+    # m² mean_i cos(θ_i Δ) per distance
     return attention_factor**2 * np.cos(np.multiply.outer(distances, inv_freq)).mean(axis=-1)
 
 
@@ -345,9 +275,7 @@ def dynamic_key_angles(
         raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
     current_length = check_int("current_length", current_length, minimum=1)
     if positions.max() >= current_length:
-        raise ValueError(
-            f"key_positions must be below current_length {current_length}, got {positions.max()}"
-        )
+        raise ValueError(f"key_positions must be below current_length {current_length}")
 
     def at(length: int) -> np.ndarray:
         return method_frequencies(
@@ -377,9 +305,7 @@ def _model_frequencies(
 ):
     """``method``'s frequencies for a lesson 08 RoPE model, ``L0`` its training length."""
     if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-        raise TypeError(
-            f"model must be a TrainedModel with method 'rope_adjacent', got {type(model).__name__}"
-        )
+        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {type(model).__name__}")
     return method_frequencies(
         method,
         model.config.d_head,
@@ -417,13 +343,8 @@ def stretched(
 
 def _check_fine_tuning(length: object, steps: object) -> int:
     """The fine-tuning length (2 to 1024), after checking the steps (1 to 2000)."""
-    length = check_int("length", length, minimum=2)
-    if length > 1024:
-        raise ValueError(f"length must be at most 1024 (keeps fine-tuning fast), got {length}")
-    steps = check_int("steps", steps, minimum=1)
-    if steps > 2000:
-        raise ValueError(f"steps must be at most 2000 (keeps fine-tuning fast), got {steps}")
-    return length
+    check_int("steps", steps, minimum=1, maximum=2000)
+    return check_int("length", length, minimum=2, maximum=1024)
 
 
 def fine_tuned(
@@ -454,37 +375,23 @@ def fine_tuned(
     """
     length = _check_fine_tuning(length, steps)
     inv, att = _model_frequencies(model, method, factor, length)
-    config = model.config
-    return train(
-        model.task,
-        config.method,
-        length=length,
-        vocab_size=config.vocab_size,
-        steps=steps,
-        seed=seed,
-        params=model.params,
-        d_model=config.d_model,
-        n_heads=config.n_heads,
-        d_head=config.d_head,
-        causal=config.causal,
-        residual=config.residual,
-        base=config.base,
-        inv_freq=inv,
-        attention_factor=att,
-    )
+    kept = ("vocab_size", "d_model", "n_heads", "d_head", "causal", "residual", "base")
+    options = {name: getattr(model.config, name) for name in kept}
+    options |= {"params": model.params, "inv_freq": inv, "attention_factor": att}
+    return train(model.task, model.config.method, length=length, steps=steps, seed=seed, **options)
 
 
 def _check_lengths(lengths: object) -> list[int]:
     """Test lengths: a non-empty sequence of integers 2 to 1024."""
     if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
+        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
     return [check_int("lengths entry", n, minimum=2, maximum=1024) for n in lengths]
 
 
 def _check_methods(methods: object) -> list[str]:
     """Method names: a non-empty sequence of entries of :data:`METHODS`, each once."""
     if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence) or not methods:
-        raise TypeError(f"methods must be a non-empty list of names, got {_show(methods)}")
+        raise TypeError(f"methods must be a non-empty list of names, got {methods!r:.80}")
     methods = [check_choice("methods entry", m, METHODS) for m in methods]
     if len(set(methods)) != len(methods):
         raise ValueError(f"methods must name each method once, got {methods}")
@@ -511,7 +418,7 @@ def stretched_accuracies(
     factor : float
         The context factor ``s`` (> 0).
     lengths : sequence of int
-        Test lengths, each 2 to 1024.
+        Test lengths, each 2 to 1024; methods x their sum at most ``MAX_TEST_LENGTHS``.
     methods : sequence of str, default :data:`METHODS`
         Which methods, each once.
 
@@ -530,6 +437,8 @@ def stretched_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     factor = check_real("factor", factor, positive=True)
     _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
+    if len(methods) * sum(lengths) > MAX_TEST_LENGTHS:
+        raise ValueError(f"methods x lengths must sum to at most {MAX_TEST_LENGTHS:,} positions")
     table = {}
     for method in methods:
         if method == "dynamic NTK":
@@ -554,28 +463,10 @@ def fine_tuned_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy at each test length after :func:`fine_tuned` with each method.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
-    factor : float
-        The context factor ``s`` (> 0).
-    length : int
-        The fine-tuning length, 2 to 1024.
-    steps : int
-        Adam steps of fine-tuning, 1 to 2000.
-    lengths : sequence of int
-        Test lengths, each 2 to 1024.
-    methods : sequence of str
-        Entries of :data:`METHODS`, each once.
-    seed : int, default 1
-        Seed of the fine-tuning data; over seeds, the model's seed plus one (see
-        :func:`fine_tuned`).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        Method -> one accuracy in [0, 1] per test length.
+    ``model``, ``factor``, ``lengths``, ``methods`` and the result as in
+    :func:`stretched_accuracies`; ``length`` (2 to 1024), ``steps`` (1 to 2000) and ``seed`` as
+    in :func:`fine_tuned`. Methods x (steps x length + the test lengths' sum) is at most
+    ``MAX_FINE_TUNING``.
 
     Examples
     --------
@@ -587,6 +478,10 @@ def fine_tuned_accuracies(
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
     _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
     length = _check_fine_tuning(length, steps)
+    if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
+        raise ValueError(
+            f"methods x (steps x length + lengths) must be at most {MAX_FINE_TUNING:,}"
+        )
     table = {}
     for method in methods:
         tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
@@ -604,66 +499,47 @@ _SHORT_STEPS, _LONG_STEPS = 10, 100
 
 
 def metric_key(method: str) -> str:
-    """A method's name as it appears in a metric name: spaces become underscores.
-
-    Examples
-    --------
-    >>> metric_key("dynamic NTK")
-    'dynamic_NTK'
-    """
-    return check_choice("method", method, METHODS).replace(" ", "_")
+    """A method's name as metric names write it: spaces become underscores."""
+    return method.replace(" ", "_")
 
 
 def column_key(length: int, train_length: int) -> str:
-    """A test length as a multiple of the training length, as metric names write it.
-
-    Examples
-    --------
-    >>> [column_key(n, 16) for n in (16, 32, 64)]
-    ['L', '2L', '4L']
-    """
-    length = check_int("length", length, minimum=1)
-    train_length = check_int("train_length", train_length, minimum=1)
-    if length % train_length:
-        raise ValueError(f"length must be a multiple of train_length {train_length}, got {length}")
-    times = length // train_length
+    """A test length as a multiple of the training length, as metric names write it ('2L')."""
+    times, rest = divmod(length, train_length)
+    assert not rest, "test lengths are multiples of the training length"
     return "L" if times == 1 else f"{times}L"
 
 
 def _seed_rows(
-    table: Mapping[str, ArrayLike],
-    spread: SeedResults,
-    group: str,
-    lengths: Sequence[int],
-    train_length: int,
-) -> list[tuple[str, list[tuple[str, float]]]]:
-    """Each row of ``table`` as (method, [(metric name, this run's value) per length])."""
+    table: object, spread: object, group: object, lengths: object, train_length: object
+) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Method -> (its metric names, this run's accuracies), one per length, checked."""
     if not isinstance(table, Mapping) or not table:
         raise TypeError(
-            f"table must be a non-empty dict of method -> accuracies, got {_show(table)}"
+            f"table must be a non-empty dict of method -> accuracies, got {table!r:.80}"
         )
     if not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(group, str):
-        raise TypeError(f"group must be the name of a group of metrics, got {_show(group)}")
+        raise TypeError(f"group must be the name of a group of metrics, got {group!r:.80}")
     lengths = _check_lengths(lengths)
-    columns = [column_key(n, train_length) for n in lengths]
-    rows = []
+    train_length = check_int("train_length", train_length, minimum=1)
+    if any(n % train_length for n in lengths):
+        raise ValueError(f"lengths must be multiples of train_length {train_length}, got {lengths}")
+    rows = {}
     for method, row in table.items():
         row = check_array(f"table[{method!r}]", row, ndim=1)
+        names = [
+            f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
+        ]
         if row.shape != (len(lengths),):
             raise ValueError(
-                f"table[{method!r}] must hold one accuracy per length ({len(lengths)}), "
-                f"got {row.size}"
+                f"table[{method!r}] must hold one accuracy per length ({len(lengths)})"
             )
-        names = [f"{group}.{metric_key(method)}.{column}" for column in columns]
         missing = [name for name in names if name not in spread.values]
         if missing:
-            raise ValueError(
-                f"spread has no metric {missing[0]!r} (group = {group!r}, method {method!r}); "
-                f"its groups: {', '.join(sorted({n.split('.')[0] for n in spread.values}))}"
-            )
-        rows.append((method, list(zip(names, row.tolist(), strict=True))))
+            raise ValueError(f"spread has no metric {missing[0]!r} (group = {group!r})")
+        rows[method] = (names, row)
     return rows
 
 
@@ -678,53 +554,32 @@ def format_seed_table(
 ) -> str:
     """Accuracies of this run, each beside its spread over the shipped seeds.
 
-    Row ``method`` and length ``n`` read metric ``"{group}.{metric_key(method)}.{column}"``
-    (``column`` from :func:`column_key`) of ``spread``; a cell shows this run, then the lowest
-    and highest value over the seeds and, in brackets, their median, all in percent.
-
-    Parameters
-    ----------
-    title : str
-        Top-left heading.
-    table : dict of str to array_like
-        Method -> this run's accuracy in [0, 1] at each of ``lengths``.
-    spread : SeedResults
-        The lesson's shipped results (:func:`pe_helpers.seeds.load_results`).
-    group : str
-        The group of metrics the rows belong to.
-    lengths : sequence of int
-        The test lengths, multiples of ``train_length``.
-    train_length : int
-        ``L``, the training length.
-
-    Returns
-    -------
-    str
+    ``table`` maps a method to this run's accuracies in [0, 1] at ``lengths`` (multiples of
+    ``train_length``, ``L``). Row ``method`` and length ``n`` read the metric
+    ``"{group}.{method}.{column}"`` of ``spread``, the lesson's shipped results (spaces in
+    ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this run, then the
+    lowest–highest over the seeds and their median, in percent
+    (:func:`pe_helpers.seeds.spread_table`). ``title`` heads the first column.
 
     Examples
     --------
     >>> from pe_helpers.seeds import SeedResults
     >>> spread = SeedResults("demo", (0, 1), {"g.PI.L": np.array([0.2, 0.4])})
     >>> print(format_seed_table("demo", {"PI": [0.25]}, spread, "g", [16], train_length=16))
-    demo                   L = 16
-    each cell: this run, lowest–highest (median) over 2 seeds
-    PI                 25%  20–40  (30)
+    each cell: this run (lowest–highest; median over 2 seeds)
+    demo                                  L = 16
+    PI                    25% (20–40; median 30)
     """
     if not isinstance(title, str):
-        raise TypeError(f"title must be text, got {_show(title)}")
+        raise TypeError(f"title must be text, got {type(title).__name__}")
     rows = _seed_rows(table, spread, group, lengths, train_length)
     heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
-    lines = [
-        f"{title:16s}" + "".join(f"{h:^20s}" for h in heads).rstrip(),
-        f"each cell: this run, lowest–highest (median) over {len(spread.seeds)} seeds",
-    ]
-    for method, cells in rows:
-        shown = []
-        for name, value in cells:
-            low, mid, high = (100 * f(name) for f in (spread.low, spread.median, spread.high))
-            shown.append(f"{value:>6.0%} {low:>3.0f}–{high:<3.0f} {f'({mid:.0f})':5s}")
-        lines.append(f"{method:16s}" + "".join(shown).rstrip())
-    return "\n".join(lines)
+    bands = {method: spread.band(names) for method, (names, _) in rows.items()}
+    this_run = {method: row for method, (_, row) in rows.items()}
+    return (
+        f"each cell: this run (lowest–highest; median over {len(spread.seeds)} seeds)\n"
+        + spread_table(title, heads, bands, this_run, median=True)
+    )
 
 
 def outside_spread(
@@ -754,11 +609,11 @@ def outside_spread(
     slack = check_real("slack", slack)
     if slack < 0:
         raise ValueError(f"slack must be >= 0, got {slack}")
-    rows = _seed_rows(table, spread, group, lengths, train_length)
+    rows = _seed_rows(table, spread, group, lengths, train_length).values()
     return [
         name
-        for _, cells in rows
-        for name, value in cells
+        for names, row in rows
+        for name, value in zip(names, row.tolist(), strict=True)
         if not spread.contains(name, value, slack=slack)
     ]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...biases import t5_relative_bucket
 from ...grading import AnswerProblem, Feedback, as_array, grade, shown, value_of
-from .maths import _PANELS
+from .maths import PANELS
 
 __all__ = [
     "check_method_names",
@@ -200,24 +200,24 @@ formula, and far from the diagonal several neighbouring diagonals share one colo
         ans = value_of(given)
         if isinstance(ans, Mapping):
             given = {str(key).strip().upper(): value for key, value in ans.items()}
-            missing = sorted(set(_PANELS) - set(given))
+            missing = sorted(set(PANELS) - set(given))
             if missing:
                 return f"name every panel: {', '.join(missing)} missing."
-        elif isinstance(ans, (list, tuple)) and len(ans) == len(_PANELS):
-            given = dict(zip(_PANELS, ans, strict=True))
+        elif isinstance(ans, (list, tuple)) and len(ans) == len(PANELS):
+            given = dict(zip(PANELS, ans, strict=True))
         else:
             return (
                 f"answer with a dict {{'A': ..., 'D': ...}} or a list of four names, "
                 f"got {shown(ans)}."
             )
-        methods = {panel: _method_of(given[panel], panel) for panel in _PANELS}
-        wrong = [panel for panel in _PANELS if methods[panel] != _PANELS[panel]]
+        methods = {panel: _method_of(given[panel], panel) for panel in PANELS}
+        wrong = [panel for panel in PANELS if methods[panel] != PANELS[panel]]
         if not wrong:
             return None
         first = wrong[0]
         return (
-            f"{len(wrong)} of {len(_PANELS)} panels are wrong. Panel {first}: "
-            f"{_HINTS[_PANELS[first]]}"
+            f"{len(wrong)} of {len(PANELS)} panels are wrong. Panel {first}: "
+            f"{_HINTS[PANELS[first]]}"
         )
 
     values = answer.values() if isinstance(answer, Mapping) else answer

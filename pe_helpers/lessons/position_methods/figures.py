@@ -15,7 +15,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..._validate import check_int
-from ..._validate import show_value as _show
 from ...biases import alibi_bias, alibi_slopes, t5_relative_bucket
 from ...figures import (
     MASKED_COLOUR,
@@ -34,11 +33,11 @@ from .maths import (
     ROLES,
     TERMS,
     BenchResult,
-    _metric_names,
-    _task_label,
     format_bench,
+    metric_names,
     mystery_matrices,
     run_bench,  # noqa: F401  (used by the doctest of plot_bench)
+    task_label,
 )
 
 __all__ = [
@@ -108,10 +107,6 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     spread : SeedResults, optional
         The results over seeds, with a "bench" metric for every cell the bench fills.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
     Examples
     --------
     >>> result = run_bench([("RoPE", "rope_adjacent")], [("copy_back", 1)], length=6,
@@ -125,10 +120,10 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     'band: lowest–highest over 2 seeds'
     """
     if not isinstance(result, BenchResult):
-        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
+        raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
     if spread is not None:
         format_bench(result, spread)  # the same checks: a SeedResults with every cell
-    names = _metric_names(result)
+    names = metric_names(result)
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(result.tasks), sharey=True, squeeze=False)[0]
     for c, (ax, task) in enumerate(zip(axes, result.tasks, strict=True)):
@@ -164,7 +159,7 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
         ax.set_xticks(result.lengths, [str(n) for n in result.lengths])
         ax.minorticks_off()
         ax.set_xlabel("test length (trained at the first)")
-        ax.set_title(_task_label(task))
+        ax.set_title(task_label(task))
     axes[0].set_ylabel("accuracy (%)")
     axes[0].set_ylim(0, 105)
     handles = list(axes[0].lines)
@@ -212,9 +207,7 @@ class AlibiHeads(LiveFigure):
     layout = Layout(figsize=(10.0, 5.4))
 
     def __init__(self, n_positions: int = 16) -> None:
-        self.n = check_int("n_positions", n_positions, minimum=4)
-        if self.n > 64:
-            raise ValueError(f"n_positions must be at most 64, got {self.n}")
+        self.n = check_int("n_positions", n_positions, minimum=4, maximum=64)
         step = self.n + 1  # one blank cell between blocks
         self.corners = [(row * step, col * step) for row in range(2) for col in range(4)]
         self.shape = (2 * step - 1, 4 * step - 1)
@@ -291,9 +284,7 @@ class T5BucketMap(LiveFigure):
     layout = Layout(figsize=(9.0, 6.0), grid=(2, 1), subplot_kw={"sharex": True})
 
     def __init__(self, max_offset: int = 300) -> None:
-        self.max_offset = check_int("max_offset", max_offset, minimum=16)
-        if self.max_offset > 1000:
-            raise ValueError(f"max_offset must be at most 1000, got {self.max_offset}")
+        self.max_offset = check_int("max_offset", max_offset, minimum=16, maximum=1000)
         self.offsets = np.arange(-self.max_offset, self.max_offset + 1)
 
     def build(self, axes) -> SimpleNamespace:

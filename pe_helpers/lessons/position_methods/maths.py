@@ -12,47 +12,30 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._validate import check_choice, check_int
-from ..._validate import show_value as _show
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
-from ...model import (
-    CONTENT_METHODS,
-    METHODS,
-    ModelConfig,
-    Tables,
-    check_params,
-    forward_pass,
-    init_params,
-)
+from ...model import CONTENT_METHODS, METHODS, ModelConfig, Tables, forward_pass, init_params
 from ...rope import apply_rope
-from ...seeds import SeedResults
+from ...seeds import SeedResults, spread_table
 from ...tasks import Task, make_task, order_blind_accuracy
 from ...training import TrainedModel, train
 
 __all__ = [
-    "BENCH",
-    "BENCH_TASKS",
-    "BenchEntry",
     "BenchResult",
     "MAX_MODELS",
-    "MAX_MODEL_OPTIONS",
     "MAX_POSITIONS",
     "MAX_TEST_LENGTH",
-    "MapEntry",
-    "MethodProperties",
     "POSITION_MAP",
     "ROLES",
     "SEED_EXPERIMENTS",
     "TERMS",
     "bench_metrics",
-    "entry_key",
     "format_bench",
     "last_query_attention",
     "map_kind",
     "method_properties",
     "mystery_matrices",
     "run_bench",
-    "same_token_scores",
     "seed_range",
     "t5_table_facts",
     "term_kind",
@@ -182,7 +165,7 @@ def term_kind(formula: str) -> str:
     ['content only', 'absolute', 'relative', 'dropped']
     """
     if not isinstance(formula, str):
-        raise TypeError(f"formula must be a string, got {_show(formula)}")
+        raise TypeError(f"formula must be a string, got {type(formula).__name__}")
     if formula.strip() == "—":
         return "dropped"
     if _ABSOLUTE_SYMBOL.search(formula):
@@ -204,7 +187,7 @@ def map_kind(entry: MapEntry) -> str:
     ['absolute', 'relative', 'none']
     """
     if not isinstance(entry, MapEntry):
-        raise TypeError(f"entry must be a MapEntry of POSITION_MAP, got {_show(entry)}")
+        raise TypeError(f"entry must be a MapEntry of POSITION_MAP, got {type(entry).__name__}")
     coarse = [role.split(",")[0] for role in entry.roles]
     if "absolute" in coarse:
         return "absolute"
@@ -225,21 +208,7 @@ def same_token_scores(
     Every query and key carries the same content, so whatever differs between entries is
     the work of the position method: a Toeplitz matrix means the method is relative.
 
-    Parameters
-    ----------
-    params : dict
-        The model's parameters (:func:`~pe_helpers.model.init_params` or trained).
-    config : ModelConfig
-        Its configuration.
-    n_positions : int
-        Sequence length, 1 .. 256 (at most ``max_len`` for "learned").
-    token : int, default 0
-        The repeated token id.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
+    Returns shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
 
     Examples
     --------
@@ -248,22 +217,8 @@ def same_token_scores(
     >>> s.shape, relative_deviation(s[0]) < 1e-12
     ((2, 5, 5), True)
     """
-    if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be a ModelConfig, got {_show(config)}")
-    if config.method in CONTENT_METHODS:
-        raise ValueError(
-            f"same_token_scores does not model config.method {config.method!r}: its score term "
-            "depends on the gates of the content (lesson 14), not on positions alone"
-        )
-    params = check_params(params, config)
-    n = check_int("n_positions", n_positions, minimum=1)
-    if n > MAX_POSITIONS:
-        raise ValueError(f"n_positions must be at most {MAX_POSITIONS}, got {n}")
-    token = check_int("token", token, minimum=0)
-    if token >= config.vocab_size:
-        raise ValueError(f"token must be below vocab_size {config.vocab_size}, got {token}")
-    if config.method == "learned" and n > config.max_len:
-        raise ValueError(f"n_positions must be at most max_len {config.max_len}, got {n}")
+    assert config.method not in CONTENT_METHODS, "their scores depend on the content's gates"
+    n = n_positions
     tables = Tables(config, n)
     _, cache = forward_pass(params, config, np.full((1, n), token), tables)
     scores = cache["q"][0] @ np.swapaxes(cache["k"][0], -1, -2) / np.sqrt(config.d_head)
@@ -297,9 +252,8 @@ MAX_MODEL_OPTIONS = {
 def _check_model_options(options: Mapping) -> dict:
     """The model options, with every size bounded so nothing can hang or fill memory."""
     for name, limit in MAX_MODEL_OPTIONS.items():
-        value = options.get(name)
-        if value is not None and check_int(name, value, minimum=1) > limit:
-            raise ValueError(f"{name} must be at most {limit} here, got {value}")
+        if options.get(name) is not None:
+            check_int(name, options[name], minimum=1, maximum=limit)
     return dict(options)
 
 
@@ -318,7 +272,8 @@ def method_properties(
       can differ from query ``j`` with key ``i``;
     * ``extra_parameters``: trainable numbers beyond a "none" model of the same shape.
 
-    Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
+    ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
+    ``MAX_MODEL_OPTIONS``.
 
     Examples
     --------
@@ -327,7 +282,7 @@ def method_properties(
     >>> method_properties("learned", n_positions=16).extra_parameters  # 16 rows of 32
     512
     """
-    n = check_int("n_positions", n_positions, minimum=2)
+    n = check_int("n_positions", n_positions, minimum=2, maximum=MAX_POSITIONS)
     model_options = _check_model_options(model_options)
     # lesson 14's content methods score by their gates: not measurable on one repeated token
     position_only = tuple(m for m in METHODS if m not in CONTENT_METHODS)
@@ -387,6 +342,9 @@ BENCH_TASKS: tuple[tuple[str, int], ...] = (("copy_back", 1), ("token_at", 0))
 #: Most models one bench trains (entries x tasks), and the longest test sequence.
 MAX_MODELS = 16
 MAX_TEST_LENGTH = 128
+#: Most steps x training length over all of a bench's models (the lesson's: 44,800), and
+#: most test tokens over all of its evaluations (the lesson's: 401,408).
+MAX_TRAINING, MAX_TEST_TOKENS = 2**17, 2**21
 
 
 class BenchResult(NamedTuple):
@@ -431,7 +389,9 @@ def run_bench(
     Parameters
     ----------
     entries : sequence of BenchEntry or (label, method[, options])
-        The rows; :data:`BENCH` by default.
+        The rows; :data:`BENCH` by default. Entries x tasks x steps x ``L`` is at most
+        :data:`MAX_TRAINING`, entries x tasks x ``n_samples`` x the test lengths' sum at most
+        :data:`MAX_TEST_TOKENS`.
     tasks : sequence of (name, argument) or Task
         The columns; copy-back by 1 (relative) and the token at position 0 (absolute).
     length : int, default 16
@@ -440,11 +400,7 @@ def run_bench(
         Test lengths as multiples of ``L`` (at most 128 tokens).
     steps, seed, n_samples : int
         Adam steps (<= 1000), the seed of every model, test sequences per length (<= 2048).
-        Model options are bounded by :data:`MAX_MODEL_OPTIONS`.
-
-    Returns
-    -------
-    BenchResult
+        Model options are bounded by ``MAX_MODEL_OPTIONS``.
 
     Examples
     --------
@@ -456,27 +412,30 @@ def run_bench(
     rows = tuple(_bench_entry(e, f"entries[{i}]") for i, e in enumerate(_items("entries", entries)))
     columns = tuple(_bench_task(t, f"tasks[{i}]") for i, t in enumerate(_items("tasks", tasks)))
     if not rows or not columns or len(rows) * len(columns) > MAX_MODELS:
-        raise ValueError(
-            f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)} x {len(columns)}"
-        )
-    length = check_int("length", length, minimum=2)
-    if length > 32:
-        raise ValueError(f"length must be at most 32, got {length}")
+        raise ValueError(f"entries x tasks must be 1 .. {MAX_MODELS} models, got {len(rows)}")
+    length = check_int("length", length, minimum=2, maximum=32)
     lengths = tuple(
         check_int("factors entry", f, minimum=1) * length for f in _items("factors", factors)
     )
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
         raise ValueError(f"factors must give test lengths up to {MAX_TEST_LENGTH}, got {lengths}")
-    if check_int("steps", steps, minimum=1) > 1000:
-        raise ValueError(f"steps must be at most 1000, got {steps}")
-    if check_int("n_samples", n_samples, minimum=1) > 2048:
-        raise ValueError(f"n_samples must be at most 2048, got {n_samples}")
+    steps = check_int("steps", steps, minimum=1, maximum=1000)
+    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     seed = check_int("seed", seed, minimum=0)
     for entry in rows:  # every entry's options refused before any training
         options = _check_model_options(entry.options)
         if entry.method == "learned":
             options.setdefault("max_len", length)
         ModelConfig(entry.method, 16, **options)
+    models = len(rows) * len(columns)
+    if (
+        models * steps * length > MAX_TRAINING
+        or models * n_samples * sum(lengths) > MAX_TEST_TOKENS
+    ):
+        raise ValueError(
+            f"entries x tasks x steps x length must be at most {MAX_TRAINING:,}, entries x tasks "
+            f"x n_samples x the test lengths' sum at most {MAX_TEST_TOKENS:,}"
+        )
     accuracy = np.full((len(rows), len(columns), len(lengths)), np.nan)
     models = []
     for r, entry in enumerate(rows):
@@ -498,7 +457,7 @@ def run_bench(
 def _items(name: str, value: object) -> tuple:
     """A list or tuple (not text), as a tuple; the callers refuse an empty one."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list, got {_show(value)}")
+        raise TypeError(f"{name} must be a list, got {type(value).__name__}")
     return tuple(value)
 
 
@@ -506,15 +465,13 @@ def _bench_entry(entry: object, name: str) -> BenchEntry:
     """A BenchEntry, or ``(label, method[, options])`` as one."""
     if not isinstance(entry, BenchEntry):
         if not isinstance(entry, (tuple, list)) or len(entry) not in (2, 3):
-            raise TypeError(
-                f"{name} must be a BenchEntry or (label, method[, options]), got {_show(entry)}"
-            )
+            raise TypeError(f"{name} must be a BenchEntry or (label, method[, options])")
         entry = BenchEntry(*entry)
     if not isinstance(entry.label, str):
-        raise TypeError(f"{name}: the label must be text, got {_show(entry.label)}")
+        raise TypeError(f"{name}: the label must be text, got {type(entry.label).__name__}")
     check_choice(f"{name}: the method", entry.method, METHODS)
     if not isinstance(entry.options, Mapping):
-        raise TypeError(f"{name}: the options must be a dict, got {_show(entry.options)}")
+        raise TypeError(f"{name}: the options must be a dict, got {type(entry.options).__name__}")
     return entry
 
 
@@ -523,14 +480,14 @@ def _bench_task(task: object, name: str) -> Task:
     if isinstance(task, Task):
         return make_task(task)
     if not isinstance(task, (tuple, list)) or len(task) not in (1, 2):
-        raise TypeError(f"{name} must be a Task or (name, argument), got {_show(task)}")
+        raise TypeError(f"{name} must be a Task or (name, argument), got {type(task).__name__}")
     try:
         return make_task(*task)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{name}: {exc}") from None
 
 
-def _task_label(task: Task) -> str:
+def task_label(task: Task) -> str:
     return f"copy_back k={task.arg}" if task.name == "copy_back" else f"token_at p={task.arg}"
 
 
@@ -543,7 +500,6 @@ def entry_key(entry: BenchEntry) -> str:
     >>> [entry_key(entry) for entry in BENCH[3:6]]
     ['rope_adjacent', 'alibi', 'alibi_8heads']
     """
-    entry = _bench_entry(entry, "entry")
     parts = [entry.method] + [
         f"{value}heads" if option == "n_heads" else f"{option}{value}"
         for option, value in sorted(dict(entry.options).items())
@@ -556,7 +512,7 @@ def _length_key(n: int, length: int) -> str:
     return "L" if n == length else f"{n // length}L"
 
 
-def _metric_names(result: BenchResult) -> list[list[list[str | None]]]:
+def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     """``[entry][task][length]`` -> the cell's metric name in the "bench" group (None where a
     learned table refuses the length)."""
     names = [
@@ -573,10 +529,7 @@ def _metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     ]
     flat = [name for entry in names for task in entry for name in task if name is not None]
     if len(set(flat)) != len(flat):
-        raise ValueError(
-            "two cells of the bench have one metric name: give every entry other "
-            "options or every task another name"
-        )
+        raise ValueError("entries: two cells of the bench have one metric name")
     return names
 
 
@@ -595,8 +548,8 @@ def bench_metrics(result: BenchResult) -> dict[str, float]:
     ['copy_back.rope_adjacent.2L', 'copy_back.rope_adjacent.L']
     """
     if not isinstance(result, BenchResult):
-        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
-    names = _metric_names(result)
+        raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
+    names = metric_names(result)
     return {
         name: float(a)
         for entry_names, acc in zip(names, result.accuracy, strict=True)
@@ -618,12 +571,9 @@ def seed_range(spread: SeedResults, name: str) -> str:
     ('82–100%', '6%')
     """
     if not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(name, str) or name not in spread.values:
-        raise ValueError(
-            f"name must be a metric of spread, got {_show(name)}; metrics: "
-            f"{', '.join(spread.names[:8])}{' ...' if len(spread.names) > 8 else ''}"
-        )
+        raise ValueError(f"name must be a metric of spread, got {name!r:.80}")
     low, high = (f"{100 * v:.0f}" for v in (spread.low(name), spread.high(name)))
     return f"{low}%" if low == high else f"{low}–{high}%"
 
@@ -631,7 +581,7 @@ def seed_range(spread: SeedResults, name: str) -> str:
 def _table_head(result: BenchResult, width: int) -> list[str]:
     """The two header lines of a bench table whose cells are ``width`` characters wide."""
     span = width * len(result.lengths)
-    head = f"{'':16}" + "".join(f"{'':3}{_task_label(t):^{span}}" for t in result.tasks)
+    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
     lengths = "".join(f"{n:{width}d}" for n in result.lengths)
     return [head.rstrip(), f"{'test length':16}" + f"{'':3}{lengths}" * len(result.tasks)]
 
@@ -639,9 +589,9 @@ def _table_head(result: BenchResult, width: int) -> list[str]:
 def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
 
-    With ``spread`` (the lesson's results over seeds), a second table follows: the lowest and
-    the highest accuracy of each cell over the seeds (one number where both round alike), so
-    this run can be read against them.
+    With ``spread`` (the lesson's results over seeds), a table per task follows: the lowest
+    and the highest accuracy of each cell over the seeds
+    (:func:`pe_helpers.seeds.spread_table`), so this run can be read against them.
 
     Parameters
     ----------
@@ -650,10 +600,6 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     spread : SeedResults, optional
         The results over seeds, holding a "bench" group of :func:`bench_metrics` for every
         cell the bench fills.
-
-    Returns
-    -------
-    str
 
     Examples
     --------
@@ -664,13 +610,13 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     ('this run (seed 0), accuracy in %', ['extra', 'params', 'position', 'direction'])
     >>> spread = SeedResults("demo", (0, 1), {"bench.copy_back.rope_adjacent.L":
     ...                                          np.array([0.5, 0.75])})
-    >>> format_bench(result, spread).splitlines()[-1].split()
-    ['RoPE', '50–75']
+    >>> [line.split() for line in format_bench(result, spread).splitlines()[-2:]]
+    [['copy_back', 'k=1', 'L', '=', '6'], ['RoPE', '50–75']]
     """
     if not isinstance(result, BenchResult):
-        raise TypeError(f"result must be a BenchResult, got {_show(result)}")
+        raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
     if spread is not None and not isinstance(spread, SeedResults):
-        raise TypeError(f"spread must be SeedResults (load_results), got {_show(spread)}")
+        raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     head = _table_head(result, 5)
     lines = [
         f"this run (seed {result.seed}), accuracy in %",
@@ -688,32 +634,21 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
         )
     if spread is None:
         return "\n".join(lines)
-    missing = [
-        name
-        for entry in _metric_names(result)
-        for task in entry
-        for name in task
-        if name is not None and f"bench.{name}" not in spread.values
-    ]
+    names = metric_names(result)
+    missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
-        raise ValueError(
-            f"spread holds no metric 'bench.{missing[0]}': it covers the "
-            "lesson's bench only (run_bench() with its defaults)"
-        )
-
-    def cell(name: str | None) -> str:
-        if name is None:
-            return f"{'–':>8}"
-        return f"{seed_range(spread, f'bench.{name}').rstrip('%'):>8}"
-
-    lines += [
-        "",
-        f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %",
-        *_table_head(result, 8),
-    ]
-    for entry, names in zip(result.entries, _metric_names(result), strict=True):
-        cells = "".join(f"{'':3}" + "".join(map(cell, row)) for row in names)
-        lines.append(f"{entry.label:16}{cells}")
+        raise ValueError(f"spread holds no metric 'bench.{missing[0]}' (the lesson's bench only)")
+    heads = [f"{'' if n == result.length else n // result.length}L = {n}" for n in result.lengths]
+    lines += ["", f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %"]
+    for c, task in enumerate(result.tasks):
+        rows = {}
+        for entry, entry_names in zip(result.entries, names, strict=True):
+            cells = [f"bench.{n}" for n in entry_names[c] if n]
+            low, middle, high = (np.full(len(heads), np.nan) for _ in range(3))
+            filled = [k for k, n in enumerate(entry_names[c]) if n]
+            low[filled], middle[filled], high[filled] = spread.band(cells)
+            rows[entry.label] = (low, middle, high)
+        lines += [""] * (c > 0) + [spread_table(task_label(task), heads, rows)]
     return "\n".join(lines)
 
 
@@ -723,12 +658,9 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
 def _check_t5_copy_model(model: TrainedModel) -> TrainedModel:
     """A trained causal T5-bias model of copy_back, or a named error."""
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel (train, run_bench), got {_show(model)}")
+        raise TypeError(f"model must be a TrainedModel, got {type(model).__name__}")
     if model.config.method != "t5_bias" or not model.config.causal:
-        raise ValueError(
-            f"model must be a causal t5_bias model, got method "
-            f"{model.config.method!r} with causal={model.config.causal}"
-        )
+        raise ValueError(f"model must be a causal t5_bias model, got {model.config.method!r}")
     if model.task.name != "copy_back":
         raise ValueError(f"model must be trained on copy_back, got {model.task.name!r}")
     return model
@@ -794,24 +726,12 @@ def last_query_attention(
 
     The attention of the last query of ``n_sequences`` random sequences, averaged over the
     sequences and the heads, is summed on the target key (``k`` places back) and on the keys
-    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself).
+    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself): the
+    two arrays ``near, far``, one share per length.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A causal ``t5_bias`` model trained on copy_back.
-    lengths : sequence of int, default (16, 32, 64)
-        Test lengths, each ``k + 1`` .. 128.
-    n_sequences : int, default 128
-        Random sequences per length (at most 2048).
-    seed : int, default 0
-        Seed of the random sequences (the first ``n`` tokens of each are the sequence of
-        length ``n``).
-
-    Returns
-    -------
-    near, far : numpy.ndarray
-        Shares of attention, one per length.
+    ``model`` is a causal ``t5_bias`` model trained on copy_back; ``lengths`` run from ``k + 1``
+    to 128, ``n_sequences`` to 2048; the first ``n`` tokens of each sequence drawn from ``seed``
+    are its sequence of length ``n``.
 
     Examples
     --------
@@ -824,11 +744,8 @@ def last_query_attention(
     shift = model.task.arg
     lengths = [check_int("lengths entry", n, minimum=shift + 1) for n in _items("lengths", lengths)]
     if not lengths or max(lengths) > MAX_TEST_LENGTH:
-        raise ValueError(
-            f"lengths must hold one or more lengths up to {MAX_TEST_LENGTH}, got {lengths}"
-        )
-    if check_int("n_sequences", n_sequences, minimum=1) > 2048:
-        raise ValueError(f"n_sequences must be at most 2048, got {n_sequences}")
+        raise ValueError(f"lengths must hold lengths up to {MAX_TEST_LENGTH}, got {lengths}")
+    check_int("n_sequences", n_sequences, minimum=1, maximum=2048)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     tokens = rng.integers(0, model.config.vocab_size, size=(n_sequences, max(lengths)))
     near, far = [], []
@@ -865,7 +782,7 @@ SEED_EXPERIMENTS = {"bench": _bench_experiment, "t5": _t5_experiment}
 
 
 #: The four panels of exercise 2, and which method made each.
-_PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
+PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
 
 
 def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
@@ -881,9 +798,7 @@ def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
     >>> sorted(mystery_matrices(8))
     ['A', 'B', 'C', 'D']
     """
-    n = check_int("n_positions", n_positions, minimum=4)
-    if n > MAX_POSITIONS:
-        raise ValueError(f"n_positions must be at most {MAX_POSITIONS}, got {n}")
+    n = check_int("n_positions", n_positions, minimum=4, maximum=MAX_POSITIONS)
     rng = np.random.default_rng(9)
     d = 16
     table = rng.normal(size=(16, 1))
@@ -897,4 +812,4 @@ def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
         @ apply_rope(np.tile(k, (n, 1)), base=100.0).T,
         "alibi": alibi_bias(n, slopes=[0.25])[0],
     }
-    return {panel: made[method] for panel, method in _PANELS.items()}
+    return {panel: made[method] for panel, method in PANELS.items()}

@@ -16,7 +16,6 @@ from matplotlib.ticker import MaxNLocator
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import order_blind_accuracy
@@ -25,13 +24,12 @@ from .maths import (
     LESSON_METHODS,
     MAX_MODELS,
     MAX_TEST_LENGTH,
-    _accuracies,
-    _check_bands,
-    _check_models,
-    _default_models,
-    _refuses,
-    _target_keys,
-    _view_tokens,
+    check_accuracies,
+    check_models,
+    default_models,
+    refuses,
+    target_keys,
+    view_tokens,
 )
 
 __all__ = [
@@ -77,10 +75,6 @@ def plot_extrapolation(
     band_label : str, default "hatched: range over seeds"
         The legend's entry for the bands (shown when there are bands).
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
     Examples
     --------
     >>> tables = {"copy back": {"rope": [1.0, 0.9], "learned": [1.0, np.nan]}}
@@ -92,8 +86,8 @@ def plot_extrapolation(
     >>> figure.legends[0].get_texts()[-1].get_text()
     'hatched: range over seeds'
     """
-    if not isinstance(tables, Mapping) or not tables or len(tables) > 3:
-        raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {_show(tables)}")
+    if not isinstance(tables, Mapping) or not 1 <= len(tables) <= 3:
+        raise TypeError(f"tables must be a dict of 1 to 3 task panels, got {tables!r:.80}")
     xs = check_array("lengths", lengths, ndim=1).astype(np.float64)
     if xs.min() <= 0:
         raise ValueError(f"lengths must be > 0 (log axis), got minimum {xs.min():g}")
@@ -101,27 +95,21 @@ def plot_extrapolation(
     limits = {} if limits is None else dict(limits)
     bands = {} if bands is None else bands
     if not isinstance(bands, Mapping) or set(bands) - set(tables):
-        raise TypeError(
-            f"bands must be a dict of panel title -> {{method: (low, high)}} for titles of "
-            f"tables, got {_show(bands)}"
-        )
-    if not isinstance(band_label, str):
-        raise TypeError(f"band_label must be a str, got {_show(band_label)}")
+        raise TypeError(f"bands must be a dict of titles of tables -> bands, got {bands!r:.80}")
+    for title, shaded in bands.items():
+        if not isinstance(shaded, Mapping) or set(shaded) - set(tables[title]):
+            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
     for ax, (title, rows) in zip(axes, tables.items(), strict=True):
-        if not isinstance(rows, Mapping) or not rows or len(rows) > MAX_MODELS:
-            raise TypeError(
-                f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} method -> accuracies"
-            )
-        shaded = _check_bands(bands.get(title, {}), rows, xs.size, f"bands[{title!r}]")
+        if not isinstance(rows, Mapping) or not 1 <= len(rows) <= MAX_MODELS:
+            raise TypeError(f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} rows")
+        shaded = bands.get(title, {})
         for index, (method, values) in enumerate(rows.items()):
-            ys = _accuracies(f"tables[{title!r}][{method!r}]", values)
-            if ys.shape != xs.shape:
-                raise ValueError(f"tables[{title!r}][{method!r}] needs one value per length")
+            ys = check_accuracies(f"tables[{title!r}][{method!r}]", values, xs.size)
             if method in shaded:
-                low, high = shaded[method]
-                draw_seed_band(ax, xs, 100 * low, 100 * high, color=f"C{index}")
+                band = check_accuracies(f"bands[{title!r}][{method!r}]", shaded[method], xs.size, 2)
+                draw_seed_band(ax, xs, 100 * band[0], 100 * band[-1], color=f"C{index}")
             refused = np.isnan(ys)
             label = f"{method} (× = refuses)" if refused.any() else str(method)
             marker = _MARKERS[index % len(_MARKERS)]
@@ -208,35 +196,21 @@ class QueryAttention(LiveFigure):
     def __init__(
         self, models: Mapping[str, TrainedModel] | None = None, n_samples: int = 128
     ) -> None:
-        models = _default_models() if models is None else _check_models(models)
+        models = default_models() if models is None else check_models(models)
         if sorted(models) != sorted(LESSON_METHODS):
-            raise ValueError(
-                f"models must hold one model per method of the method choice, keyed "
-                f"{list(LESSON_METHODS)}, got keys {list(models)}"
-            )
-        for name, model in models.items():
-            if model.config.method != name:
-                raise ValueError(
-                    f"models[{name!r}] must be trained with method {name!r}, got a "
-                    f"{model.config.method!r} model"
-                )
-        if list(models) != list(LESSON_METHODS):
-            models = {name: models[name] for name in LESSON_METHODS}  # in the choice's order
-        first = next(iter(models.values()))
+            raise ValueError(f"models must be keyed {list(LESSON_METHODS)}, got {list(models)}")
+        models = {name: models[name] for name in LESSON_METHODS}  # in the choice's order
+        first = models["none"]
+        want = (first.task, first.length, first.config.vocab_size, first.config.n_heads)
         for name, model in models.items():
             same = (model.task, model.length, model.config.vocab_size, model.config.n_heads)
-            want = (first.task, first.length, first.config.vocab_size, first.config.n_heads)
-            if same != want:
+            if model.config.method != name or same != want:
                 raise ValueError(
-                    f"models must share task, training length, vocab_size and n_heads; "
-                    f"models[{name!r}] has {same}, the first has {want}"
+                    f"models[{name!r}] must be trained with method {name!r} and share task, "
+                    f"training length, vocab_size and n_heads {want}, got {same}"
                 )
-        if first.length > MAX_TEST_LENGTH:
-            raise ValueError(
-                f"the models' training length must be at most {MAX_TEST_LENGTH}, got {first.length}"
-            )
-        if first.config.n_heads > 4:
-            raise ValueError(f"models may have at most 4 heads, got {first.config.n_heads}")
+        if first.length > MAX_TEST_LENGTH or first.config.n_heads > 4:
+            raise ValueError(f"models must be trained at length <= {MAX_TEST_LENGTH}, n_heads <= 4")
         self.models = models
         self.names = list(models)
         self.task = first.task
@@ -244,13 +218,13 @@ class QueryAttention(LiveFigure):
         self.n_heads = first.config.n_heads
         self.vocab_size = first.config.vocab_size
         self.n_samples = check_int("n_samples", n_samples, minimum=8, maximum=1024)
-        self.tokens = _view_tokens(self.task, self.vocab_size)
+        self.tokens = view_tokens(self.task, self.vocab_size)
         self._accuracy: dict[tuple[str, int | None], np.ndarray] = {}
         self._limits: np.ndarray | None = None
 
     def _per_position(self, name: str, length: int) -> np.ndarray:
         model = self.models[name]
-        if _refuses(model, length) or length <= self.task.arg:
+        if refuses(model, length) or length <= self.task.arg:
             return np.full(length, np.nan)
         if not model.config.causal:
             key = (name, length)
@@ -334,9 +308,9 @@ class QueryAttention(LiveFigure):
         name, model = METHOD_NAMES[method], self.models[method]  # name: what a title shows
         clamped = query > length - 1  # the query slider reaches past a short sequence's end
         query = min(query, length - 1)
-        target = int(_target_keys(self.task, length)[query])
+        target = int(target_keys(self.task, length)[query])
         keys = np.arange(length)
-        refused = _refuses(model, length)
+        refused = refuses(model, length)
         if refused:
             rows = np.empty((self.n_heads, 0))
             keys = keys[:0]
@@ -344,8 +318,7 @@ class QueryAttention(LiveFigure):
                 f"{name}: the table has {model.config.max_len} rows;\nit refuses length {length}"
             )
         else:
-            tokens = self.tokens[None, :length]  # checked in __init__: (1, length)
-            rows = model.attention(tokens)[0][:, query]
+            rows = model.attention(self.tokens[:length])[:, query]
             art.note.set_text("")
         for line, row in zip(art.heads, rows if rows.size else [[]] * self.n_heads, strict=True):
             line.set_data(keys, row)

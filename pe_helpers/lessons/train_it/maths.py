@@ -13,8 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ..._validate import show_value as _show
-from ...model import check_size
+from ...seeds import spread_table
 from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
 from ...training import TrainedModel, train
 
@@ -22,7 +21,6 @@ __all__ = [
     "LESSON_METHODS",
     "MAX_LENGTH",
     "MAX_MODELS",
-    "MAX_SAMPLES",
     "MAX_TEST_LENGTH",
     "SEED_EXPERIMENTS",
     "accuracy_by_range",
@@ -43,72 +41,60 @@ MAX_TEST_LENGTH = 64
 MAX_LENGTH = 256
 #: Most test sequences one evaluation draws.
 MAX_SAMPLES = 2048
+#: Most test tokens one :func:`accuracy_table` runs (models x samples x lengths), and most
+#: attention weights one measurement of queries holds (samples x heads x length²).
+MAX_TABLE_TOKENS, MAX_WEIGHTS = 2**21, 2**24
 
 
-def _check_models(models: object) -> dict[str, TrainedModel]:
+def check_models(models: object) -> dict[str, TrainedModel]:
+    """A non-empty dict of at most :data:`MAX_MODELS` trained models, keyed by str."""
     if not isinstance(models, Mapping) or not models:
-        raise TypeError(
-            f"models must be a non-empty dict of name -> TrainedModel, got {_show(models)}"
-        )
+        raise TypeError(f"models must be a non-empty dict of TrainedModels, got {models!r:.60}")
     if len(models) > MAX_MODELS:
         raise ValueError(f"models may hold at most {MAX_MODELS} models, got {len(models)}")
     for name, model in models.items():
-        if not isinstance(model, TrainedModel):
-            raise TypeError(
-                f"models[{name!r}] must be a TrainedModel (from train), got {type(model).__name__}"
-            )
+        _check_model(model, f"models[{name!r}]")
     return {str(name): model for name, model in models.items()}
 
 
-def _accuracies(name: str, values: object) -> np.ndarray:
-    """A 1-D float array of accuracies where NaN (a refused length) is allowed, ±inf is not."""
-    arr = np.asarray(values)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be an array of accuracies, got {_show(values)}")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0 or np.isinf(arr).any():
-        raise ValueError(f"{name} must be a non-empty 1-D array without ±inf, got {_show(values)}")
-    return arr
-
-
-def _refuses(model: TrainedModel, length: int) -> bool:
-    """Whether ``model`` cannot run sequences of ``length`` (a learned table too short)."""
-    config = model.config
-    return config.method == "learned" and length > config.max_len
-
-
-def _target_keys(task: Task, length: int) -> np.ndarray:
-    """The key holding each query's answer (-1 where a query has none)."""
-    queries = np.arange(length)
-    if task.name == "copy_back":
-        keys = queries - task.arg
-    else:
-        keys = np.full(length, task.arg)
-    return np.where(queries >= task.arg, keys, -1)
-
-
-def _check_model(model: object) -> TrainedModel:
+def _check_model(model: object, name: str = "model") -> TrainedModel:
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel (from train), got {type(model).__name__}")
+        raise TypeError(f"{name} must be a TrainedModel (from train), got {type(model).__name__}")
     return model
 
 
-def _check_query_args(
-    model: object, length: object, queries: object, n_samples: object
-) -> tuple[TrainedModel, int, np.ndarray, int]:
+def _check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
+    return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
+
+
+def refuses(model: TrainedModel, length: int) -> bool:
+    """Whether ``model`` cannot run sequences of ``length`` (a learned table too short)."""
+    return model.config.method == "learned" and length > model.config.max_len
+
+
+def target_keys(task: Task, length: int) -> np.ndarray:
+    """The key holding each query's answer (-1 where a query has none)."""
+    queries = np.arange(length)
+    keys = queries - task.arg if task.name == "copy_back" else np.full(length, task.arg)
+    return np.where(queries >= task.arg, keys, -1)
+
+
+def _query_args(model, length, queries, n_samples) -> tuple[TrainedModel, int, np.ndarray, int]:
     """The checked arguments of a measurement of some queries' attention."""
     model = _check_model(model)
     length = check_int("length", length, minimum=2, maximum=MAX_LENGTH)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES // 2)
+    if n_samples * model.config.n_heads * length**2 > MAX_WEIGHTS:
+        raise ValueError(f"n_samples x n_heads x length² past {MAX_WEIGHTS:,}: lower n_samples")
     positions = check_array("queries", queries, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer):
         raise TypeError(f"queries must hold integer positions, got dtype {positions.dtype}")
-    # the attention of every test sequence at once: (n_samples, heads, length, length)
-    check_size(model.config, n_samples, length, "the test sequences (n_samples, length)")
     return model, length, positions, n_samples
 
 
-def _view_tokens(task: Task, vocab_size: int) -> np.ndarray:
+def view_tokens(task: Task, vocab_size: int) -> np.ndarray:
     """The one test sequence of :class:`QueryAttention`, :data:`MAX_TEST_LENGTH` tokens."""
     return task_batch(task, 1, MAX_TEST_LENGTH, vocab_size, seed=TEST_SEED + 1).tokens[0]
 
@@ -117,7 +103,7 @@ def _view_tokens(task: Task, vocab_size: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1)
-def _default_models() -> dict[str, TrainedModel]:
+def default_models() -> dict[str, TrainedModel]:
     """The lesson's copy-back models (k = 1, L = 16), trained once per session."""
     return {method: train("copy_back", method, task_arg=1) for method in LESSON_METHODS}
 
@@ -131,22 +117,11 @@ def accuracy_table(
 ) -> dict[str, np.ndarray]:
     """Accuracy of each model on its own task at each test length.
 
-    Parameters
-    ----------
-    models : dict of str to TrainedModel
-        At most :data:`MAX_MODELS` models.
-    lengths : sequence of int
-        Test lengths, each 2 to :data:`MAX_LENGTH`.
-    n_samples : int, default 256
-        Test sequences per length, 1 to :data:`MAX_SAMPLES`.
-    seed : int, default TEST_SEED
-        Seed of the test sequences (not the training data's).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        One array of accuracies in [0, 1] per model, NaN where a learned table is
-        shorter than the length (the model refuses it).
+    At most :data:`MAX_MODELS` models; test lengths 2 to :data:`MAX_LENGTH`; ``n_samples`` test
+    sequences per length (1 to :data:`MAX_SAMPLES`, models x n_samples x the lengths' sum at
+    most :data:`MAX_TABLE_TOKENS`) drawn from ``seed`` (not the training data's). Returns one
+    array of accuracies in [0, 1] per model, NaN where a learned table is shorter than the
+    length (the model refuses it).
 
     Examples
     --------
@@ -154,16 +129,16 @@ def accuracy_table(
     >>> accuracy_table(models, [4, 8], n_samples=8)["learned"].tolist()[1]
     nan
     """
-    models = _check_models(models)
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
-    lengths = [check_int("lengths entry", n, minimum=2, maximum=MAX_LENGTH) for n in lengths]
+    models = check_models(models)
+    lengths = _check_lengths(lengths)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
+    if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
+        raise ValueError(f"models x n_samples x lengths past {MAX_TABLE_TOKENS:,} test tokens")
     return {
         name: np.array(
             [
                 math.nan
-                if _refuses(model, n)
+                if refuses(model, n)
                 else model.accuracy(length=n, n_samples=n_samples, seed=seed)
                 for n in lengths
             ]
@@ -199,69 +174,45 @@ def format_accuracy_table(
     """
     train_length = check_int("train_length", train_length, minimum=1)
     if not isinstance(rows, Mapping) or not rows:
-        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {_show(rows)}")
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {_show(lengths)}")
-    lengths = [check_int("lengths entry", n, minimum=1) for n in lengths]
-    ranges = {} if bands is None else _check_bands(bands, rows, len(lengths))
-
-    def header(n: int) -> str:
-        if n % train_length:
-            return f"n = {n}"
-        factor = n // train_length
-        return f"{'' if factor == 1 else factor}L = {n}"
-
-    table = []
-    for label, values in rows.items():
-        arr = _accuracies(f"rows[{label!r}]", values)
-        if arr.size != len(lengths):
-            raise ValueError(
-                f"rows[{label!r}] must hold one value per length ({len(lengths)}), got {arr.size}"
-            )
-        cells = ["refuses" if math.isnan(v) else f"{round(100 * v)}%" for v in arr.tolist()]
-        if label in ranges:
-            low, high = ranges[label]
-            cells = [
-                c if math.isnan(lo) else f"{c} ({round(100 * lo)}–{round(100 * hi)})"
-                for c, lo, hi in zip(cells, low.tolist(), high.tolist(), strict=True)
-            ]
-        table.append((label, cells))
-    heads = [header(n) for n in lengths]
-    widths = [max([len(h), 7] + [len(cells[i]) for _, cells in table]) for i, h in enumerate(heads)]
-    lines = [f"{'method':<20}" + "".join(f"  {h:>{w}}" for h, w in zip(heads, widths, strict=True))]
-    for label, cells in table:
-        lines.append(
-            f"{label:<20}" + "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
-        )
-    return "\n".join(lines)
-
-
-def _check_bands(
-    bands: object, rows: Mapping[str, ArrayLike], size: int, name: str = "bands"
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``label -> (low, high)`` arrays from ``(low, high)`` or ``(low, median, high)`` bands."""
+        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {rows!r:.80}")
+    lengths = _check_lengths(lengths, maximum=None)
+    bands = {} if bands is None else bands
     if not isinstance(bands, Mapping):
-        raise TypeError(f"{name} must be a dict of label -> (low, high), got {_show(bands)}")
-    checked = {}
+        raise TypeError(f"bands must be a dict of labels of rows -> (low, high), got {bands!r:.80}")
+    if set(bands) - set(rows):
+        raise ValueError(f"bands must name labels of rows, got {sorted(set(bands) - set(rows))}")
+    values = {
+        label: check_accuracies(f"rows[{label!r}]", row, len(lengths))
+        for label, row in rows.items()
+    }
     for label, band in bands.items():
-        where = f"{name}[{label!r}]"
-        if label not in rows:
-            raise ValueError(f"{where} names none of {', '.join(map(str, rows))}")
         if (
             isinstance(band, (str, bytes))
             or not isinstance(band, Sequence)
             or len(band) not in (2, 3)
         ):
-            raise TypeError(
-                f"{where} must be (low, high) or (low, median, high), got {_show(band)}"
-            )
-        low, high = _accuracies(f"{where} low", band[0]), _accuracies(f"{where} high", band[-1])
-        if low.shape != (size,) or high.shape != (size,):
-            raise ValueError(f"{where} must hold one value per length ({size})")
-        if np.any(low > high):
-            raise ValueError(f"{where}: low must not exceed high")
-        checked[label] = (low, high)
-    return checked
+            raise TypeError(f"bands[{label!r}] must be (low, high) or (low, median, high)")
+        check_accuracies(f"bands[{label!r}]", band, len(lengths), ndim=2)
+
+    def head(n: int) -> str:
+        factor, rest = divmod(n, train_length)
+        return f"n = {n}" if rest else f"{'' if factor == 1 else factor}L = {n}"
+
+    return spread_table(
+        "method",
+        [head(n) for n in lengths],
+        {label: bands.get(label) for label in rows},
+        values,
+        missing="refuses",
+    )
+
+
+def check_accuracies(name: str, values: object, size: int, ndim: int = 1) -> np.ndarray:
+    """Accuracies with NaN where a length is refused (no ±inf), ``size`` on the last axis."""
+    arr = check_array(name, values, ndim=ndim, finite=False).astype(np.float64)
+    if np.isinf(arr).any() or arr.shape[-1] != size:
+        raise ValueError(f"{name} must hold one accuracy per length ({size}) and no ±inf")
+    return arr
 
 
 def target_attention(
@@ -302,18 +253,17 @@ def target_attention(
     >>> target_attention(model, 4, [1, 3], n_samples=4).shape
     (2,)
     """
-    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
-    targets = _target_keys(model.task, length)
+    model, length, positions, n_samples = _query_args(model, length, queries, n_samples)
+    targets = target_keys(model.task, length)
     bad = [int(t) for t in positions if not 0 <= t < length or targets[t] < 0]
     if bad:
         raise ValueError(
             f"queries must lie in {model.task.arg} .. {length - 1} (positions with an answer "
             f"for {model.task.name} {model.task.arg}), got {bad}"
         )
-    batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
-    weights = model.attention(batch.tokens)  # (B, H, n, n); refuses lengths past a table
-    shares = weights[:, :, positions, targets[positions]].mean(axis=0)  # (H, queries)
-    return shares.max(axis=0)
+    return _best_head_share(
+        model, length, positions, targets[positions, None] == np.arange(length), n_samples, seed
+    )
 
 
 def far_attention(
@@ -332,25 +282,8 @@ def far_attention(
     training length ``L``, these are keys at distances training never showed (a training
     sequence of ``L`` tokens holds distances up to ``L - 1``).
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model.
-    length : int
-        Test length, 2 to :data:`MAX_LENGTH` (not past a learned table's rows).
-    queries : array_like of int
-        Query positions, each ``>= distance`` (so that there is such a key) and ``< length``.
-    distance : int, optional
-        How far back a key must be, >= 1; default the model's training length.
-    n_samples : int, default 128
-        Test sequences, 1 to :data:`MAX_SAMPLES` // 2.
-    seed : int, default TEST_SEED
-        Seed of the test sequences.
-
-    Returns
-    -------
-    numpy.ndarray
-        One share in [0, 1] per query.
+    Arguments and result as in :func:`target_attention`; ``distance`` (>= 1, default the
+    model's training length) is how far back a key must be, and each query ``>= distance``.
 
     Examples
     --------
@@ -358,7 +291,7 @@ def far_attention(
     >>> far_attention(model, 8, [4, 7], n_samples=4).shape
     (2,)
     """
-    model, length, positions, n_samples = _check_query_args(model, length, queries, n_samples)
+    model, length, positions, n_samples = _query_args(model, length, queries, n_samples)
     distance = model.length if distance is None else check_int("distance", distance, minimum=1)
     bad = [int(t) for t in positions if not distance <= t < length]
     if bad:
@@ -366,11 +299,15 @@ def far_attention(
             f"queries must lie in {distance} .. {length - 1} (distance .. length - 1: a key "
             f"distance = {distance} or more positions back must exist), got {bad}"
         )
+    far = np.arange(length)[None, :] <= positions[:, None] - distance  # (queries, keys)
+    return _best_head_share(model, length, positions, far, n_samples, seed)
+
+
+def _best_head_share(model, length, positions, keys, n_samples, seed) -> np.ndarray:
+    """Per query, the largest over heads of the mean weight on ``keys`` (queries, keys)."""
     batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=seed)
     weights = model.attention(batch.tokens)[:, :, positions]  # (B, H, queries, keys)
-    far = np.arange(length)[None, :] <= positions[:, None] - distance  # (queries, keys)
-    shares = (weights * far).sum(axis=-1).mean(axis=0)  # (H, queries)
-    return shares.max(axis=0)
+    return (weights * keys).sum(axis=-1).mean(axis=0).max(axis=0)
 
 
 def accuracy_by_range(
@@ -383,24 +320,10 @@ def accuracy_by_range(
 ) -> np.ndarray:
     """Mean accuracy of a model over ranges of positions of sequences of one length.
 
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model, tested on its own task.
-    length : int
-        Test length, 2 to :data:`MAX_LENGTH`.
-    ranges : sequence of (int, int)
-        ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with something to
-        predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``.
-    n_samples : int, default 128
-        Test sequences, 1 to :data:`MAX_SAMPLES`.
-    seed : int, default TEST_SEED
-        Seed of the test sequences.
-
-    Returns
-    -------
-    numpy.ndarray
-        One accuracy in [0, 1] per range.
+    ``ranges`` holds ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with
+    something to predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``;
+    the other arguments as in :func:`target_attention` (``n_samples`` up to
+    :data:`MAX_SAMPLES`). Returns one accuracy in [0, 1] per range.
 
     Examples
     --------
@@ -413,13 +336,13 @@ def accuracy_by_range(
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if isinstance(ranges, (str, bytes)) or not isinstance(ranges, Sequence) or not ranges:
         raise TypeError(
-            f"ranges must be a non-empty list of (start, stop) pairs, got {_show(ranges)}"
+            f"ranges must be a non-empty list of (start, stop) pairs, got {ranges!r:.40}"
         )
     first = model.task.arg
     pairs = []
     for pair in ranges:
         if not isinstance(pair, Sequence) or isinstance(pair, (str, bytes)) or len(pair) != 2:
-            raise TypeError(f"ranges must hold (start, stop) pairs, got {_show(pair)}")
+            raise TypeError(f"ranges must hold (start, stop) pairs, got {pair!r:.80}")
         start = check_int("ranges start", pair[0], minimum=first)
         stop = check_int("ranges stop", pair[1], minimum=start + 1, maximum=length)
         pairs.append((start, stop))
@@ -433,21 +356,8 @@ def most_frequent_share(model: TrainedModel, *, n_samples: int = 512, seed: int 
     On test sequences of the model's training length and task, the share of positions
     ``1 .. L - 1`` (position 0 has no earlier token) where the model's answer is one of the
     tokens that occur most often before it (:func:`pe_helpers.tasks.most_frequent_earlier`):
-    how closely it follows the best order-blind guess.
-
-    Parameters
-    ----------
-    model : TrainedModel
-        A trained model.
-    n_samples : int, default 512
-        Test sequences, 1 to :data:`MAX_SAMPLES`.
-    seed : int, default 11
-        Seed of the test sequences.
-
-    Returns
-    -------
-    float
-        A share in [0, 1].
+    how closely it follows the best order-blind guess. ``n_samples`` test sequences (1 to
+    :data:`MAX_SAMPLES`) drawn from ``seed``.
 
     Examples
     --------
@@ -503,23 +413,14 @@ def _inside_metrics(model: TrainedModel, prefix: str) -> dict[str, float]:
 
 
 def _blind_experiment(seed: int) -> dict[str, float]:
-    """Section 2: no position, no mask, on both tasks; the accuracy at L.
-
-    Trains what the notebook's ``blind`` cell trains, with ``seed``.
-    """
+    """Section 2 (the notebook's ``blind``): no position, no mask, both tasks; accuracy at L."""
     tasks = ("copy_back", "token_at")
     blind = {task: train(task, "none", length=_L, causal=False, seed=seed) for task in tasks}
     return {f"{task}.L": float(model.accuracy()) for task, model in blind.items()}
 
 
 def _nope_experiment(seed: int) -> dict[str, float]:
-    """Section 3 and every later measurement of the NoPE models (causal mask, no position).
-
-    Trains what the notebook's ``nope`` cell trains, with ``seed``; returns their accuracy at
-    L, 2L and 4L (and 8L for copy back, exercise 3), the share of the copy-back model's answers
-    that are a most frequent earlier token, its largest gap from the order-blind limit at a
-    position, its accuracy per range of positions at 4L and its attention on the answer.
-    """
+    """Section 3 and every later measurement of the notebook's ``nope`` models."""
     nope = {task: train(task, "none", length=_L, seed=seed) for task in ("copy_back", "token_at")}
     copy = nope["copy_back"]
     per_position = copy.accuracy(per_position=True)
@@ -537,14 +438,7 @@ def _nope_experiment(seed: int) -> dict[str, float]:
 
 
 def _copy_experiment(seed: int) -> dict[str, float]:
-    """Sections 4-6 on copy back: the sinusoidal, learned and RoPE models.
-
-    Trains the notebook's ``copy_models`` (other than NoPE's) with ``seed``; returns their
-    accuracy at L, 2L and 4L, at 4L per range of positions, the attention on the answer's key
-    and, for queries 20 and 40, the attention on keys at least L back; and, on the one sequence
-    of the notebook's figure, whether a RoPE head of query 20 peaks on the answer (key 19) and
-    whether one peaks more than L keys back (1.0 or 0.0).
-    """
+    """Sections 4-6 on the notebook's ``copy_models`` (other than NoPE's), as it measures them."""
     found = {}
     for method in _METHODS:
         model = train("copy_back", method, length=_L, seed=seed)
@@ -553,7 +447,7 @@ def _copy_experiment(seed: int) -> dict[str, float]:
             far = far_attention(model, 4 * _L, [20, 40])
             found |= {f"{method}.far.20": float(far[0]), f"{method}.far.40": float(far[1])}
         if method == "rope_adjacent":
-            rows = model.attention(_view_tokens(model.task, _VOCAB)[: 2 * _L])[:, 20]
+            rows = model.attention(view_tokens(model.task, _VOCAB)[: 2 * _L])[:, 20]
             peaks = rows.argmax(axis=1)  # the key each head looks at most
             found[f"{method}.q20_peak_on_answer"] = float(19 in peaks)
             found[f"{method}.q20_peak_far_back"] = float(peaks.min() < 20 - _L)
@@ -561,11 +455,7 @@ def _copy_experiment(seed: int) -> dict[str, float]:
 
 
 def _first_experiment(seed: int) -> dict[str, float]:
-    """Sections 4-5 on token at 0: the sinusoidal, learned and RoPE models.
-
-    Trains the notebook's ``first_models`` (other than NoPE's) with ``seed``; returns their
-    accuracy at L, 2L and 4L and the RoPE model's attention on key 0 at queries 4, 8 and 15.
-    """
+    """Sections 4-5 on the notebook's ``first_models`` (other than NoPE's), as it measures them."""
     models = {method: train("token_at", method, length=_L, seed=seed) for method in _METHODS}
     found = {}
     for method, model in models.items():
@@ -577,8 +467,7 @@ def _first_experiment(seed: int) -> dict[str, float]:
 
 
 def _third_experiment(seed: int) -> dict[str, float]:
-    """Section 4's token at 3: the sinusoidal and RoPE models' accuracy at L (the notebook's
-    ``third``, trained with ``seed``)."""
+    """Section 4's token at 3 (the notebook's ``third``): accuracy at L."""
     methods = ("sinusoidal", "rope_adjacent")
     third = {m: train("token_at", m, task_arg=3, length=_L, seed=seed) for m in methods}
     return {f"{method}.L": float(model.accuracy()) for method, model in third.items()}
