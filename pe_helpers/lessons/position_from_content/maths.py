@@ -210,8 +210,8 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
 
 
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
-    """The last layer's forward cache of one sequence ``(n,)``."""
-    return model._forward_pass(np.asarray(tokens, dtype=np.int64).reshape(1, -1))[1]
+    """The last layer's forward cache of one sequence ``(n,)`` (or a batch of one)."""
+    return model._logits(tokens)[1]
 
 
 def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
@@ -348,7 +348,8 @@ def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float
     if n_samples * model.length > MAX_SUMMARY_TOKENS:
         raise ValueError(
             f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS}, got "
-            f"n_samples = {n_samples} at length {model.length}"
+            f"n_samples = {n_samples} at length {model.length}; use n_samples <= "
+            f"{max(1, MAX_SUMMARY_TOKENS // model.length)}"
         )
     method = model.config.method
     if method not in ("cope", "forgetting"):

@@ -352,9 +352,10 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     if not isinstance(model, TrainedModel):
         raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    learned = model.config.method == "learned"  # its table has no row past max_len
     return {
         scale: math.nan
-        if _refuses(model, length)
+        if learned and length > model.config.max_len
         else model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
         for scale, length in SCALES.items()
     }
@@ -378,11 +379,6 @@ def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> floa
     batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     return float(previous_token_score(first, batch.tokens).max())
-
-
-def _refuses(model: TrainedModel, length: int) -> bool:
-    """Whether a learned position table is too short for ``length``."""
-    return model.config.method == "learned" and length > model.config.max_len
 
 
 @functools.lru_cache(maxsize=1)
