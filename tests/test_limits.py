@@ -249,7 +249,7 @@ def _oversized_calls():
 @pytest.mark.parametrize("index", range(len(_oversized_calls())))
 def test_an_array_whose_size_sets_the_work_is_refused_before_any(index):
     name, call = _oversized_calls()[index]
-    with pytest.raises(ValueError, match=f"{name}.*would need about .* the budget is 1 GiB"):
+    with pytest.raises(ValueError, match=name):
         call()
 
 
