@@ -230,6 +230,12 @@ def test_temperature_slows_the_fading():
 # --- argument checks ----------------------------------------------------------------------------
 
 
+def _ones_mla(k_rope=(2, 2)):
+    """Arguments of decoupled_rope_scores: 2 tokens, 3 heads, 4 + 2 dims, k_rope of that shape."""
+    shapes = ((2, 3, 4), (2, 3, 2), (2, 3, 4), k_rope)
+    return *(np.ones(shape) for shape in shapes), [0, 1], [0, 1]
+
+
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
@@ -252,6 +258,7 @@ def test_temperature_slows_the_fading():
             "position_ids",
         ),
         (lambda: patch_scores(np.ones(8), np.ones(8), 40, 2, (2, 1, 1)), ValueError, "grid_h"),
+        (lambda: decoupled_rope_scores(*_ones_mla(k_rope=(2, 3, 2))), ValueError, "k_rope"),
         (lambda: position_scores("rope", [1.0], [1.0], [0]), TypeError, "rotate"),
         (lambda: nope_layers(10, 0), ValueError, "interval"),
         (lambda: MropeScoreMap(head_dim=10), ValueError, "head_dim"),

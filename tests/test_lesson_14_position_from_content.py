@@ -64,18 +64,8 @@ def test_forget_gate_of_one_is_no_position_at_all():
     np.testing.assert_allclose(forward(params, config, tokens), forward(plain, nope, tokens))
 
 
-def test_content_methods_refuse_a_bidirectional_model_and_bad_tables():
-    for method in ("cope", "forgetting"):
-        with pytest.raises(ValueError, match="causal"):
-            ModelConfig(method, vocab_size=4, causal=False)
-    with pytest.raises(ValueError, match="cope_positions"):
-        ModelConfig("cope", vocab_size=4, cope_positions=1)
-    with pytest.raises(TypeError, match="cope_positions"):
-        ModelConfig("cope", vocab_size=4, cope_positions=2.5)
-    assert "cope_pos" not in ModelConfig("none", vocab_size=4).param_shapes()
-
-
 def test_lesson_08_and_13_models_keep_their_arrays():
+    assert "cope_pos" not in ModelConfig("none", vocab_size=4).param_shapes()
     config = ModelConfig("rope_adjacent", vocab_size=8, n_layers=2)
     assert not any("cope" in name or "forget" in name for name in config.param_shapes())
 
@@ -143,17 +133,24 @@ def test_path_with_one_rotation_is_rope_and_ignores_what_came_before():
         (lambda: pc.train_skip_back("t5_bias"), ValueError, "method"),
         (lambda: pc.skip_back_accuracies("model"), TypeError, "model"),
         (lambda: pc.ContentGates({"CoPE": None}), ValueError, "models"),
+        (
+            lambda: pc.gate_summary(train("skip_back", "none", length=8, steps=1)),
+            ValueError,
+            "model",
+        ),
+        (lambda: ModelConfig("cope", vocab_size=4, causal=False), ValueError, "causal"),
+        (lambda: ModelConfig("forgetting", vocab_size=4, causal=False), ValueError, "causal"),
+        (lambda: ModelConfig("cope", vocab_size=4, cope_positions=1), ValueError, "cope_positions"),
+        (
+            lambda: ModelConfig("cope", vocab_size=4, cope_positions=2.5),
+            TypeError,
+            "cope_positions",
+        ),
     ],
 )
 def test_bad_arguments_are_named(call, error, name):
     with pytest.raises(error, match=rf"\b{name}\b"):
         call()
-
-
-def test_the_gate_summary_refuses_a_model_without_gates():
-    model = train("skip_back", "none", task_arg=2, length=8, steps=1)
-    with pytest.raises(ValueError, match="model"):
-        pc.gate_summary(model)
 
 
 # --- the checkers -------------------------------------------------------------------------------
