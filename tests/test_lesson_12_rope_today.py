@@ -354,78 +354,6 @@ def _in_place(x, positions, r, base):
     return x
 
 
-@pytest.mark.parametrize(
-    "answer",
-    [_partial, _turned_adjacent, _in_place, lambda *a: _partial(*a).astype(np.float32)],
-)
-def test_partial_checker_accepts_right_answers(answer):
-    assert check_partial_rope(answer)
-
-
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
-        (lambda x, t, r, b: apply_rope(x, t, b), "every column"),
-        (lambda x, t, r, b: np.concatenate([x[:, :-r], apply_rope(x[:, -r:], t, b)], 1), "last"),
-        (
-            lambda x, t, r, b: np.concatenate([apply_rope(x, t, b)[:, :r], x[:, r:]], 1),
-            "whole head",
-        ),
-        (lambda x, t, r, b: x.copy(), "nothing turned"),
-        (lambda x, t, r, b: _partial(x, t, r, 10000.0), "base"),
-        (lambda x, t, r, b: _partial(x, t, r, b) + 1.0, "unchanged"),
-        (lambda x, t, r, b: _gptneox_partial(x, t, r, b), "split-halves"),
-        (lambda x, t, r, b: _turned_adjacent(x, t, r, b, sign=-1.0), "clockwise"),
-        (lambda x, t, r, b: _turned_adjacent(x, t + 1, r, b), "off by one (you turned by m + 1"),
-        (lambda x, t, r, b: _turned_adjacent(x, t - 1, r, b), "off by one (you turned by m − 1"),
-        (lambda x, t, r, b: _turned_adjacent(x, 2 * t, r, b), "not RoPE of width rotary_dim"),
-    ],
-)
-def test_partial_checker_names_each_slip(answer, phrase):
-    feedback = check_partial_rope(answer)
-    assert feedback.status == "wrong"
-    assert phrase in feedback.message
-
-
-def test_checkers_turn_every_failure_into_feedback():
-    assert check_partial_rope(lambda *a: None).status == "todo"
-    assert check_mla_cache(None).status == "todo"
-    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
-    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
-    crashed = check_partial_rope(lambda *a: 1 / 0)
-    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message
-
-
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
-        (512, "rotated key"),
-        (512 + 128 * 64, "shared"),
-        (2 * 128 * 128, "multi-head"),
-        (640, "64 wide"),
-        (1000, "not it"),
-        (576.5, "whole number"),
-        (float("nan"), "finite"),
-        (float("inf"), "finite"),
-        ("576", "text"),
-        (True, "number"),
-    ],
-)
-def test_mla_cache_checker(answer, phrase):
-    feedback = check_mla_cache(answer)
-    assert feedback.status == "wrong" and phrase in feedback.message
-
-
-@pytest.mark.parametrize("answer", [576, 576.0, np.int64(576), np.float32(576), np.array([576])])
-def test_mla_cache_checker_accepts_the_count_in_any_numeric_form(answer):
-    assert check_mla_cache(answer)
-
-
-def test_mrope_checker_accepts_right_answers():
-    assert check_mrope_ids(mrope_position_ids)
-    assert check_mrope_ids(lambda *a: mrope_position_ids(*a).astype(np.float32))
-
-
 def _shifted_text(before, rows, cols, after):
     ids = mrope_position_ids(before, rows, cols, after)
     ids[:, before + rows * cols :] = before + rows * cols + np.arange(after)
@@ -458,9 +386,50 @@ def _counting_t(before, rows, cols, after):
     return ids
 
 
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
+_RIGHT = [
+    *((check_partial_rope, answer) for answer in (_partial, _turned_adjacent, _in_place)),
+    (check_partial_rope, lambda *a: _partial(*a).astype(np.float32)),
+    *((check_mla_cache, n) for n in (576, 576.0, np.int64(576), np.float32(576), np.array([576]))),
+    (check_mrope_ids, mrope_position_ids),
+    (check_mrope_ids, lambda *a: mrope_position_ids(*a).astype(np.float32)),
+]
+
+
+@pytest.mark.parametrize(("checker", "answer"), _RIGHT)
+def test_checkers_accept_right_answers(checker, answer):
+    assert checker(answer)
+
+
+_SLIPS = {
+    check_partial_rope: [
+        (lambda x, t, r, b: apply_rope(x, t, b), "every column"),
+        (lambda x, t, r, b: np.concatenate([x[:, :-r], apply_rope(x[:, -r:], t, b)], 1), "last"),
+        (
+            lambda x, t, r, b: np.concatenate([apply_rope(x, t, b)[:, :r], x[:, r:]], 1),
+            "whole head",
+        ),
+        (lambda x, t, r, b: x.copy(), "nothing turned"),
+        (lambda x, t, r, b: _partial(x, t, r, 10000.0), "base"),
+        (lambda x, t, r, b: _partial(x, t, r, b) + 1.0, "unchanged"),
+        (lambda x, t, r, b: _gptneox_partial(x, t, r, b), "split-halves"),
+        (lambda x, t, r, b: _turned_adjacent(x, t, r, b, sign=-1.0), "clockwise"),
+        (lambda x, t, r, b: _turned_adjacent(x, t + 1, r, b), "off by one (you turned by m + 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, t - 1, r, b), "off by one (you turned by m − 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, 2 * t, r, b), "not RoPE of width rotary_dim"),
+    ],
+    check_mla_cache: [
+        (512, "rotated key"),
+        (512 + 128 * 64, "shared"),
+        (2 * 128 * 128, "multi-head"),
+        (640, "64 wide"),
+        (1000, "not it"),
+        (576.5, "whole number"),
+        (float("nan"), "finite"),
+        (float("inf"), "finite"),
+        ("576", "text"),
+        (True, "number"),
+    ],
+    check_mrope_ids: [
         (_shifted_text, "largest id"),
         (_swapped, "swapped"),
         (_column_major, "row by row"),
@@ -469,7 +438,22 @@ def _counting_t(before, rows, cols, after):
         (lambda *a: mrope_position_ids(*a)[:, :-1], "shape"),
         (lambda *a: "ids", "array"),
     ],
+}
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "phrase"),
+    [(checker, *slip) for checker, slips in _SLIPS.items() for slip in slips],
 )
-def test_mrope_checker_names_each_slip(answer, phrase):
-    feedback = check_mrope_ids(answer)
+def test_checkers_name_each_slip(checker, answer, phrase):
+    feedback = checker(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
+
+
+def test_checkers_turn_every_failure_into_feedback():
+    assert check_partial_rope(lambda *a: None).status == "todo"
+    assert check_mla_cache(None).status == "todo"
+    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
+    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
+    crashed = check_partial_rope(lambda *a: 1 / 0)
+    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message
