@@ -230,37 +230,38 @@ def test_temperature_slows_the_fading():
 # --- argument checks ----------------------------------------------------------------------------
 
 
+def _ones_mla(k_rope=(2, 2)):
+    """Arguments of decoupled_rope_scores: 2 tokens, 3 heads, 4 + 2 dims, k_rope of that shape."""
+    shapes = ((2, 3, 4), (2, 3, 2), (2, 3, 4), k_rope)
+    return *(np.ones(shape) for shape in shapes), [0, 1], [0, 1]
+
+
 @pytest.mark.parametrize(
-    ("call", "error", "text"),
+    ("call", "error", "name"),
     [
-        (lambda: apply_partial_rope(np.ones((2, 8)), 3, 0.5), TypeError, "positions must be a 1-D"),
-        (lambda: apply_partial_rope(np.ones((2, 8)), [0, 1, 2], 0.5), ValueError, "one entry"),
-        (lambda: apply_partial_rope(np.ones((2, 8)), [0, 1], 1.5), ValueError, r"\[0, 1\]"),
-        (lambda: apply_partial_rope(np.ones((2, 6)), [0, 1], 0.5), ValueError, "even count"),
-        (lambda: apply_partial_rope(np.ones((2, 7)), [0, 1], 0.5), ValueError, "even"),
-        (lambda: apply_p_rope(np.ones((2, 8)), [0, 1], "half"), TypeError, "keep_fraction"),
-        (lambda: mrope_pair_axes((16, 24, 23), 128), ValueError, "add up to"),
-        (lambda: mrope_pair_axes((16, 48), 128), ValueError, "three entries"),
-        (lambda: mrope_pair_axes(16, 128), TypeError, "three counts"),
-        (lambda: mrope_position_ids(0, 1000, 2), ValueError, "grid_h must be at most"),
-        (lambda: mrope_position_ids(-1, 2, 2), ValueError, "text_before"),
-        (lambda: apply_mrope(np.ones((2, 8)), np.zeros((2, 2)), (2, 1, 1)), ValueError, "(3, 2)"),
+        (lambda: apply_partial_rope(np.ones((2, 8)), 3, 0.5), TypeError, "positions"),
+        (lambda: apply_partial_rope(np.ones((2, 8)), [0, 1, 2], 0.5), ValueError, "positions"),
         (
-            lambda: decoupled_rope_scores(
-                np.ones((2, 3, 4)),
-                np.ones((2, 3, 2)),
-                np.ones((2, 3, 4)),
-                np.ones((2, 3, 2)),
-                [0, 1],
-                [0, 1],
-            ),
+            lambda: apply_partial_rope(np.ones((2, 8)), [0, 1], 1.5),
             ValueError,
-            "k_rope",
+            "partial_rotary_factor",
         ),
-        (lambda: patch_scores(np.ones(8), np.ones(8), 40, 2, (2, 1, 1)), ValueError, "at most"),
+        (lambda: apply_partial_rope(np.ones((2, 7)), [0, 1], 0.5), ValueError, "x"),
+        (lambda: apply_p_rope(np.ones((2, 8)), [0, 1], "half"), TypeError, "keep_fraction"),
+        (lambda: mrope_pair_axes((16, 24, 23), 128), ValueError, "mrope_section"),
+        (lambda: mrope_pair_axes(16, 128), TypeError, "mrope_section"),
+        (lambda: mrope_position_ids(0, 1000, 2), ValueError, "grid_h"),
+        (lambda: mrope_position_ids(-1, 2, 2), ValueError, "text_before"),
+        (
+            lambda: apply_mrope(np.ones((2, 8)), np.zeros((2, 2)), (2, 1, 1)),
+            ValueError,
+            "position_ids",
+        ),
+        (lambda: patch_scores(np.ones(8), np.ones(8), 40, 2, (2, 1, 1)), ValueError, "grid_h"),
+        (lambda: decoupled_rope_scores(*_ones_mla(k_rope=(2, 3, 2))), ValueError, "k_rope"),
         (lambda: position_scores("rope", [1.0], [1.0], [0]), TypeError, "rotate"),
         (lambda: nope_layers(10, 0), ValueError, "interval"),
-        (lambda: MropeScoreMap(head_dim=10), ValueError, "multiple of 4"),
+        (lambda: MropeScoreMap(head_dim=10), ValueError, "head_dim"),
         (lambda: nope_query_scale([-1, 0]), ValueError, "positions"),
         (lambda: nope_query_scale([0], floor_scale=0), ValueError, "floor_scale"),
         (lambda: nope_query_scale([0], attn_scale=-0.1), ValueError, "attn_scale"),
@@ -269,8 +270,8 @@ def test_temperature_slows_the_fading():
         (lambda: plot_nope_temperature(max_keys=2**30), ValueError, "max_keys"),
     ],
 )
-def test_bad_arguments_are_named(call, error, text):
-    with pytest.raises(error, match=text):
+def test_bad_arguments_are_named(call, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
         call()
 
 
@@ -285,6 +286,8 @@ def test_score_map_clamps_the_query_and_shows_its_row():
     low, high = row.min(), row.max()
     first, sections, second = ax.get_title().split("\n")
     assert (first, sections) == ("query patch (2, 1) (clamped)", "sections (t, h, w) = (2, 3, 3)")
+    inside = MropeScoreMap(head_dim=8).draw(grid_h=4, grid_w=4, row=3, col=3).axes[0].get_title()
+    assert "clamped" not in inside
     assert second == f"scores from {low:.3f} to {high:.3f}"
     assert high == pytest.approx(16)  # head_dim, at the query patch
     assert 0.01 < high - low < 0.1  # three decimals tell its ends apart
@@ -346,85 +349,9 @@ def _turned_adjacent(x, positions, r, base, sign=1.0):
     return out
 
 
-def test_turned_adjacent_is_the_right_answer():
-    assert check_partial_rope(_turned_adjacent)
-
-
-def test_partial_checker_accepts_right_answers_and_float32():
-    assert check_partial_rope(_partial)
-    assert check_partial_rope(lambda *a: _partial(*a).astype(np.float32))
-
-
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
-        (lambda x, t, r, b: apply_rope(x, t, b), "every column"),
-        (lambda x, t, r, b: np.concatenate([x[:, :-r], apply_rope(x[:, -r:], t, b)], 1), "last"),
-        (
-            lambda x, t, r, b: np.concatenate([apply_rope(x, t, b)[:, :r], x[:, r:]], 1),
-            "whole head",
-        ),
-        (lambda x, t, r, b: x.copy(), "nothing turned"),
-        (lambda x, t, r, b: _partial(x, t, r, 10000.0), "base"),
-        (lambda x, t, r, b: _partial(x, t, r, b) + 1.0, "unchanged"),
-        (lambda x, t, r, b: _gptneox_partial(x, t, r, b), "split-halves"),
-        (lambda x, t, r, b: _turned_adjacent(x, t, r, b, sign=-1.0), "clockwise"),
-        (lambda x, t, r, b: _turned_adjacent(x, t + 1, r, b), "off by one (you turned by m + 1"),
-        (lambda x, t, r, b: _turned_adjacent(x, t - 1, r, b), "off by one (you turned by m − 1"),
-        (lambda x, t, r, b: _turned_adjacent(x, 2 * t, r, b), "not RoPE of width rotary_dim"),
-    ],
-)
-def test_partial_checker_names_each_slip(answer, phrase):
-    feedback = check_partial_rope(answer)
-    assert feedback.status == "wrong"
-    assert phrase in feedback.message
-
-
-def test_partial_checker_turns_every_failure_into_feedback():
-    assert check_partial_rope(lambda *a: None).status == "todo"
-    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
-    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
-    crashed = check_partial_rope(lambda *a: 1 / 0)
-    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message
-
-
-def test_partial_checker_passes_copies():
-    def in_place(x, positions, r, base):
-        x[:, :r] = apply_rope(x[:, :r], positions, base)
-        return x
-
-    assert check_partial_rope(in_place)
-
-
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
-        (512, "rotated key"),
-        (512 + 128 * 64, "shared"),
-        (2 * 128 * 128, "multi-head"),
-        (640, "64 wide"),
-        (1000, "not it"),
-        (576.5, "whole number"),
-        (float("nan"), "finite"),
-        (float("inf"), "finite"),
-        ("576", "text"),
-        (True, "number"),
-    ],
-)
-def test_mla_cache_checker(answer, phrase):
-    feedback = check_mla_cache(answer)
-    assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_mla_cache_checker_accepts_the_count_in_any_numeric_form():
-    for answer in (576, 576.0, np.int64(576), np.float32(576), np.array([576])):
-        assert check_mla_cache(answer)
-    assert check_mla_cache(None).status == "todo"
-
-
-def test_mrope_checker_accepts_right_answers():
-    assert check_mrope_ids(mrope_position_ids)
-    assert check_mrope_ids(lambda *a: mrope_position_ids(*a).astype(np.float32))
+def _in_place(x, positions, r, base):
+    x[:, :r] = apply_rope(x[:, :r], positions, base)
+    return x
 
 
 def _shifted_text(before, rows, cols, after):
@@ -459,9 +386,50 @@ def _counting_t(before, rows, cols, after):
     return ids
 
 
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
+_RIGHT = [
+    *((check_partial_rope, answer) for answer in (_partial, _turned_adjacent, _in_place)),
+    (check_partial_rope, lambda *a: _partial(*a).astype(np.float32)),
+    *((check_mla_cache, n) for n in (576, 576.0, np.int64(576), np.float32(576), np.array([576]))),
+    (check_mrope_ids, mrope_position_ids),
+    (check_mrope_ids, lambda *a: mrope_position_ids(*a).astype(np.float32)),
+]
+
+
+@pytest.mark.parametrize(("checker", "answer"), _RIGHT)
+def test_checkers_accept_right_answers(checker, answer):
+    assert checker(answer)
+
+
+_SLIPS = {
+    check_partial_rope: [
+        (lambda x, t, r, b: apply_rope(x, t, b), "every column"),
+        (lambda x, t, r, b: np.concatenate([x[:, :-r], apply_rope(x[:, -r:], t, b)], 1), "last"),
+        (
+            lambda x, t, r, b: np.concatenate([apply_rope(x, t, b)[:, :r], x[:, r:]], 1),
+            "whole head",
+        ),
+        (lambda x, t, r, b: x.copy(), "nothing turned"),
+        (lambda x, t, r, b: _partial(x, t, r, 10000.0), "base"),
+        (lambda x, t, r, b: _partial(x, t, r, b) + 1.0, "unchanged"),
+        (lambda x, t, r, b: _gptneox_partial(x, t, r, b), "split-halves"),
+        (lambda x, t, r, b: _turned_adjacent(x, t, r, b, sign=-1.0), "clockwise"),
+        (lambda x, t, r, b: _turned_adjacent(x, t + 1, r, b), "off by one (you turned by m + 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, t - 1, r, b), "off by one (you turned by m − 1"),
+        (lambda x, t, r, b: _turned_adjacent(x, 2 * t, r, b), "not RoPE of width rotary_dim"),
+    ],
+    check_mla_cache: [
+        (512, "rotated key"),
+        (512 + 128 * 64, "shared"),
+        (2 * 128 * 128, "multi-head"),
+        (640, "64 wide"),
+        (1000, "not it"),
+        (576.5, "whole number"),
+        (float("nan"), "finite"),
+        (float("inf"), "finite"),
+        ("576", "text"),
+        (True, "number"),
+    ],
+    check_mrope_ids: [
         (_shifted_text, "largest id"),
         (_swapped, "swapped"),
         (_column_major, "row by row"),
@@ -470,14 +438,22 @@ def _counting_t(before, rows, cols, after):
         (lambda *a: mrope_position_ids(*a)[:, :-1], "shape"),
         (lambda *a: "ids", "array"),
     ],
+}
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "phrase"),
+    [(checker, *slip) for checker, slips in _SLIPS.items() for slip in slips],
 )
-def test_mrope_checker_names_each_slip(answer, phrase):
-    feedback = check_mrope_ids(answer)
+def test_checkers_name_each_slip(checker, answer, phrase):
+    feedback = checker(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
 
 
-def test_the_query_patch_past_a_small_grid_says_it_is_clamped():
-    inside = MropeScoreMap(head_dim=8).draw(grid_h=4, grid_w=4, row=3, col=3).axes[0].get_title()
-    outside = MropeScoreMap(head_dim=8).draw(grid_h=4, grid_w=4, row=9, col=3).axes[0].get_title()
-    assert "clamped" not in inside
-    assert outside.startswith("query patch (3, 3) (clamped)")
+def test_checkers_turn_every_failure_into_feedback():
+    assert check_partial_rope(lambda *a: None).status == "todo"
+    assert check_mla_cache(None).status == "todo"
+    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
+    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
+    crashed = check_partial_rope(lambda *a: 1 / 0)
+    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message

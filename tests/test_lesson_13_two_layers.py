@@ -18,7 +18,15 @@ from pe_helpers.model import (
     loss_and_grads,
 )
 from pe_helpers.rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
-from pe_helpers.tasks import TEST_SEED, copy_back, make_task, passkey, repeated, task_batch
+from pe_helpers.tasks import (
+    TEST_SEED,
+    copy_back,
+    make_task,
+    order_blind_accuracy,
+    passkey,
+    repeated,
+    task_batch,
+)
 from pe_helpers.training import train
 
 # --- the model with more layers -----------------------------------------------------------------
@@ -85,20 +93,6 @@ def test_a_zero_first_layer_leaves_the_last_layer_alone():
     assert np.abs(grads["layer1.w_q"]).max() == 0.0  # nothing flows back through a zero W_O
 
 
-@pytest.mark.parametrize(
-    ("value", "error", "match"),
-    [
-        (0, ValueError, "n_layers must be >= 1, got 0"),
-        (9, ValueError, "n_layers must be at most 8"),
-        (2.0, TypeError, "n_layers must be an integer"),
-        (True, TypeError, "n_layers"),
-    ],
-)
-def test_n_layers_is_checked(value, error, match):
-    with pytest.raises(error, match=match):
-        ModelConfig("none", vocab_size=4, n_layers=value)
-
-
 def test_attention_of_a_layer_is_picked_and_checked():
     model = train(
         "repeated",
@@ -114,10 +108,8 @@ def test_attention_of_a_layer_is_picked_and_checked():
     assert model.attention(tokens, layer=1).shape == (2, 1, 8, 8)
     assert not np.allclose(model.attention(tokens, layer=1), model.attention(tokens))
     np.testing.assert_array_equal(model.attention(tokens), model.attention(tokens, layer=2))
-    with pytest.raises(ValueError, match="layer must be at most 2"):
+    with pytest.raises(ValueError, match="layer"):
         model.attention(tokens, layer=3)
-    with pytest.raises(TypeError, match="layer must be an integer"):
-        model.attention(tokens, layer="1")
 
 
 # --- the tasks ------------------------------------------------------------------------------------
@@ -147,30 +139,6 @@ def test_passkey_sequences_hold_one_key_after_the_marker():
     assert filler.min() >= 5
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "match"),
-    [
-        (lambda: repeated(2, 8, 3), ValueError, "vocab_size.* must be >= 4"),
-        (lambda: repeated(2, 8, 8, shortest=1), ValueError, "shortest.* must be >= 2"),
-        (lambda: repeated(2, 5, 8, shortest=3), ValueError, "length.* must be >= 6"),
-        (lambda: passkey(2, 2, 8), ValueError, "length.* must be >= 3"),
-        (lambda: passkey(2, 8, 5, key_ids=4), ValueError, "vocab_size.* must be >= 6"),
-        (lambda: passkey(2, 8, 5, key_ids=-1), ValueError, "key_ids.* must be >= 0"),
-        (lambda: make_task("repeated", 1), ValueError, "repeated.* must be >= 2, got 1"),
-    ],
-)
-def test_task_arguments_are_checked(call, error, match):
-    with pytest.raises(error, match=match):
-        call()
-
-
-def test_the_order_blind_limit_of_the_old_tasks_refuses_the_new_ones():
-    from pe_helpers.tasks import order_blind_accuracy
-
-    with pytest.raises(ValueError, match="knows copy_back and token_at"):
-        order_blind_accuracy("passkey", 8, 8)
-
-
 # --- the scores and the limit ---------------------------------------------------------------------
 
 
@@ -190,19 +158,34 @@ def test_scores_of_perfect_heads():
     assert targets[3].tolist() == [False, True, False, False, False, False, False, False]
 
 
-def test_score_arguments_are_checked():
-    with pytest.raises(ValueError, match="must match"):
-        tl.previous_token_score(np.ones((1, 1, 3, 3)), np.zeros((1, 4), dtype=int))
-    with pytest.raises(TypeError, match="integer ids"):
-        tl.induction_score(np.ones((1, 1, 3, 3)), np.zeros((1, 3)))
-    causal = np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None]  # uniform over keys 0 .. t
-    with pytest.raises(ValueError, match="nothing to find"):
-        tl.induction_score(causal[None, None], np.array([[0, 1, 2]]))
-    # a weight on a later key, which both scores leave out, or rows that are not attention
-    with pytest.raises(ValueError, match="causal attention, 0 above the diagonal"):
-        tl.induction_score(np.ones((1, 1, 3, 3)) / 3, np.array([[0, 1, 0]]))
-    with pytest.raises(ValueError, match="every row summing to 1"):
-        tl.previous_token_score(2 * causal[None, None], np.array([[0, 1, 0]]))
+_CAUSAL = np.tril(np.ones((3, 3)))[None, None] / np.arange(1, 4)[:, None]  # even over 0 .. t
+
+
+def _sinusoidal_passkey_model():
+    return train("passkey", "sinusoidal", length=8, steps=1, n_layers=2)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name"),
+    [
+        (lambda: ModelConfig("none", vocab_size=4, n_layers=0), ValueError, "n_layers"),
+        (lambda: ModelConfig("none", vocab_size=4, n_layers=9), ValueError, "n_layers"),
+        (lambda: ModelConfig("none", vocab_size=4, n_layers=2.0), TypeError, "n_layers"),
+        (lambda: ModelConfig("none", vocab_size=4, n_layers=True), TypeError, "n_layers"),
+        (lambda: order_blind_accuracy("passkey", 8, 8), ValueError, "passkey"),
+        (lambda: tl.previous_token_score(np.ones((1, 1, 3, 3)), [[0] * 4]), ValueError, "weights"),
+        (lambda: tl.induction_score(np.ones((1, 1, 3, 3)), np.zeros((1, 3))), TypeError, "tokens"),
+        (lambda: tl.induction_score(_CAUSAL, [[0, 1, 2]]), ValueError, "tokens"),  # no repeat
+        # a weight on a later key, which both scores leave out, or rows that are not attention
+        (lambda: tl.induction_score(np.ones((1, 1, 3, 3)) / 3, [[0, 1, 0]]), ValueError, "weights"),
+        (lambda: tl.previous_token_score(2 * _CAUSAL, [[0, 1, 0]]), ValueError, "weights"),
+        (lambda: tl.stretch(_sinusoidal_passkey_model(), "PI"), TypeError, "model"),
+        (lambda: tl.train_passkey("rope"), ValueError, "method"),
+    ],
+)
+def test_bad_arguments_are_named(call, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
+        call()
 
 
 def test_the_order_blind_limit_is_what_a_bag_reader_gets():
@@ -219,27 +202,15 @@ def test_the_order_blind_limit_is_what_a_bag_reader_gets():
 
 
 def test_extension_frequencies_come_from_rope_frequencies():
-    inv, att = tl.extension_frequencies("PI", 32, 16)
+    inv, att = tl.maths.extension_frequencies("PI", 32, 16)
     np.testing.assert_allclose(inv, default_frequencies(1e4, 32) / 4)
-    inv, _ = tl.extension_frequencies("NTK-aware", 32, 16)
+    inv, _ = tl.maths.extension_frequencies("NTK-aware", 32, 16)
     np.testing.assert_allclose(inv, default_frequencies(ntk_aware_base(1e4, 32, 4.0), 32))
     yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16}
     want = rope_frequencies(yarn, 32)
-    got = tl.extension_frequencies("YaRN", 32, 16)
+    got = tl.maths.extension_frequencies("YaRN", 32, 16)
     np.testing.assert_allclose(got[0], want[0])
     assert got[1] == want[1] > 1
-    with pytest.raises(ValueError, match="extension"):
-        tl.extension_frequencies("LongRoPE", 32, 16)
-
-
-def test_stretch_and_fine_tune_refuse_other_models():
-    model = train("passkey", "sinusoidal", length=8, steps=1, n_layers=2)
-    with pytest.raises(TypeError, match="rope_adjacent"):
-        tl.stretch(model, "PI")
-    with pytest.raises(TypeError, match="rope_adjacent"):
-        tl.fine_tune(model, "PI")
-    with pytest.raises(ValueError, match="method"):
-        tl.train_passkey("rope")
 
 
 # --- the checkers ---------------------------------------------------------------------------
@@ -268,7 +239,7 @@ def test_failure_length_answer_is_far_from_its_level():
     results = load_results("two_layers")
     for scale in ("L", "2L", "4L", "8L"):
         median, low, high = results.median_interval(f"passkey.sinusoidal.{scale}")
-        assert min(abs(v - tl.FAILURE_LEVEL) for v in (median, low, high)) > 0.1, scale
+        assert min(abs(v - tl.exercises.FAILURE_LEVEL) for v in (median, low, high)) > 0.1, scale
 
 
 def test_failure_length_checker():

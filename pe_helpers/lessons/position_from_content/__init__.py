@@ -7,16 +7,10 @@ the query) and ``"forgetting"`` (Lin et al. 2025: a learned, data-dependent deca
 every logit, an ALiBi whose slope each token sets). It compares them with NoPE, RoPE and
 ALiBi on ``skip_back`` (:mod:`pe_helpers.tasks`): words among blanks, where the target is the
 second word back, so the answer's distance in tokens varies. PaTH (Yang et al. 2025) is
-treated as maths only. What only this lesson needs lives here:
-
-* ``maths``: the lesson's models (:func:`train_skip_back`, :func:`skip_back_accuracies`),
-  what their gates hold (:func:`cope_positions`, :func:`forget_gates`), PaTH's transforms
-  (:func:`path_transform`, :func:`path_scores`), lesson 09's map extended
-  (:data:`SCORE_TERMS`) and ``SEED_EXPERIMENTS``
-  (``pe_helpers/data/seeds/position_from_content.json``);
-* ``figures``: :class:`ContentGates` (what CoPE counts or what the forget gate keeps, for one
-  query, the method picked by name) and :func:`plot_skip_back`;
-* ``exercises``: :func:`check_cope_positions` and :func:`check_forget_bias`.
+treated as maths only. What only this lesson needs lives here: ``maths`` (the lesson's
+models, what their gates hold, PaTH's transforms, lesson 09's map extended in
+:data:`SCORE_TERMS`, and ``SEED_EXPERIMENTS``), ``figures`` (:class:`ContentGates`,
+:func:`plot_skip_back`) and ``exercises`` (the two checkers).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
+from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel
 from .maths import (
@@ -24,11 +24,11 @@ from .maths import (
     METHOD_NAMES,
     SCALES,
     SKIP_BACK,
-    _cope_positions,
     _default_models,
-    _forget_gates,
-    _test_sequence,
-    _word_counts,
+    cope_positions,
+    forget_gates,
+    test_sequence,
+    word_counts,
 )
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class ContentGates(LiveFigure):
         models = _default_models() if models is None else models
         if not isinstance(models, Mapping) or list(models) != list(_GATE_MODELS):
             raise ValueError(
-                f"models must be a dict with the keys {list(_GATE_MODELS)}, got {_show(models)}"
+                f"models must be a dict with the keys {list(_GATE_MODELS)}, got {shown(models)}"
             )
         for name, method in zip(_GATE_MODELS, ("cope", "forgetting"), strict=True):
             model = models[name]
@@ -89,15 +89,14 @@ class ContentGates(LiveFigure):
         """Tokens, targets, the gate quantity, attention and answers of one sequence."""
         key = (method, sequence)
         if key not in self._seen:
-            # Kernels only: the models were checked in __init__, the sliders checked the rest.
-            tokens, targets = _test_sequence(self.length, sequence)
+            tokens, targets = test_sequence(self.length, sequence)
             model = self.models[method]
             if method == "CoPE":
-                gate = _cope_positions(model, tokens)[0]  # (n, n)
+                gate = cope_positions(model, tokens)[0]  # (n, n)
             else:
-                gate = _forget_gates(model, tokens)[0]  # (n,)
-            weights = model.attention(tokens[None])[0, 0]  # (n, n)
-            answers = model.logits(tokens[None]).argmax(axis=-1)[0]
+                gate = forget_gates(model, tokens)[0]  # (n,)
+            weights = model.attention(tokens)[0]  # (n, n)
+            answers = model.predict(tokens)[0]
             self._seen[key] = (tokens, targets, gate, weights, answers)
         return self._seen[key]
 
@@ -146,7 +145,7 @@ class ContentGates(LiveFigure):
             art.words.set_data(places, np.full(places.size, -0.3))
             art.measured.set_data(keys, gate[query, : query + 1])
             art.measured.set_label("CoPE's position p_ij")
-            counts = np.minimum(_word_counts(tokens)[query, : query + 1], top)
+            counts = np.minimum(word_counts(tokens)[query, : query + 1], top)
             art.reference.set_data(keys, counts)
             art.reference.set_label("words in j .. i")
             art.gates.set_data([], [])
@@ -201,11 +200,14 @@ class ContentGates(LiveFigure):
         ]
 
 
-def _check_results(results: object) -> SeedResults:
+def _check_results(results: object, seed: int) -> SeedResults:
+    """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
     from ...seeds import SeedResults
 
     if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {_show(results)}")
+        raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
+    if seed not in results.seeds:
+        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
     return results
 
 
@@ -226,9 +228,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> plot_skip_back(load_results("position_from_content")).axes[0].get_xlabel()
     'test length (trained at L = 16)'
     """
-    results = _check_results(results)
-    if seed not in results.seeds:
-        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
+    results = _check_results(results, seed)
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     ax = figure.subplots()
     xs = np.array(list(SCALES.values()), dtype=np.float64)

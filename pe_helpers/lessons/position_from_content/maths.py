@@ -10,11 +10,11 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_choice, check_int, check_memory, check_real
-from ..._validate import show_value as _show
+from ..._validate import check_array, check_choice, check_int, check_real
 from ...biases import ONE_HEAD_ALIBI_SLOPES
+from ...grading import shown
 from ...shipped_models import shipped_models
-from ...tasks import TEST_SEED, Task, make_task
+from ...tasks import TEST_SEED, make_task, task_batch
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "SHIPPED_MODELS",
     "SKIP_BACK",
     "cope_positions",
-    "forget_gates",
     "gate_summary",
     "path_scores",
     "path_transform",
@@ -47,13 +46,11 @@ METHOD_NAMES = {
     "forgetting": "forget gate (FoX)",
     "cope": "CoPE",
 }
-#: Most tokens and widest vectors :func:`path_scores` takes: with transforms it runs n
-#: products of an (up to n, d) block by a (d, d) matrix, n² d² / 2 multiply-adds (about 9e9 at
-#: the limits, under a second on one core); without, one (n, d) by (d, n) product.
+#: Most tokens and widest vectors :func:`path_scores` (and :func:`path_transform`) take: with
+#: transforms, n products of an (up to n, d) block by a (d, d) matrix.
 MAX_PATH_TOKENS = 512
 MAX_PATH_WIDTH = 256
-#: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length): the
-#: lesson's 32 sequences of 16, or 4 of 256, well within a second.
+#: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length).
 MAX_SUMMARY_TOKENS = 1024
 #: The task and the models: the second word back among blanks, L = 16, vocabulary 16 (token 0
 #: the blank), one layer of one head, 400 Adam steps of 32 sequences (lr 0.01); CoPE counts up
@@ -90,10 +87,6 @@ SCORE_TERMS = {
 }
 
 
-def _check_method(method: object) -> str:
-    return check_choice("method", method, LESSON_METHODS)
-
-
 def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     """A one-layer model trained on :data:`SKIP_BACK` (a few seconds; CoPE about twice that).
 
@@ -110,11 +103,9 @@ def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     >>> model.config.cope_positions, model.length
     (8, 16)
     """
-    method = _check_method(method)
-    options = {
-        key: SKIP_BACK[key] for key in ("length", "vocab_size", "d_model", "n_heads", "steps")
-    }
-    options.update(batch_size=SKIP_BACK["batch_size"], lr=SKIP_BACK["lr"])
+    method = check_choice("method", method, LESSON_METHODS)
+    keys = ("length", "vocab_size", "d_model", "n_heads", "steps", "batch_size", "lr")
+    options = {key: SKIP_BACK[key] for key in keys}
     if method == "alibi":
         options["slopes"] = ONE_HEAD_ALIBI_SLOPES
     if method == "cope":
@@ -122,11 +113,9 @@ def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     return train(make_task(*SKIP_BACK["task"]), method, seed=seed, **options)
 
 
-def _check_model(model: object, method: str | None = None) -> TrainedModel:
+def _check_model(model: object) -> TrainedModel:
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
-    if method is not None and model.config.method != method:
-        raise ValueError(f"model must use method {method!r}, got {model.config.method!r}")
+        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
     return model
 
 
@@ -178,7 +167,7 @@ def query_kind_accuracies(
     model = _check_model(model)
     length = check_int("length", length, minimum=2, maximum=256)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
-    batch = model.task.batch(n_samples, length, model.config.vocab_size, TEST_SEED)
+    batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=TEST_SEED)
     hits = (model.predict(batch.tokens) == batch.targets) & batch.scored
     found = {}
     for kind, where in (("word_queries", batch.tokens != 0), ("blank_queries", batch.tokens == 0)):
@@ -198,13 +187,8 @@ def test_sequence(length: int = 16, index: int = 0) -> tuple[np.ndarray, np.ndar
     """
     length = check_int("length", length, minimum=2, maximum=256)
     index = check_int("index", index, minimum=0, maximum=63)
-    return _test_sequence(length, index)
-
-
-def _test_sequence(length: int, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`test_sequence` of a checked length and index: tokens and targets, ``(n,)`` each."""
-    task = Task(*SKIP_BACK["task"])  # the lesson's own task, valid as it stands
-    batch = task.batch(64, length, SKIP_BACK["vocab_size"], TEST_SEED + 1)
+    task = make_task(*SKIP_BACK["task"])
+    batch = task_batch(task, 64, length, SKIP_BACK["vocab_size"], seed=TEST_SEED + 1)
     return batch.tokens[index], batch.targets[index]
 
 
@@ -217,14 +201,7 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
     >>> word_counts([3, 0, 5]).tolist()
     [[1, 0, 0], [1, 0, 0], [2, 1, 1]]
     """
-    t = check_array("tokens", tokens, ndim=1)
-    # counts, their (n, n) differences and the masked copy: int64 each, and a bool mask
-    check_memory(f"word_counts of tokens of length {t.size}", 25 * t.size**2)
-    return _word_counts(t)
-
-
-def _word_counts(t: np.ndarray) -> np.ndarray:
-    """:func:`word_counts` of a non-empty 1-D token array: ``(n, n)`` ints."""
+    t = np.asarray(tokens)
     words = (t != 0).astype(np.int64)
     after = np.cumsum(words)  # words at 0 .. i
     before = np.concatenate([[0], after[:-1]])  # words at 0 .. j - 1
@@ -233,18 +210,8 @@ def _word_counts(t: np.ndarray) -> np.ndarray:
 
 
 def _cache(model: TrainedModel, tokens: ArrayLike) -> dict:
-    """The last layer's cache of one sequence, ``(n,)`` or a batch of one ``(1, n)``."""
-    t = check_array("tokens", tokens)
-    if t.ndim == 2 and t.shape[0] == 1:  # a batch of one sequence: the same sequence
-        t = t[0]
-    if t.ndim != 1:
-        raise ValueError(f"tokens must be one sequence, shape (n,) or (1, n), got shape {t.shape}")
-    return model.logits_and_cache(t[None])[1]
-
-
-def _forward_cache(model: TrainedModel, tokens: np.ndarray) -> dict:
-    """:func:`_cache` of checked int64 tokens ``(n,)``: the last layer's cache."""
-    return model.logits_and_cache(tokens[None])[1]
+    """The last layer's forward cache of one sequence ``(n,)`` (or a batch of one)."""
+    return model.logits_and_cache(np.reshape(tokens, (1, -1)))[1]
 
 
 def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
@@ -259,13 +226,7 @@ def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     >>> p.shape, bool((np.diff(p[0, 3, :4]) <= 0).all())  # fewer keys counted further right
     ((2, 4, 4), True)
     """
-    model = _check_model(model, "cope")
     return _cache(model, tokens)["positions"][0]
-
-
-def _cope_positions(model: TrainedModel, tokens: np.ndarray) -> np.ndarray:
-    """:func:`cope_positions` of a checked CoPE model and int64 tokens ``(n,)``."""
-    return _forward_cache(model, tokens)["positions"][0]
 
 
 def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
@@ -278,13 +239,7 @@ def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     >>> f.shape, bool(((0 < f) & (f < 1)).all())
     ((2, 4), True)
     """
-    model = _check_model(model, "forgetting")
     return _cache(model, tokens)["forget"][0]
-
-
-def _forget_gates(model: TrainedModel, tokens: np.ndarray) -> np.ndarray:
-    """:func:`forget_gates` of a checked forgetting model and int64 tokens ``(n,)``."""
-    return _forward_cache(model, tokens)["forget"][0]
 
 
 # --- PaTH, as maths only ---------------------------------------------------------------------
@@ -303,8 +258,8 @@ def path_transform(w: ArrayLike, beta: float) -> np.ndarray:
     """
     w = check_array("w", w, ndim=1).astype(np.float64)
     beta = check_real("beta", beta)
-    # the identity, the outer product, its multiple and the difference: (d, d) float64 each
-    check_memory(f"path_transform of a w of width {w.size}", 32 * w.size**2)
+    if w.size > MAX_PATH_WIDTH:
+        raise ValueError(f"w may have at most {MAX_PATH_WIDTH} entries, got {w.size}")
     return np.eye(w.size) - beta * np.outer(w, w)
 
 
@@ -315,7 +270,7 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     ----------
     q, k : array_like
         Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` (512) tokens of width
-        :data:`MAX_PATH_WIDTH` (256), which take under a second with transforms.
+        :data:`MAX_PATH_WIDTH` (256).
     transforms : array_like, optional
         One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
         key and itself). Default: identities, the logits plain ``q_i · k_j`` (one product).
@@ -338,21 +293,15 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     n, d = q.shape
     if n > MAX_PATH_TOKENS or d > MAX_PATH_WIDTH:
         raise ValueError(
-            f"q and k may have at most {MAX_PATH_TOKENS} tokens of width {MAX_PATH_WIDTH} "
-            "(a size limit: n products of an (n, d) block by a (d, d) transform), got shape "
-            f"{q.shape}"
+            f"q and k may have at most {MAX_PATH_TOKENS} tokens of width {MAX_PATH_WIDTH}, got "
+            f"shape {q.shape}"
         )
     if transforms is None:  # identities: the plain logits q_i · k_j
         return np.where(np.tril(np.ones((n, n), dtype=bool)), q @ k.T, -np.inf)
     h = check_array("transforms", transforms, ndim=3)
     if h.shape != (n, d, d):
         raise ValueError(f"transforms must have shape {(n, d, d)}, got {h.shape}")
-    return _path_scores(q, k, np.ascontiguousarray(h, dtype=np.float64))
-
-
-def _path_scores(q: np.ndarray, k: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """:func:`path_scores` of float64 ``q``, ``k`` (n, d) and contiguous transforms (n, d, d)."""
-    n = q.shape[0]
+    h = np.ascontiguousarray(h, dtype=np.float64)
     scores = np.full((n, n), -np.inf)
     # carried[i - j] = (H_{j+1} ... H_i) q_i for every query i >= j, built from j = n - 1 down:
     # at key j the queries from j on are scored, then all of them pass through H_j
@@ -398,9 +347,8 @@ def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=64)
     if n_samples * model.length > MAX_SUMMARY_TOKENS:
         raise ValueError(
-            f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS} (a size "
-            f"limit: each sequence is one forward pass of n² scores), got n_samples = "
-            f"{n_samples} at length {model.length}; use n_samples <= "
+            f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS}, got "
+            f"n_samples = {n_samples} at length {model.length}; use n_samples <= "
             f"{max(1, MAX_SUMMARY_TOKENS // model.length)}"
         )
     method = model.config.method

@@ -120,8 +120,9 @@ def _partial_slip(
     return "the first rotary_dim columns are not RoPE of width rotary_dim at these positions."
 
 
-#: DeepSeek-V2's attention sizes (report §3.1.2; the V3 config has the same).
-_MLA = {"heads": 128, "head_dim": 128, "d_c": 512, "d_rope": 64}
+#: DeepSeek-V2's attention sizes: heads, head width, latent d_c, rotated key d_h^R (report
+#: §3.1.2; the V3 config has the same).
+_MLA = (128, 128, 512, 64)
 
 
 def check_mla_cache(answer: object) -> Feedback:
@@ -134,7 +135,7 @@ def check_mla_cache(answer: object) -> Feedback:
     >>> check_mla_cache(576).status
     'correct'
     """
-    heads, head_dim, d_c, d_rope = (_MLA[key] for key in ("heads", "head_dim", "d_c", "d_rope"))
+    heads, head_dim, d_c, d_rope = _MLA
     slips = {
         d_c: "that is the latent c alone: the rotated key k^R is cached too.",
         d_c + heads * d_rope: "the rotated key is one vector shared by all heads, not one each.",

@@ -16,8 +16,8 @@ from ..._validate import check_base, check_int, check_real
 from ...encodings import frequencies
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes
 from ...live import Layout, LiveFigure, even_control, int_control
-from ...rope_variants import mrope_pair_axes, p_rope_frequencies, rotary_dim
-from .maths import _patch_scores, nope_query_scale, top_key_weight
+from ...rope_variants import p_rope_frequencies, rotary_dim
+from .maths import nope_query_scale, patch_scores, top_key_weight
 
 __all__ = [
     "MropeScoreMap",
@@ -188,7 +188,6 @@ class MropeScoreMap(LiveFigure):
         if self.head_dim % 4:
             raise ValueError(f"head_dim must be a multiple of 4, got {self.head_dim}")
         self.base = check_base(base)
-        self.w = frequencies(self.head_dim, self.base)  # every pair's frequency, checked once
 
     def sections(self, t_pairs: int) -> tuple[int, int, int]:
         """``(t, h, w)`` pairs: ``t_pairs`` (at most half the pairs), the rest split evenly."""
@@ -225,8 +224,7 @@ class MropeScoreMap(LiveFigure):
         row, col = min(row, grid_h - 1), min(col, grid_w - 1)
         sections = self.sections(t_pairs)
         ones = np.ones(self.head_dim)
-        axes = mrope_pair_axes(sections, self.head_dim)
-        scores = _patch_scores(ones, ones, grid_h, grid_w, axes, self.w)
+        scores = patch_scores(ones, ones, grid_h, grid_w, sections, self.base)
         view = scores[row * grid_w + col].reshape(grid_h, grid_w)
         low, high = float(view.min()), float(view.max())
         spread = high - low

@@ -12,26 +12,12 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import (
-    as_array,
-    check_array,
-    check_base,
-    check_d_model,
-    check_int,
-    check_memory,
-    check_real,
-)
-from ...encodings import frequencies
-from ...rope import turn_pairs
-from ...rope_variants import MAX_WIDTH, mrope_pair_axes, mrope_position_ids
+from ..._validate import as_array, check_array, check_int, check_real
+from ...rope_variants import apply_mrope, mrope_position_ids
 
 __all__ = [
-    "LLAMA4_ATTN_SCALE",
-    "LLAMA4_FLOOR_SCALE",
-    "MAX_GRID_SIDE",
     "MAX_POSITIONS",
     "PUBLISHED_SETTINGS",
-    "PublishedSetting",
     "nope_layers",
     "nope_query_scale",
     "patch_scores",
@@ -40,8 +26,11 @@ __all__ = [
     "top_key_weight",
 ]
 
-#: Most positions :func:`position_scores` places a query and a key at.
+#: Most positions :func:`position_scores` places a query and a key at, and the widest vectors.
 MAX_POSITIONS = 2048
+MAX_WIDTH = 4096
+#: Most entries :func:`nope_query_scale` and :func:`top_key_weight` compute.
+MAX_ENTRIES = 10**7
 #: Largest image side :func:`patch_scores` takes (so the score matrix stays small).
 MAX_GRID_SIDE = 32
 
@@ -137,7 +126,7 @@ def position_scores(
         real array of that shape. Anything else (or an error it raises) is a ``ValueError``
         naming ``rotate``.
     q, k : array_like
-        1-D vectors of the same width.
+        1-D vectors of the same width, at most :data:`MAX_WIDTH`.
     positions : array_like
         1-D, at most :data:`MAX_POSITIONS` entries.
 
@@ -156,15 +145,11 @@ def position_scores(
         raise TypeError(f"rotate must be a function rotate(x, positions), got {rotate!r}")
     q = check_array("q", q, ndim=1).astype(np.float64)
     k = check_array("k", k, ndim=1).astype(np.float64)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    if q.shape != k.shape or q.size > MAX_WIDTH:
+        raise ValueError(f"q and k must have one width, at most {MAX_WIDTH}: {q.size}, {k.size}")
     t = check_array("positions", positions, ndim=1).astype(np.float64)
     if t.size > MAX_POSITIONS:
         raise ValueError(f"positions may have at most {MAX_POSITIONS} entries, got {t.size}")
-    # the (n, d) rows of q and of k, the copies rotate receives and its two results, float64
-    check_memory(
-        f"position_scores of vectors of width {q.size} at {t.size} positions", 48 * t.size * q.size
-    )
     rows = np.ones((t.size, 1))
     return _rotated(rotate, rows * q, t, "q") @ _rotated(rotate, rows * k, t, "k").T
 
@@ -201,7 +186,7 @@ def patch_scores(
     Parameters
     ----------
     q, k : array_like
-        1-D vectors of the same even width ``d``.
+        1-D vectors of the same even width ``d``, at most :data:`MAX_WIDTH`.
     grid_h, grid_w : int
         Rows and columns of patches, 1 to :data:`MAX_GRID_SIDE`.
     mrope_section : sequence of three ints
@@ -222,28 +207,15 @@ def patch_scores(
     """
     q = check_array("q", q, ndim=1).astype(np.float64)
     k = check_array("k", k, ndim=1).astype(np.float64)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
+    if q.shape != k.shape or q.size > MAX_WIDTH:
+        raise ValueError(f"q and k must have one width, at most {MAX_WIDTH}: {q.size}, {k.size}")
     rows = check_int("grid_h", grid_h, minimum=1, maximum=MAX_GRID_SIDE)
     cols = check_int("grid_w", grid_w, minimum=1, maximum=MAX_GRID_SIDE)
-    # apply_mrope's checks of the rotated rows, in its order: their width, the sections, base
-    check_d_model(q.size, name="x.shape[1]", maximum=MAX_WIDTH)
-    axes = mrope_pair_axes(mrope_section, q.size)
-    w = frequencies(q.size, check_base(base))
-    return _patch_scores(q, k, rows, cols, axes, w)
-
-
-def _patch_scores(
-    q: np.ndarray, k: np.ndarray, rows: int, cols: int, axes: np.ndarray, w: np.ndarray
-) -> np.ndarray:
-    """:func:`patch_scores` of float64 vectors (d,), a checked grid, pair axes and frequencies."""
-    ids = mrope_position_ids(0, rows, cols, 0).astype(np.float64)
+    ids = mrope_position_ids(0, rows, cols)
     ones = np.ones((rows * cols, 1))
-    angles = ids[axes].T * w  # (patches, d / 2): pair k turns with the id of its axis
-    cos, sin = np.cos(angles), np.sin(angles)
-    rotated_q = turn_pairs(ones * q, cos, sin, "adjacent")
-    rotated_k = turn_pairs(ones * k, cos, sin, "adjacent")
-    return rotated_q @ rotated_k.T
+    # apply_mrope checks the width, the sections and the base
+    rotated_q = apply_mrope(ones * q, ids, mrope_section, base)
+    return rotated_q @ apply_mrope(ones * k, ids, mrope_section, base).T
 
 
 def relative_2d_deviation(scores: ArrayLike, grid_h: int, grid_w: int) -> float:
@@ -350,10 +322,9 @@ def nope_query_scale(
     >>> nope_query_scale([0, 8190, 8191]).round(4).tolist()  # ⌊(t + 1) / 8192⌋ = 0, 0, 1
     [1.0, 1.0, 1.0693]
     """
-    # the float64 positions and the three steps of the formula, float64 each: checked before
-    # the values are (a pass over 10**8 of them alone takes half a second)
-    size = as_array("positions", positions).size
-    check_memory(f"nope_query_scale of {size} positions", 32 * size)
+    size = as_array("positions", positions).size  # before a pass over the values
+    if size > MAX_ENTRIES:
+        raise ValueError(f"positions may have at most {MAX_ENTRIES:,} entries, got {size:,}")
     t = check_array("positions", positions, min_ndim=0).astype(np.float64)
     if np.any(t < 0):
         raise ValueError("positions must be >= 0 (they count from 0)")
@@ -392,16 +363,11 @@ def top_key_weight(n_keys: ArrayLike, margin: ArrayLike) -> np.ndarray:
         raise ValueError("n_keys must be >= 1")
     gap = check_array("margin", margin, min_ndim=0).astype(np.float64)
     try:
-        shape = np.broadcast_shapes(n.shape, gap.shape)
+        size = math.prod(np.broadcast_shapes(n.shape, gap.shape))
     except ValueError:
-        raise ValueError(
-            f"margin of shape {gap.shape} must broadcast with n_keys of shape {n.shape}"
-        ) from None
-    # the broadcast result and three steps of the formula, float64 each
-    check_memory(
-        f"top_key_weight of n_keys of shape {n.shape} with margin of shape {gap.shape}",
-        32 * math.prod(shape),
-    )
+        raise ValueError(f"margin {gap.shape} must broadcast with n_keys {n.shape}") from None
+    if size > MAX_ENTRIES:
+        raise ValueError(f"n_keys and margin make {size:,} entries, more than {MAX_ENTRIES:,}")
     with np.errstate(over="ignore", invalid="ignore"):  # exp(-margin) past a float: limit 0
         weight = 1.0 / (1.0 + (n - 1.0) * np.exp(-gap))
     return np.where(n == 1, 1.0, weight)[()]  # one key takes all (0 * inf above: NaN)

@@ -7,15 +7,9 @@ induction head, fed by a previous-token head in layer 1), and ``passkey``, where
 recall the token after a marker from far back, tested at 2, 4 and 8 times its training
 length, with RoPE stretched by lesson 10's PI, NTK-aware and YaRN
 (:func:`pe_helpers.rope_scaling.rope_frequencies`). What only this lesson needs lives here:
-
-* ``maths``: the lesson's models (:func:`train_induction`, :func:`train_passkey`,
-  :func:`stretch`, :func:`fine_tune`), the two scores (:func:`previous_token_score`,
-  :func:`induction_score`), the one-layer limit (:func:`induction_order_blind_limit`) and
-  ``SEED_EXPERIMENTS`` (``pe_helpers/data/seeds/two_layers.json``);
-* ``figures``: :class:`InductionHeads` (both layers' attention of one query, the model
-  picked by name) and :class:`PasskeyLengths` (accuracy against length over seeds, the
-  extension picked by name, and where the last marker looks), and :func:`plot_passkey`;
-* ``exercises``: :func:`check_induction_score` and :func:`check_failure_length`.
+``maths`` (the lesson's models, the two scores, the one-layer limit and ``SEED_EXPERIMENTS``),
+``figures`` (:class:`InductionHeads`, :class:`PasskeyLengths`, :func:`plot_passkey`) and
+``exercises`` (the two checkers).
 """
 
 from __future__ import annotations

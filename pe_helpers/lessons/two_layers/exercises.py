@@ -12,9 +12,9 @@ import numpy as np
 from ..._validate import check_choice
 from ...grading import AnswerProblem, Feedback, agrees_on, close, grade, shown
 from ...seeds import SeedResults
-from .maths import LESSON_METHODS, SCALES, induction_score
+from .maths import LESSON_METHODS, SCALES, induction_score, induction_targets
 
-__all__ = ["FAILURE_LEVEL", "check_failure_length", "check_induction_score", "failure_length"]
+__all__ = ["check_failure_length", "check_induction_score", "failure_length"]
 
 
 def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -36,14 +36,12 @@ def _slip_scores(weights: np.ndarray, tokens: np.ndarray) -> list[tuple[np.ndarr
     n = tokens.shape[1]
     query, key = np.arange(n)[:, None], np.arange(n)[None, :]
     same = tokens[:, :, None] == tokens[:, None, :]  # (B, q, k): the key is the query's token
-    after = np.zeros_like(same)
-    after[:, :, 1:] = tokens[:, :, None] == tokens[:, None, :-1]
 
     def mean_over(targets: np.ndarray, queries: np.ndarray) -> np.ndarray:
         on = (weights * targets[:, None]).sum(axis=-1)  # (B, H, n)
         return on.transpose(1, 0, 2)[:, queries].mean(axis=-1)
 
-    right = after & (key <= query) & (key >= 1)
+    right = induction_targets(tokens)
     has = right.any(axis=-1)
     copies = same & (key < query)
     return [
@@ -174,12 +172,7 @@ def check_failure_length(prediction: object) -> Feedback:
     def answer(value: object) -> str | None:
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             value = str(int(value))
-        if not isinstance(value, str):
-            raise AnswerProblem(
-                f"your prediction must be '2L', '4L', '8L' or 'none' (or 32, 64, 128), got "
-                f"{shown(value)}."
-            )
-        text = value.strip().replace(" ", "")
+        text = value.strip().replace(" ", "") if isinstance(value, str) else ""
         choice = "none" if text.lower() == "none" else _NAMES.get(text.upper().replace("l", "L"))
         if choice is None or choice == "L":
             raise AnswerProblem(

@@ -14,8 +14,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
+from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...tasks import TEST_SEED, task_batch
 from ...training import TrainedModel
@@ -26,10 +26,10 @@ from .maths import (
     SCALES,
     _default_induction_models,
     _default_passkey_model,
-    _induction_score,
-    _passkey_accuracies,
-    _previous_token_score,
+    induction_score,
     induction_targets,
+    passkey_accuracies,
+    previous_token_score,
     stretch,
 )
 
@@ -51,11 +51,14 @@ _METHOD_NAMES = {
 }
 
 
-def _check_results(results: object) -> SeedResults:
+def _check_results(results: object, seed: int = 0) -> SeedResults:
+    """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
     from ...seeds import SeedResults
 
     if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {_show(results)}")
+        raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
+    if seed not in results.seeds:
+        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
     return results
 
 
@@ -109,9 +112,7 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> [ax.get_title() for ax in figure.axes]
     ['position methods', 'RoPE stretched to 4L\\ndashed: as is, solid: fine-tuned']
     """
-    results = _check_results(results)
-    if seed not in results.seeds:
-        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
+    results = _check_results(results, seed)
     figure = plt.figure(figsize=(WIDE_FIGSIZE[0], 6.0), layout="constrained")
     methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
     for index, method in enumerate(LESSON_METHODS):
@@ -152,10 +153,10 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
 
 def _check_models(models: object, names: tuple[str, ...]) -> dict[str, TrainedModel]:
     if not isinstance(models, Mapping) or list(models) != list(names):
-        raise ValueError(f"models must be a dict with the keys {list(names)}, got {_show(models)}")
+        raise ValueError(f"models must be a dict with the keys {list(names)}, got {shown(models)}")
     for name, model in models.items():
         if not isinstance(model, TrainedModel):
-            raise TypeError(f"models[{name!r}] must be a TrainedModel, got {_show(model)}")
+            raise TypeError(f"models[{name!r}] must be a TrainedModel, got {shown(model)}")
     return dict(models)
 
 
@@ -210,9 +211,8 @@ class InductionHeads(LiveFigure):
         model has no second)."""
         if name not in self._rows:
             model = self.models[name]
-            tokens, layers = self.tokens[None], model.config.n_layers  # checked in __init__
-            first = model.attention(tokens, layer=1)[0, 0]
-            last = model.attention(tokens)[0, 0] if layers > 1 else None
+            first = model.attention(self.tokens, layer=1)[0]
+            last = model.attention(self.tokens)[0] if model.config.n_layers > 1 else None
             self._rows[name] = (first, last)
         return self._rows[name]
 
@@ -258,7 +258,7 @@ class InductionHeads(LiveFigure):
         keys = np.arange(query + 1)  # the causal mask: keys 0 .. query
         art.first.set_data(keys, first[query, : query + 1])
         art.previous.set_xdata([query - 1] * 2)
-        prev = float(_previous_token_score(first[None, None])[0])
+        prev = float(previous_token_score(first[None, None], self.tokens[None])[0])
         art.first_ax.title.set_text(
             f"layer 1, query {query}\non key t − 1: {first[query, query - 1]:.2f} (mean {prev:.2f})"
         )
@@ -272,7 +272,7 @@ class InductionHeads(LiveFigure):
         art.last.set_data(keys, last[query, : query + 1])
         art.targets.set_data(wanted, np.full(wanted.size, 1.05))
         art.note.set_text("" if wanted.size else "no earlier copy of this token yet")
-        score = float(_induction_score(last[None, None], self.targets[None])[0])
+        score = float(induction_score(last[None, None], self.tokens[None])[0])
         on = float(last[query, wanted].sum()) if wanted.size else 0.0
         art.last_ax.title.set_text(f"layer 2\non the marked keys: {on:.2f} (mean {score:.2f})")
 
@@ -325,9 +325,7 @@ class PasskeyLengths(LiveFigure):
         self.results = load_results("two_layers") if results is None else _check_results(results)
         model = _default_passkey_model() if model is None else model
         if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-            raise TypeError(
-                f"model must be a RoPE TrainedModel (train_passkey), got {_show(model)}"
-            )
+            raise TypeError(f"model must be a RoPE TrainedModel, got {shown(model)}")
         self.model = model
         longest = max(SCALES.values())
         batch = task_batch(model.task, 1, longest, model.config.vocab_size, seed=TEST_SEED + 1)
@@ -339,14 +337,10 @@ class PasskeyLengths(LiveFigure):
         }
         self._curves: dict[str, np.ndarray] = {}
 
-    def _run(self, extension: str) -> TrainedModel:
-        """The model run under ``extension``'s frequencies."""
-        return self._models[extension]
-
     def _curve(self, extension: str) -> np.ndarray:
         """This run's passkey accuracy at every length of SCALES under ``extension``."""
         if extension not in self._curves:
-            found = _passkey_accuracies(self._run(extension), 128)
+            found = passkey_accuracies(self._models[extension])
             self._curves[extension] = np.array([found[s] for s in SCALES])
         return self._curves[extension]
 
@@ -387,19 +381,19 @@ class PasskeyLengths(LiveFigure):
             art.tuned[name].set_visible(name == extension)
         art.this_run.set_data(_LENGTHS, 100 * self._curve(extension))
         art.picked.set_xdata([length] * 2)
-        scale = _scale(length)
+        scale = {value: name for name, value in SCALES.items()}.get(length)
         where = f"no seeds run at length {length}"
         if scale is not None:
             median = self.results.median(f"extension.{extension}.{scale}")
             where = f"median of the seeds at {scale}: {100 * median:.0f}%"
         art.curve_ax.title.set_text(f"RoPE run as {extension}\n{where}")
-        model = self._run(extension)
+        model = self._models[extension]
         tokens = _passkey_sequence(self.tokens, length)
-        weights = model.attention(tokens[None])[0, 0, -1]  # (keys,)
+        weights = model.attention(tokens)[0, -1]  # (keys,)
         key = int(np.flatnonzero(tokens[:-1] == 0)[0]) + 1
         art.row.set_data(np.arange(length), weights)
         art.key.set_xdata([key] * 2)
-        answer = int(model.logits(tokens[None]).argmax(axis=-1)[0, -1])
+        answer = int(model.predict(tokens)[0, -1])
         verdict = "found" if answer == tokens[key] else f"missed (answers {answer})"
         art.look_ax.title.set_text(f"{extension}, length {length}\nthe key is {verdict}")
 
@@ -414,14 +408,6 @@ class PasskeyLengths(LiveFigure):
             art.key,
             art.look_ax.title,
         ]
-
-
-def _scale(length: int) -> str | None:
-    """The name of a test length in :data:`SCALES` ("2L"), or None."""
-    for name, value in SCALES.items():
-        if value == length:
-            return name
-    return None
 
 
 def _passkey_sequence(tokens: np.ndarray, length: int) -> np.ndarray:

@@ -12,13 +12,12 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._rope_parameters import MAX_HEAD_DIM
-from ..._validate import check_array, check_choice, check_int, check_memory, check_real
-from ..._validate import show_value as _show
+from ..._validate import check_array, check_choice, check_int
 from ...biases import ONE_HEAD_ALIBI_SLOPES
+from ...grading import shown
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...shipped_models import shipped_models
-from ...tasks import TEST_SEED, Batch, make_task, task_batch
+from ...tasks import TEST_SEED, make_task, task_batch
 from ...training import TrainedModel, train
 
 __all__ = [
@@ -29,7 +28,6 @@ __all__ = [
     "SCALES",
     "SEED_EXPERIMENTS",
     "SHIPPED_MODELS",
-    "extension_frequencies",
     "fine_tune",
     "induction_order_blind_limit",
     "induction_score",
@@ -80,23 +78,12 @@ TUNE = {"steps": 60, "batch_size": 16, "lr": 0.005}
 
 
 def _options(setup: Mapping, method: str, n_layers: int) -> dict:
-    options = dict(
-        length=setup["length"],
-        vocab_size=setup["vocab_size"],
-        d_model=setup["d_model"],
-        n_heads=setup["n_heads"],
-        steps=setup["steps"],
-        batch_size=setup["batch_size"],
-        lr=setup["lr"],
-        n_layers=n_layers,
-    )
+    """The arguments of :func:`pe_helpers.training.train` that ``setup`` fixes."""
+    keys = ("length", "vocab_size", "d_model", "n_heads", "steps", "batch_size", "lr")
+    options = {key: setup[key] for key in keys} | {"n_layers": n_layers}
     if method == "alibi":
         options["slopes"] = ONE_HEAD_ALIBI_SLOPES
     return options
-
-
-def _check_method(method: object) -> str:
-    return check_choice("method", method, LESSON_METHODS)
 
 
 def train_induction(method: str, *, n_layers: int = 2, seed: int = 0) -> TrainedModel:
@@ -117,7 +104,7 @@ def train_induction(method: str, *, n_layers: int = 2, seed: int = 0) -> Trained
     >>> model.config.n_layers, model.length
     (1, 24)
     """
-    method = _check_method(method)
+    method = check_choice("method", method, LESSON_METHODS)
     n_layers = check_int("n_layers", n_layers, minimum=1, maximum=2)
     task = make_task(*INDUCTION["task"])
     return train(task, method, seed=seed, **_options(INDUCTION, method, n_layers))
@@ -131,7 +118,7 @@ def train_passkey(method: str, *, seed: int = 0) -> TrainedModel:
     >>> train_passkey("alibi").config.slopes
     (0.5,)
     """
-    method = _check_method(method)
+    method = check_choice("method", method, LESSON_METHODS)
     task = make_task(*PASSKEY["task"])
     return train(task, method, seed=seed, **_options(PASSKEY, method, 2))
 
@@ -188,11 +175,6 @@ def previous_token_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
     [1.0]
     """
     w, _ = _check_weights(weights, tokens)
-    return _previous_token_score(w)
-
-
-def _previous_token_score(w: np.ndarray) -> np.ndarray:
-    """:func:`previous_token_score` of float64 weights ``(batch, heads, n, n)``: one per head."""
     n = w.shape[-1]
     t = np.arange(1, n)
     return w[:, :, t, t - 1].mean(axis=(0, 2))
@@ -210,18 +192,7 @@ def induction_targets(tokens: ArrayLike) -> np.ndarray:
     >>> induction_targets([[5, 7, 5]])[0, 2].tolist()  # query 2 (a 5): key 1 followed a 5
     [False, True, False]
     """
-    t = check_array("tokens", tokens, ndim=2)
-    if not np.issubdtype(t.dtype, np.integer):
-        raise TypeError(f"tokens must hold integer ids, got dtype {t.dtype}")
-    # (batch, n, n) booleans: the comparison, the mask and the three that combine them
-    check_memory(
-        f"induction_targets of tokens of shape {t.shape}", 5 * t.shape[0] * t.shape[1] ** 2
-    )
-    return _induction_targets(t)
-
-
-def _induction_targets(t: np.ndarray) -> np.ndarray:
-    """:func:`induction_targets` of integer tokens ``(batch, n)``: ``(batch, n, n)`` booleans."""
+    t = np.asarray(tokens)
     n = t.shape[1]
     after = np.zeros(t.shape[:1] + (n, n), dtype=bool)
     # after[b, q, j] = tokens[b, j - 1] == tokens[b, q] for keys j = 1 .. q
@@ -243,14 +214,9 @@ def induction_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
     [1.0]
     """
     w, t = _check_weights(weights, tokens)
-    targets = _induction_targets(t)  # (B, n, n)
+    targets = induction_targets(t)  # (B, n, n)
     if not targets.any():
         raise ValueError("tokens must repeat a token somewhere, or there is nothing to find")
-    return _induction_score(w, targets)
-
-
-def _induction_score(w: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """:func:`induction_score` of float64 weights (B, H, n, n) and their targets (B, n, n)."""
     has = targets.any(axis=-1)  # (B, n): queries with something to find
     on_targets = (w * targets[:, None]).sum(axis=-1)  # (B, H, n)
     return on_targets.transpose(1, 0, 2)[:, has].mean(axis=-1)
@@ -280,14 +246,10 @@ def induction_order_blind_limit(n_samples: int = 4000, seed: int = 0) -> float:
     return float((1.0 / candidates)[batch.scored].mean())
 
 
-def _test_batch(model: TrainedModel, length: int, n_samples: int) -> Batch:
-    return task_batch(model.task, n_samples, length, model.config.vocab_size, seed=TEST_SEED)
-
-
 def _scores(model: TrainedModel, n_samples: int = 128) -> dict[str, float]:
     """Accuracy, and the best head's previous-token score (layer 1) and induction score (the
     last layer), on test sequences of the training length."""
-    batch = _test_batch(model, model.length, n_samples)
+    batch = task_batch(model.task, n_samples, model.length, model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     last = model.attention(batch.tokens)
     return {
@@ -314,12 +276,6 @@ def extension_frequencies(extension: str, d_head: int, train_length: int, base: 
     >>> inv.tolist(), att
     ([0.25, 0.0025], 1.0)
     """
-    extension = check_choice("extension", extension, EXTENSIONS)
-    d_head = check_int("d_head", d_head, minimum=2, maximum=MAX_HEAD_DIM)
-    train_length = check_int("train_length", train_length, minimum=1)
-    base = check_real("base", base)
-    if base <= 1:
-        raise ValueError(f"base must be > 1, got {base}")
     if extension == "RoPE":
         block = {"rope_type": "default", "rope_theta": base}
     elif extension == "PI":
@@ -336,15 +292,6 @@ def extension_frequencies(extension: str, d_head: int, train_length: int, base: 
     return rope_frequencies(block, d_head)
 
 
-def _check_rope(model: object) -> TrainedModel:
-    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-        raise TypeError(
-            "model must be a TrainedModel with method 'rope_adjacent', got "
-            f"{_show(model) if not isinstance(model, TrainedModel) else model.config.method}"
-        )
-    return model
-
-
 def stretch(model: TrainedModel, extension: str) -> TrainedModel:
     """The RoPE model's weights run with ``extension``'s frequencies; no training.
 
@@ -354,7 +301,9 @@ def stretch(model: TrainedModel, extension: str) -> TrainedModel:
     >>> stretch(model, "PI").config.inv_freq[0]
     0.25
     """
-    model = _check_rope(model)
+    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {shown(model)}")
+    extension = check_choice("extension", extension, EXTENSIONS)
     inv, att = extension_frequencies(
         extension, model.config.d_head, model.length, model.config.base
     )
@@ -373,7 +322,6 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
     >>> fine_tune(model, "YaRN").length
     64
     """
-    model = _check_rope(model)
     config = model.config
     inv, att = extension_frequencies(extension, config.d_head, model.length, config.base)
     return train(
@@ -384,7 +332,7 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
         d_model=config.d_model,
         n_heads=config.n_heads,
         n_layers=config.n_layers,
-        seed=check_int("seed", seed, minimum=0),
+        seed=seed,
         params=model.params,
         inv_freq=inv,
         attention_factor=att,
@@ -402,13 +350,12 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     nan
     """
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
+        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
-    # Each length through the public accuracy: it checks the length against the task, the
-    # model and the budget of one call, then runs its kernel.
+    learned = model.config.method == "learned"  # its table has no row past max_len
     return {
         scale: math.nan
-        if _refuses(model, length)
+        if learned and length > model.config.max_len
         else model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
         for scale, length in SCALES.items()
     }
@@ -427,26 +374,11 @@ def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> floa
     True
     """
     if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {_show(model)}")
+        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     return float(previous_token_score(first, batch.tokens).max())
-
-
-def _refuses(model: TrainedModel, length: int) -> bool:
-    """Whether a learned position table is too short for ``length``."""
-    return model.config.method == "learned" and length > model.config.max_len
-
-
-def _passkey_accuracies(model: TrainedModel, n_samples: int) -> dict[str, float]:
-    """:func:`passkey_accuracies` of a model whose task suits every length of SCALES."""
-    return {
-        scale: math.nan
-        if _refuses(model, length)
-        else model.accuracy(length=length, n_samples=n_samples)
-        for scale, length in SCALES.items()
-    }
 
 
 @functools.lru_cache(maxsize=1)
@@ -464,25 +396,22 @@ def _default_passkey_model() -> TrainedModel:
 # --- the lesson's models over seeds (pe_helpers.seeds) ---------------------------------------
 
 
+def _induction_methods_experiment(
+    seed: int, methods: tuple[str, ...] = ("sinusoidal", "learned", "alibi", "t5_bias")
+) -> dict[str, float]:
+    """Section 2's table: :func:`_scores` of two-layer induction models of ``methods``."""
+    return {
+        f"{method}.{k}": v
+        for method in methods
+        for k, v in _scores(train_induction(method, seed=seed)).items()
+    }
+
+
 def _induction_experiment(seed: int) -> dict[str, float]:
     """Section 2's live models: RoPE and NoPE with two layers, RoPE with one."""
-    found = {}
-    for method in ("rope_adjacent", "none"):
-        found |= {
-            f"{method}.{k}": v for k, v in _scores(train_induction(method, seed=seed)).items()
-        }
+    found = _induction_methods_experiment(seed, ("rope_adjacent", "none"))
     one = train_induction("rope_adjacent", n_layers=1, seed=seed)
     found["one_layer.accuracy"] = one.accuracy(n_samples=256, seed=TEST_SEED)
-    return found
-
-
-def _induction_methods_experiment(seed: int) -> dict[str, float]:
-    """Section 2's table: the other position methods with two layers."""
-    found = {}
-    for method in ("sinusoidal", "learned", "alibi", "t5_bias"):
-        found |= {
-            f"{method}.{k}": v for k, v in _scores(train_induction(method, seed=seed)).items()
-        }
     return found
 
 
