@@ -35,17 +35,8 @@ from numpy.typing import ArrayLike
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
-    "CIRCLE_FIGSIZE",
-    "CLASSROOM_RC",
-    "CONTENT_WIDTH_PX",
-    "COURSE_RC",
-    "DIVERGING_CMAP",
     "FIGSIZE",
-    "FIGURE_SIZES",
     "MASKED_COLOUR",
-    "MIN_TEXT_PX",
-    "OKABE_ITO",
-    "STATIC_DPI",
     "WIDE_FIGSIZE",
     "WIDGET_DPI",
     "active_rc",
@@ -53,11 +44,9 @@ __all__ = [
     "course_style",
     "draw_inline_once",
     "draw_seed_band",
-    "format_base",
     "heatmap",
     "legend_below",
     "new_axes",
-    "on_screen_px",
     "plain_log_ticks",
     "plot_curves",
     "plot_heatmap_row",
@@ -97,6 +86,8 @@ DIVERGING_CMAP = "RdBu_r"
 #: Most panels :func:`plot_heatmap_row` draws side by side, and most rows or columns of each.
 MAX_PANELS = 6
 MAX_HEATMAP_SIZE = 2048
+#: Widest or tallest figure a door draws, in inches.
+MAX_INCHES = 30
 #: Colour of heatmap cells that hold NaN or ±inf (masked scores): neither blue nor red.
 MASKED_COLOUR = "#bdbdbd"
 
@@ -340,6 +331,18 @@ def pin_cycle_colours(figure: Figure) -> None:
                 set_(to_hex(value))
 
 
+def check_drawing(ax: object, figsize: object) -> None:
+    """Refuse an ``ax`` that is not a matplotlib Axes (or None) and a ``figsize`` that is not
+    two sizes in inches, each in (0, :data:`MAX_INCHES`]."""
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
+        raise TypeError(f"figsize must be (width, height) in inches, got {figsize!r}")
+    for inches in figsize:
+        if check_real("figsize", inches, positive=True) > MAX_INCHES:
+            raise ValueError(f"figsize must be at most {MAX_INCHES} inches a side, got {figsize}")
+
+
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
     """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None.
 
@@ -362,13 +365,20 @@ def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> 
     """
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    elif not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     return ax
 
 
-def plain_log_ticks(axis) -> None:
-    """Label a log axis with plain numbers (2, 4, 8 or 0.1, 0.2) instead of powers."""
+def plain_log_ticks(axis: Axis) -> None:
+    """Label a log axis with plain numbers (2, 4, 8 or 0.1, 0.2) instead of powers.
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> ax.set_xscale("log")
+    >>> plain_log_ticks(ax.xaxis)
+    """
+    if not isinstance(axis, Axis):
+        raise TypeError(f"axis must be an Axis (ax.xaxis or ax.yaxis), got {type(axis).__name__}")
     axis.set_major_formatter(mpl.ticker.FormatStrFormatter("%g"))
     axis.set_minor_formatter(mpl.ticker.NullFormatter())
 
@@ -381,11 +391,6 @@ def format_base(base: float) -> str:
     >>> format_base(10000.0), format_base(31.622)
     ('10,000', '31.6')
     """
-    return _format_base(check_real("base", base, positive=True))
-
-
-def _format_base(base: float) -> str:
-    """:func:`format_base` of a checked base."""
     return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
 
 
@@ -459,7 +464,13 @@ def heatmap(
     (3, 3)
     """
     arr = check_array("values", values, ndim=2, finite=False).astype(np.float64)
+    if max(arr.shape) > MAX_HEATMAP_SIZE:
+        raise ValueError(
+            f"values may have at most {MAX_HEATMAP_SIZE} rows and columns, got {arr.shape}"
+        )
     limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
+    check_bool("colorbar", colorbar)
+    check_drawing(ax, figsize)
     ax = new_axes(ax, figsize)
     image = ax.imshow(
         masked(arr),
@@ -532,23 +543,25 @@ def plot_curves(
         check_bool(name, flag)
     if logx and xs.min() <= 0:
         raise ValueError(f"x must be > 0 on a log axis (logx=True), got minimum {xs.min():g}")
+    ys = {}
+    for label, values in curves.items():
+        ys[label] = check_array(f"curves[{label!r}]", values, ndim=1).astype(np.float64)
+        if ys[label].shape != xs.shape:
+            raise ValueError(
+                f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys[label].shape}"
+            )
+        if logy and ys[label].min() <= 0:
+            raise ValueError(f"curves[{label!r}] must be > 0 on a log axis (logy=True)")
+    height = None if reference is None else check_real("reference", reference)
+    check_drawing(ax, FIGSIZE)
     ax = new_axes(ax, FIGSIZE)
-    for index, (label, values) in enumerate(curves.items()):
-        ys = check_array(f"curves[{label!r}]", values, ndim=1).astype(np.float64)
-        if ys.shape != xs.shape:
-            raise ValueError(
-                f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys.shape}"
-            )
-        if logy and ys.min() <= 0:
-            raise ValueError(
-                f"curves[{label!r}] must be > 0 on a log axis (logy=True), got minimum {ys.min():g}"
-            )
+    for index, (label, values) in enumerate(ys.items()):
         marker = "o" if markers else None
-        ax.plot(xs, ys, color=f"C{index % 10}", label=str(label), marker=marker, markersize=3)
-    if reference is not None:
-        height = check_real("reference", reference)
-        label = reference_label or None
-        ax.axhline(height, color="0.4", linestyle="--", linewidth=1.5, label=label)
+        ax.plot(xs, values, color=f"C{index % 10}", label=str(label), marker=marker, markersize=3)
+    if height is not None:
+        ax.axhline(
+            height, color="0.4", linestyle="--", linewidth=1.5, label=reference_label or None
+        )
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -614,19 +627,8 @@ def draw_seed_band(
     >>> band.get_label()
     '10 seeds'
     """
-    xs = check_array("x", x, ndim=1).astype(np.float64)
-    lows = check_array("low", low, ndim=1).astype(np.float64)
-    highs = check_array("high", high, ndim=1).astype(np.float64)
-    if not lows.shape == highs.shape == xs.shape:
-        raise ValueError(
-            f"x, low and high need one value each per point, got shapes "
-            f"{xs.shape}, {lows.shape}, {highs.shape}"
-        )
-    if np.any(lows > highs):
-        raise ValueError("low must not exceed high at any point")
-    return ax.fill_between(
-        xs, lows, highs, **seed_band_style(color, check_real("alpha", alpha), hatch), label=label
-    )
+    style = seed_band_style(color, alpha, hatch)
+    return ax.fill_between(np.asarray(x), low, high, **style, label=label)
 
 
 def seed_band_style(color: str, alpha: float = 1.0, hatch: str = "////") -> dict:
@@ -701,6 +703,8 @@ def plot_heatmap_row(
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     check_bool("shared_limit", shared_limit)
+    if figsize is not None:
+        check_drawing(None, figsize)
     # No wider than the widest course figure, so no text is scaled below MIN_TEXT_PX.
     size = figsize or (min(3.6 * len(arrays) + 1.2, WIDE_FIGSIZE[0]), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1

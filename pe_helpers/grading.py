@@ -36,7 +36,6 @@ from html import escape
 import numpy as np
 
 __all__ = [
-    "CALL_TIME_LIMIT",
     "AnswerProblem",
     "Attempt",
     "Check",
@@ -545,8 +544,6 @@ def grade(
     >>> grade("one plus one", float("nan"), [is_two], "add").message
     'your answer is nan; a finite number is expected.'
     """
-    if not isinstance(exercise, str) or not exercise:
-        raise TypeError(f"exercise must be a non-empty string, got {exercise!r}")
     # no hint before a first attempt: it would give the answer away on a first Run All
     todo = Feedback(exercise, "todo", "not done yet — fill in the cell above and run it again.")
     if _unfinished(answer):

@@ -2,10 +2,9 @@
 
 A lesson ``notebooks/NN_slug.ipynb`` imports its home ``pe_helpers.lessons.slug``
 (for example ``01_why_position`` → :mod:`pe_helpers.lessons.why_position`). Two lists
-live here. The homes are the modules of this package, so :func:`lesson_modules` and
-:func:`live_figures` work wherever the package is installed. The lessons themselves are
-read from the notebook file names (:func:`lessons`: navigation, tests and benchmarks use
-it), and the notebooks are not part of the package: they are found in a checkout of the
+live here. The homes are the modules of this package, so :func:`live_figures` works
+wherever the package is installed. The lessons themselves are read from the notebook file
+names (:func:`lessons`: navigation, tests and benchmarks use it), and the notebooks are not part of the package: they are found in a checkout of the
 course, next to the package folder (:data:`NOTEBOOKS`), or in a folder passed by name.
 """
 
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from ..live import LiveFigure
 
-__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons", "lessons_defining", "live_figures"]
+__all__ = ["NOTEBOOKS", "Lesson", "lessons", "lessons_defining", "live_figures"]
 
 #: Where a checkout of the course keeps its notebooks: beside the package folder. An
 #: installed copy of the package (a wheel, a hub's non-editable install) has no such folder.
@@ -102,17 +101,6 @@ def _homes() -> list[str]:
     return [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
 
 
-def lesson_modules() -> list[ModuleType]:
-    """Import and return every lesson's home (each module of this package), by name.
-
-    Examples
-    --------
-    >>> "pe_helpers.lessons.why_position" in [home.__name__ for home in lesson_modules()]
-    True
-    """
-    return [importlib.import_module(f"{__name__}.{name}") for name in _homes()]
-
-
 def lessons_defining(name: str) -> list[tuple[Lesson, object]]:
     """Every lesson whose home defines a non-empty ``name`` (``"SHIPPED_MODELS"``), with it.
 
@@ -144,5 +132,6 @@ def live_figures() -> list[type[LiveFigure]]:
     """
     from ..live import registered_figures
 
-    lesson_modules()
+    for name in _homes():
+        importlib.import_module(f"{__name__}.{name}")
     return [cls for cls in registered_figures() if cls.__module__.startswith(f"{__name__}.")]

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int
 from ...attention import _relative_deviation
 from ...encodings import _frequencies
-from ...figures import _format_base, diverging_cmap, legend_below
+from ...figures import diverging_cmap, format_base, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import _rope_scores
 from .maths import (
@@ -139,7 +139,7 @@ class RopeOffset(LiveFigure):
         matrix = _rope_scores(q, k, grid, grid, w, "adjacent")
         art.curve.set_ydata(_rope_scores(q, k, at, offset + distances, w, "adjacent")[0])
         art.reference.set_ydata(_rope_scores(q, k, np.zeros(1), distances, w, "adjacent")[0])
-        art.curve_ax.title.set_text(f"Score vs distance, base = {_format_base(base)}")
+        art.curve_ax.title.set_text(f"Score vs distance, base = {format_base(base)}")
         art.image.set_data(matrix)
         art.heat_ax.title.set_text(
             offset_title(offset, self.n_positions, _relative_deviation(matrix))
