@@ -4,8 +4,9 @@ A lesson ``notebooks/NN_slug.ipynb`` imports its home ``pe_helpers.lessons.slug`
 (for example ``01_why_position`` → :mod:`pe_helpers.lessons.why_position`). Two lists
 live here. The homes are the modules of this package, so :func:`live_figures` works
 wherever the package is installed. The lessons themselves are read from the notebook file
-names (:func:`lessons`: navigation, tests and benchmarks use it), and the notebooks are not part of the package: they are found in a checkout of the
-course, next to the package folder (:data:`NOTEBOOKS`), or in a folder passed by name.
+names (:func:`lessons`: navigation, tests and benchmarks use it), and the notebooks are not
+part of the package: they are found in a checkout of the course, next to the package folder
+(:data:`NOTEBOOKS`), or in a folder passed by name.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import importlib
 import pkgutil
 import re
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
