@@ -57,13 +57,10 @@ __all__ = [
 F = TypeVar("F", bound=Callable)
 
 # --- Sizes: every course figure is read at 1280 x 720 from the back of a room -----------------
-# JupyterLab shows a PNG at its natural width (figure inches x dpi, in CSS pixels) and scales
-# a wider one down to the notebook's content column. At 1280 x 720 with the file browser open
-# that column is 844 CSS px wide (JupyterLab 4.6 in Chromium, measured for issue 39: lesson
-# 01's wide figure showed 844 px wide, and 417 px at 150 % zoom, 853 - 436); 1280 - 844 = 436 px
-# go to the side bars, the file browser, the cell prompt and padding. A text of s points in a
-# figure w inches wide at d dpi is s / 72 x d px, times min(1, 844 / (w x d)) when scaled:
-# 12 pt text stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
+# JupyterLab scales a PNG wider than its content column down to it: 844 CSS px at 1280 x 720
+# with the file browser open (JupyterLab 4.6 in Chromium, measured for issue 39). Text of
+# s points then shows s / 72 x dpi px, times min(1, 844 / (width x dpi)) (:func:`on_screen_px`):
+# 12 pt stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
 
 #: Width of JupyterLab's notebook content column at 1280 x 720, file browser open (CSS px).
 CONTENT_WIDTH_PX = 844
@@ -188,16 +185,12 @@ class classroom_style:  # noqa: N801 - used like a function: classroom_style()
 def draw_inline_once() -> None:
     """Set IPython's inline backend up so that each figure is drawn once, as laid out.
 
-    Two passes are dropped. After every cell, pyplot redraws each open figure in interactive
-    mode (the display hook it installs in the shell) just before the inline backend draws the
-    same figure again to make the PNG it shows, so every figure was drawn twice. And the
-    inline backend saves with ``bbox_inches="tight"``, which lays the figure out once more
-    only to trim its margins; course figures are laid out already (constrained layout), so
-    the trim changes a few pixels of margin. Both are public settings: pyplot's
-    ``uninstall_repl_displayhook`` (``plt.ion()`` installs the hook again) and the inline
-    backend's ``print_figure_kwargs``. Every course notebook calls this in its set-up lines
-    (written by ``scripts/navigation.py``); outside an IPython kernel with the inline backend
-    it does nothing.
+    Two passes are dropped, through public settings: pyplot's redraw of every open figure
+    after each cell (its REPL display hook, ``plt.uninstall_repl_displayhook``; ``plt.ion()``
+    installs it again), just before the inline backend draws the same figure for its PNG; and
+    the inline backend's ``bbox_inches="tight"`` layout pass (``print_figure_kwargs``), which
+    course figures (laid out already) do not need. Every notebook's set-up lines call it;
+    outside an IPython kernel with the inline backend it does nothing.
 
     Examples
     --------
@@ -220,6 +213,19 @@ def draw_inline_once() -> None:
     config.print_figure_kwargs = {**config.print_figure_kwargs, "bbox_inches": None}
     # The inline backend shows (draws) and closes every figure after each cell by itself.
     plt.uninstall_repl_displayhook()
+
+
+def kernel_request() -> dict:
+    """The request the IPython kernel is handling (its parent message); {} outside a kernel."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return {}
+    kernel = getattr(get_ipython(), "kernel", None)
+    try:
+        return (kernel.get_parent("shell") or {}) if kernel is not None else {}
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: no request to read
+        return {}
 
 
 def active_rc() -> dict:
@@ -411,11 +417,6 @@ def diverging_cmap():
     return mpl.colormaps[DIVERGING_CMAP].with_extremes(bad=MASKED_COLOUR)
 
 
-def masked(values: np.ndarray) -> np.ma.MaskedArray:
-    """``values`` with every NaN or ±inf cell masked (drawn in :data:`MASKED_COLOUR`)."""
-    return np.ma.masked_invalid(values)
-
-
 @course_style
 def heatmap(
     values: ArrayLike,
@@ -473,7 +474,7 @@ def heatmap(
     check_drawing(ax, figsize)
     ax = new_axes(ax, figsize)
     image = ax.imshow(
-        masked(arr),
+        np.ma.masked_invalid(arr),  # NaN and ±inf cells: drawn in MASKED_COLOUR
         cmap=diverging_cmap(),
         vmin=-limit,
         vmax=limit,

@@ -1,20 +1,12 @@
 """Figures defined once, drawn statically or live under sliders.
 
-A lesson's figure is a subclass of :class:`LiveFigure` with two methods:
-
-* ``build(axes)`` creates the artists (with any data) and returns them in a
-  namespace, so ``update`` can reach each one by name — never by index;
-* ``update(art, **values)`` sets every data-dependent part (data, titles,
-  captions, limits) for the given control values.
-
-``draw(**values)`` is "build, then update": the static figure a notebook shows and
-strict nbval checks the text around. ``view(**values)`` builds the same figure off
-pyplot and calls the same ``update`` on every slider step. The controls of a figure
-(:class:`Control`) own their ranges: a value is checked once, where it enters.
-
-The slider form itself, :class:`~pe_helpers.views.InteractiveView`, lives in
-:mod:`pe_helpers.views`; ipywidgets is imported when the first slider or view is made, so
-a notebook that only grades exercises or draws static figures never loads it.
+A lesson's figure is a :class:`LiveFigure`: ``build(axes)`` creates its artists and returns
+them in a namespace (``update`` reaches each by name, never by index), ``update(art,
+**values)`` sets everything that depends on the control values. ``draw(**values)`` builds,
+then updates: the static figure a notebook shows. ``view(**values)`` builds the same figure
+off pyplot and calls the same ``update`` on every slider step
+(:class:`~pe_helpers.views.InteractiveView`; ipywidgets is imported with the first view).
+Each :class:`Control` owns its range: a value is checked once, where it enters.
 """
 
 from __future__ import annotations
@@ -41,6 +33,7 @@ from .figures import (
     WIDE_FIGSIZE,
     WIDGET_DPI,
     active_rc,
+    kernel_request,
     pin_cycle_colours,
     pin_style,
     style_context,
@@ -108,7 +101,7 @@ class Control:
         >>> int_control("n", 5, 1, 10).check("n_steps", 11)
         Traceback (most recent call last):
         ...
-        ValueError: n_steps must lie in [1, 10], got 11
+        ValueError: n_steps must lie in [1, 10] (minimum, maximum), got 11
         >>> choice_control("dtype", ("float32", "float16"), "float32").check("dtype", "int8")
         Traceback (most recent call last):
         ...
@@ -125,7 +118,8 @@ class Control:
         value = check_int(name, value) if integral else check_real(name, value)
         if not self.minimum <= value <= self.maximum:
             raise ValueError(
-                f"{name} must lie in [{self.minimum:g}, {self.maximum:g}], got {value}"
+                f"{name} must lie in [{self.minimum:g}, {self.maximum:g}] (minimum, maximum), "
+                f"got {value}"
             )
         if self.kind == "even" and value % 2:
             raise ValueError(f"{name} must be even, got {value}")
@@ -361,18 +355,7 @@ def _cell_id() -> str | None:
     ``make regen`` and nbval) does not, and there the code names the cell: running the
     same code again closes the view it made, as re-running a cell does in JupyterLab.
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    shell = get_ipython()
-    kernel = getattr(shell, "kernel", None)
-    if kernel is None:
-        return None
-    try:
-        parent = kernel.get_parent("shell") or {}
-    except Exception:  # noqa: BLE001 - an old or unusual kernel: no cell to track
-        return None
+    parent = kernel_request()
     cell = parent.get("metadata", {}).get("cellId")
     if cell is None:
         code = parent.get("content", {}).get("code")

@@ -120,11 +120,21 @@ def notebook_imports() -> set[tuple[str, str]]:
                         for alias in node.names:
                             aliases[alias.asname or alias.name] = alias.name
                 for node in ast.walk(tree):
-                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                        module = aliases.get(node.value.id, "")
-                        if module.startswith("pe_helpers"):
-                            found.add((module, node.attr))
+                    dotted = _dotted(node)
+                    root, _, rest = dotted.partition(".")
+                    if rest and aliases.get(root, "").startswith("pe_helpers"):
+                        module, _, name = f"{aliases[root]}.{rest}".rpartition(".")
+                        found.add((module, name))
     return found
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` for an attribute chain on a name, else ""."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
 def _takes_arguments(obj: object) -> bool:
@@ -215,6 +225,9 @@ BAD_FUNCTIONS: dict[str, Callable] = {
     "returns one column": lambda *a: np.ones((np.shape(a[0])[0], 1)) if a else 1.0,
     "raises": _raises,
 }
+#: Not a bad value: a checker's right answer given as a function with no arguments returning
+#: it, which every checker of a value must grade correct.
+AS_FUNCTION = "the right answer, from a function"
 #: Bad values a dict's entries get, one key at a time (a rope_parameters block, an answer).
 BAD_ENTRIES = ("None", "nan", "-inf", "negative", "10**9", "10**400", "text", "bool", "object")
 
@@ -307,6 +320,8 @@ def plan(key: str) -> list[list[str]]:
         right = args[index] if index is not None else kwargs.get(name)
         labels = list(BAD) + (list(BAD_FUNCTIONS) if callable(right) else [])
         tasks += [[name, "", label] for label in labels]
+        if _is_checker(doors()[key]) and not callable(right):
+            tasks.append([name, "", AS_FUNCTION])  # the right value, returned by a function
         if isinstance(right, dict) and all(isinstance(k, str) for k in right):
             tasks += [[name, k, label] for k in right for label in BAD_ENTRIES]
     return tasks
@@ -385,6 +400,13 @@ def _same(a: object, b: object) -> bool:
         return False
 
 
+def _put(args: tuple, kwargs: dict, index: int | None, name: str, value: object) -> tuple:
+    """The arguments of a call with parameter ``name`` (at ``index``, or by keyword) set."""
+    if index is None:
+        return args, {**kwargs, name: value}
+    return (*args[:index], value, *args[index + 1 :]), kwargs
+
+
 def run_call(key: str, name: str, entry: str, label: str) -> str | None:
     """Make one call of :func:`plan`; None if it behaved, else what went wrong."""
     from pe_helpers.grading import Feedback
@@ -397,15 +419,16 @@ def run_call(key: str, name: str, entry: str, label: str) -> str | None:
     index = dict(places(key))[name]
     parameter = inspect.signature(door).parameters[name]
     original = args[index] if index is not None else kwargs.get(name, parameter.default)
+    if label == AS_FUNCTION:
+        given_args, given_kwargs = _put(args, kwargs, index, name, lambda: original)
+        feedback = door(*given_args, **given_kwargs)
+        return None if feedback.passed else f"the right answer from a function: {feedback}"
     value = bad = BAD_FUNCTIONS[label] if label in BAD_FUNCTIONS else BAD[label]()
     named = name
     if entry:  # one entry of a dict replaced: the message names the key
         value, named, parameter = {**original, entry: value}, entry, None
         original = original[entry]
-    if index is not None:
-        args = (*args[:index], value, *args[index + 1 :])
-    else:
-        kwargs[name] = value
+    args, kwargs = _put(args, kwargs, index, name, value)
     checker = _is_checker(door)
     counted = CallCounter()
     try:
@@ -437,6 +460,84 @@ def run_call(key: str, name: str, entry: str, label: str) -> str | None:
     return None
 
 
+# -------------------------------------------------------------- the issue's own examples
+
+
+def issue_examples() -> list[tuple[Callable[[], object], str]]:
+    """Calls at the doors that issues 32 and 41 name, and the argument each refusal names.
+
+    The generic fuzz reaches most of them too; these pin the sizes and steps a call that
+    trains or allocates must still refuse at once.
+    """
+    from pe_helpers.biases import alibi_bias, alibi_slopes
+    from pe_helpers.conventions import identify_rope
+    from pe_helpers.lessons.frequency_choice import running_min_distance
+    from pe_helpers.lessons.long_context import method_frequencies
+    from pe_helpers.lessons.rope_today import position_scores
+    from pe_helpers.model import ModelConfig, gradient_check
+    from pe_helpers.rope import apply_rope
+    from pe_helpers.rope_configs import model_rope_config
+    from pe_helpers.rope_scaling import (
+        classify_pairs,
+        default_frequencies,
+        interpolation_weights,
+        ntk_aware_base,
+        rope_frequencies,
+        yarn_correction_dim,
+    )
+    from pe_helpers.tasks import order_blind_accuracy
+    from pe_helpers.training import train
+
+    llama3 = model_rope_config("llama-3.1-8b").rope_parameters
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+    config = ModelConfig("rope_adjacent", vocab_size=4, d_model=4, n_heads=1)
+    return [
+        (lambda: default_frequencies(10000.0, 10**9), "dim"),
+        (lambda: alibi_slopes(10**9), "n_heads"),
+        (lambda: alibi_bias(5, 10**9), "n_heads"),
+        (lambda: interpolation_weights({"rope_type": "linear", "factor": 2.0}, 10**9), "head_dim"),
+        (lambda: rope_frequencies(llama3, 10**9), "head_dim"),
+        (lambda: classify_pairs(llama3, 10**9), "head_dim"),
+        (lambda: rope_frequencies(yarn, 10**9), "head_dim"),
+        (lambda: train(steps=10**9), "steps"),
+        (lambda: train(length=10**9), "length"),
+        (lambda: train(batch_size=10**9), "batch_size"),
+        (lambda: train(vocab_size=10**9), "vocab_size"),
+        (lambda: train(method="learned", max_len=10**9), "max_len"),
+        (lambda: train(lr=1e300), "lr"),
+        (lambda: train("copy_back", np.array([])), "method"),
+        (lambda: gradient_check(config, batch_size=10**9), "batch_size"),
+        (lambda: gradient_check(config, length=10**9), "length"),
+        (lambda: order_blind_accuracy("copy_back", 4, 10**9), "vocab_size"),
+        (lambda: yarn_correction_dim(32, float("nan"), 10000.0, 4096), "dim"),
+        (lambda: ntk_aware_base(10000.0, 128, 1e300), "factor"),
+        (lambda: position_scores(lambda x, t: x.sum(), [1.0, 0.0], [1.0, 0.0], [0, 1]), "rotate"),
+        (lambda: method_frequencies("NTK-aware", 4, 2.0, 16, beta_fast="abc"), "beta_fast"),
+        (
+            lambda: identify_rope(lambda x, t: apply_rope(x, t), 8, expected_base=1e-300),
+            "expected_base",
+        ),
+        (lambda: running_min_distance(np.zeros((40_000, 20))), "vectors"),
+    ]
+
+
+def run_example(index: int) -> str | None:
+    """Make example ``index`` of :func:`issue_examples`; None if refused as it must be."""
+    call, name = issue_examples()[index]
+    try:
+        with CallCounter() as counted:
+            call()
+    except (TypeError, ValueError) as exc:
+        if not names(str(exc), name):
+            return f"refused, but {str(exc)[:200]!r} does not name {name!r}"
+        return (
+            f"made {counted.calls} calls before refusing" if counted.calls > REFUSAL_CALLS else None
+        )
+    except Exception as exc:  # noqa: BLE001 - a finding
+        return f"raised {type(exc).__name__}: {exc}"[:240]
+    return "accepted it"
+
+
 # ------------------------------------------------------------------------------ the worker
 
 
@@ -453,6 +554,8 @@ def _task(task: list) -> object:
     """One task of the parent: ``["plan", door]`` or ``["call", door, name, entry, label]``."""
     if task[0] == "plan":
         return plan(task[1])
+    if task[0] == "example":
+        return run_example(task[1])
     return run_call(*task[1:])
 
 
@@ -521,6 +624,14 @@ class Worker:
 
 # ------------------------------------------------------------------------------- the tests
 
+
+def live_figures_now() -> list[type]:
+    """Every live figure of the course (each lesson's home imported)."""
+    from pe_helpers.lessons import live_figures
+
+    return live_figures()
+
+
 if __name__ != "__main__":
     import pytest
 
@@ -538,6 +649,27 @@ if __name__ != "__main__":
         for home in homes:
             assert any(key.startswith(f"{home}.") for key in found), f"no door in {home}"
         assert "pe_helpers.training.train" in found and "pe_helpers.live.int_control" in found
+
+    def test_each_example_of_the_issues_is_refused_at_once_naming_the_argument(worker_process):
+        findings = [(i, worker_process.ask(["example", i])) for i in range(len(issue_examples()))]
+        lines = [f"example {i}: {finding}" for i, finding in findings if finding]
+        assert not lines, "\n".join(lines)
+
+    @pytest.mark.parametrize("figure", live_figures_now(), ids=lambda f: f.__name__)
+    def test_every_slider_value_enters_through_its_control(figure):
+        # The slider form and draw(**values) read each value through the control's check.
+        for name, control in figure.controls.items():
+            for label, bad in BAD.items():
+                try:
+                    value = figure.values(figure.__new__(figure), **{name: bad()})[name]
+                except (TypeError, ValueError) as exc:
+                    assert type(exc) in (TypeError, ValueError) and names(str(exc), name), exc
+                    continue
+                assert label not in NEVER_VALID, (name, label, value)
+                if control.kind == "choice":
+                    assert value in control.options, (name, label, value)
+                else:
+                    assert control.minimum <= value <= control.maximum, (name, label, value)
 
     @pytest.mark.parametrize("key", sorted(doors()))
     def test_bad_input_at_a_door_gets_a_clear_error_fast(key, worker_process):
