@@ -128,16 +128,7 @@ CLASSROOM_RC: dict = {
 
 
 def on_screen_px(points: float, width_inches: float, dpi: float) -> float:
-    """How tall, in CSS pixels, text of ``points`` shows in JupyterLab at 1280 x 720.
-
-    The picture is ``width_inches * dpi`` pixels wide and scaled down to
-    :data:`CONTENT_WIDTH_PX` when wider.
-
-    Examples
-    --------
-    >>> on_screen_px(12, *WIDE_FIGSIZE[:1], WIDGET_DPI)  # 880 px wide, shown at 844
-    12.787878787878787
-    """
+    """How tall, in CSS pixels, text of ``points`` shows in JupyterLab at 1280 x 720."""
     natural = points / 72.0 * dpi
     return natural * min(1.0, CONTENT_WIDTH_PX / (width_inches * dpi))
 
@@ -281,11 +272,7 @@ _CYCLE_COLOUR = re.compile(r"^C\d+$")
 
 
 def pin_style(figure: Figure, settings: Mapping) -> None:
-    """Fix on ``figure`` what matplotlib would otherwise look up later, at draw time.
-
-    Tick labels are created lazily and "C0", "C1", ... colours are resolved when
-    drawn, both from the defaults in force *then*; fix them to ``settings`` now.
-    """
+    """Fix the tick label sizes and "C0", "C1", ... colours of ``figure`` to ``settings`` now."""
     for ax in figure.axes:
         ax.tick_params(axis="x", labelsize=settings["xtick.labelsize"])
         ax.tick_params(axis="y", labelsize=settings["ytick.labelsize"])
@@ -293,30 +280,12 @@ def pin_style(figure: Figure, settings: Mapping) -> None:
 
 
 def pin_cycle_colours(figure: Figure) -> None:
-    """Replace every "C0", "C1", ... colour of the figure's lines, texts and collections.
-
-    Enough after a live figure's step: the tick label sizes :func:`pin_style` set hold for
-    ticks made later too. Ticks are skipped (their colours come from the settings, never from
-    the cycle), which makes a step's walk a few dozen artists instead of a few hundred.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-        Changed in place.
-
-    Examples
-    --------
-    >>> figure = Figure()
-    >>> (line,) = figure.subplots().plot([0, 1], color="C1")
-    >>> pin_cycle_colours(figure)
-    >>> line.get_color()  # C1 of the cycle in force (matplotlib's own here)
-    '#ff7f0e'
-    """
+    """Replace every "C0", "C1", ... colour of the figure's lines, texts and collections."""
     stack = list(figure.get_children())
     while stack:
         artist = stack.pop()
         if isinstance(artist, Axis):
-            continue
+            continue  # ticks take their colours from the settings, never from the cycle
         stack.extend(artist.get_children())
         if isinstance(artist, Collection) and artist.get_array() is None:
             # A collection resolves "C0" when drawn: fix it to the colours of the settings now.
@@ -337,11 +306,8 @@ def pin_cycle_colours(figure: Figure) -> None:
                 set_(to_hex(value))
 
 
-def check_drawing(ax: object, figsize: object) -> None:
-    """Refuse an ``ax`` that is not a matplotlib Axes (or None) and a ``figsize`` that is not
-    two sizes in inches, each in (0, :data:`MAX_INCHES`]."""
-    if ax is not None and not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+def check_figsize(figsize: object) -> None:
+    """Refuse a figure size that is not two sizes in inches, each in (0, MAX_INCHES]."""
     if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
         raise TypeError(f"figsize must be (width, height) in inches, got {figsize!r}")
     for inches in figsize:
@@ -369,6 +335,9 @@ def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> 
     >>> tuple(ax.figure.get_size_inches()) == FIGSIZE
     True
     """
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    check_figsize(figsize)
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
@@ -401,13 +370,7 @@ def format_base(base: float) -> str:
 
 
 def colour_limit(values: np.ndarray) -> float:
-    """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none).
-
-    Examples
-    --------
-    >>> colour_limit(np.array([[1.0, -3.0], [np.nan, -np.inf]]))
-    3.0
-    """
+    """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none)."""
     finite = np.abs(values[np.isfinite(values)])
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
@@ -471,7 +434,6 @@ def heatmap(
         )
     limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
     check_bool("colorbar", colorbar)
-    check_drawing(ax, figsize)
     ax = new_axes(ax, figsize)
     image = ax.imshow(
         np.ma.masked_invalid(arr),  # NaN and ±inf cells: drawn in MASKED_COLOUR
@@ -554,7 +516,6 @@ def plot_curves(
         if logy and ys[label].min() <= 0:
             raise ValueError(f"curves[{label!r}] must be > 0 on a log axis (logy=True)")
     height = None if reference is None else check_real("reference", reference)
-    check_drawing(ax, FIGSIZE)
     ax = new_axes(ax, FIGSIZE)
     for index, (label, values) in enumerate(ys.items()):
         marker = "o" if markers else None
@@ -705,7 +666,7 @@ def plot_heatmap_row(
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     check_bool("shared_limit", shared_limit)
     if figsize is not None:
-        check_drawing(None, figsize)
+        check_figsize(figsize)
     # No wider than the widest course figure, so no text is scaled below MIN_TEXT_PX.
     size = figsize or (min(3.6 * len(arrays) + 1.2, WIDE_FIGSIZE[0]), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1

@@ -320,7 +320,7 @@ def plan(key: str) -> list[list[str]]:
         right = args[index] if index is not None else kwargs.get(name)
         labels = list(BAD) + (list(BAD_FUNCTIONS) if callable(right) else [])
         tasks += [[name, "", label] for label in labels]
-        if _is_checker(doors()[key]) and not callable(right):
+        if _is_checker(doors()[key]) and len(places(key)) == 1 and not callable(right):
             tasks.append([name, "", AS_FUNCTION])  # the right value, returned by a function
         if isinstance(right, dict) and all(isinstance(k, str) for k in right):
             tasks += [[name, k, label] for k in right for label in BAD_ENTRIES]
