@@ -16,7 +16,7 @@ import math
 import reprlib
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -101,7 +101,7 @@ class Control:
         >>> int_control("n", 5, 1, 10).check("n_steps", 11)
         Traceback (most recent call last):
         ...
-        ValueError: n_steps must lie in [1, 10] (minimum, maximum), got 11
+        ValueError: n_steps must lie in [1, 10], got 11
         >>> choice_control("dtype", ("float32", "float16"), "float32").check("dtype", "int8")
         Traceback (most recent call last):
         ...
@@ -118,8 +118,7 @@ class Control:
         value = check_int(name, value) if integral else check_real(name, value)
         if not self.minimum <= value <= self.maximum:
             raise ValueError(
-                f"{name} must lie in [{self.minimum:g}, {self.maximum:g}] (minimum, maximum), "
-                f"got {value}"
+                f"{name} must lie in [{self.minimum:g}, {self.maximum:g}], got {value}"
             )
         if self.kind == "even" and value % 2:
             raise ValueError(f"{name} must be even, got {value}")
@@ -172,18 +171,22 @@ def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
     if not isinstance(label, str) or not label.strip():
         raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
     number = check_int if kind in ("int", "even") else check_real
-    minimum, maximum, step = (
-        number(n, v) for n, v in zip(_RANGE, (minimum, maximum, step), strict=True)
+    default, minimum, maximum, step = (
+        number(n, v) for n, v in zip(_RANGE, (default, minimum, maximum, step), strict=True)
     )
-    if not minimum <= maximum:
-        raise ValueError(f"control {label!r}: minimum {minimum} exceeds maximum {maximum}")
+    if not minimum <= default <= maximum:
+        raise ValueError(
+            f"control {label!r}: need minimum <= default <= maximum, got "
+            f"{minimum} <= {default} <= {maximum}"
+        )
     if step <= 0 or (kind == "log" and minimum <= 0):
         raise ValueError(f"control {label!r}: step and (on a log slider) minimum must be > 0")
     control = Control(label, default, minimum, maximum, step, kind)
-    return replace(control, default=control.check("default", default))
+    control.check("default", default)  # an even slider's default must be even
+    return control
 
 
-_RANGE = ("minimum", "maximum", "step")
+_RANGE = ("default", "minimum", "maximum", "step")
 
 
 def int_control(label: str, default: int, minimum: int, maximum: int, step: int = 1) -> Control:
