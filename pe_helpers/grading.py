@@ -112,7 +112,11 @@ class AnswerProblem(Exception):
 
 
 class _LearnerError(Exception):
-    """The learner's own function raised: "ZeroDivisionError: oops"."""
+    """The learner's own function raised; carries the original exception."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(f"{type(original).__name__}: {original}")
+        self.original = original
 
 
 class _Unfinished(Exception):
@@ -232,7 +236,7 @@ class Attempt:
                 "for a loop that never ends (a while loop whose condition stays true)."
             )
         if kind == "error":
-            raise _LearnerError(f"{type(result).__name__}: {result}")
+            raise _LearnerError(result)
         return copy.deepcopy(result)
 
 
