@@ -96,37 +96,41 @@ def course_modules() -> list[str]:
 
 
 def notebook_imports() -> set[tuple[str, str]]:
-    """``(module, name)`` of every ``from pe_helpers... import name`` in the notebooks and
-    solutions, and every ``module.name`` used after ``from pe_helpers import module``."""
+    """``(module, name)`` of every name the notebooks and solutions take from ``pe_helpers``."""
     from pe_helpers.lessons import lessons
 
     found: set[tuple[str, str]] = set()
     for lesson in lessons():
         for path in filter(None, (lesson.notebook, lesson.solutions)):
             for cell in json.loads(path.read_text())["cells"]:
-                if cell["cell_type"] != "code":
-                    continue
-                lines = "".join(cell["source"]).splitlines()
-                tree = ast.parse(
-                    "\n".join(ln for ln in lines if not ln.lstrip().startswith(("%", "!")))
-                )
-                aliases = {}
-                for node in ast.walk(tree):
-                    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                        "pe_helpers"
-                    ):
-                        for alias in node.names:
-                            found.add((node.module, alias.name))
-                            aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-                    elif isinstance(node, ast.Import):
-                        for alias in node.names:
-                            aliases[alias.asname or alias.name] = alias.name
-                for node in ast.walk(tree):
-                    dotted = _dotted(node)
-                    root, _, rest = dotted.partition(".")
-                    if rest and aliases.get(root, "").startswith("pe_helpers"):
-                        module, _, name = f"{aliases[root]}.{rest}".rpartition(".")
-                        found.add((module, name))
+                if cell["cell_type"] == "code":
+                    found |= cell_imports("".join(cell["source"]))
+    return found
+
+
+def cell_imports(source: str) -> set[tuple[str, str]]:
+    """``from pe_helpers.x import name`` and ``x.name`` after ``from pe_helpers import x``
+    (or ``import pe_helpers.x``) in one cell's code (magics left out).
+
+    Examples
+    --------
+    >>> sorted(cell_imports("from pe_helpers import rope; rope.apply_rope(x)"))
+    [('pe_helpers', 'rope'), ('pe_helpers.rope', 'apply_rope')]
+    """
+    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+    tree = ast.parse("\n".join(lines))
+    found, aliases = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pe_helpers"):
+            for alias in node.names:
+                found.add((node.module, alias.name))
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            aliases.update({a.asname or a.name: a.name for a in node.names})
+    for node in ast.walk(tree):
+        root, _, rest = _dotted(node).partition(".")
+        if rest and aliases.get(root, "").startswith("pe_helpers"):
+            found.add(tuple(f"{aliases[root]}.{rest}".rsplit(".", 1)))
     return found
 
 
