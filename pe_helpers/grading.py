@@ -315,7 +315,10 @@ without quotes.
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return _refuse(f"{what} must be a number, got {type(value).__name__} ({shown(value)}).")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range (10**400)
+        number = math.inf
     if not math.isfinite(number):
         return _refuse(f"{what} is {number}; a finite number is expected.")
     if keep_dtype:

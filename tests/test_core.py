@@ -760,6 +760,20 @@ def test_tolerances_follow_the_answer_dtype():
     assert type(grading.as_number(np.float32(2.0))) is float
 
 
+@pytest.mark.parametrize("reader", ["as_number", "as_integer", "as_array", "as_pair"])
+def test_an_answer_reader_turns_any_bad_answer_into_feedback(reader):
+    # The readers are the doors of a learner's answer: whatever it is, AnswerProblem or a value.
+    bad = [None, np.nan, -np.inf, 10**400, "0.25", np.array(["1"]), [[1.0], [1.0, 2.0]], True,
+           1 + 2j, object(), np.array([]), [2, 10**400]]  # fmt: skip
+    for answer in bad:
+        try:
+            got = getattr(grading, reader)(answer)
+        except grading.AnswerProblem as problem:
+            assert "object at 0x" not in str(problem), problem
+        else:
+            assert reader == "as_pair" or np.all(np.isfinite(got)), (answer, got)
+
+
 def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_slip():
     tried = []
 
