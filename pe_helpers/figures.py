@@ -35,17 +35,8 @@ from numpy.typing import ArrayLike
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
-    "CIRCLE_FIGSIZE",
-    "CLASSROOM_RC",
-    "CONTENT_WIDTH_PX",
-    "COURSE_RC",
-    "DIVERGING_CMAP",
     "FIGSIZE",
-    "FIGURE_SIZES",
     "MASKED_COLOUR",
-    "MIN_TEXT_PX",
-    "OKABE_ITO",
-    "STATIC_DPI",
     "WIDE_FIGSIZE",
     "WIDGET_DPI",
     "active_rc",
@@ -53,11 +44,9 @@ __all__ = [
     "course_style",
     "draw_inline_once",
     "draw_seed_band",
-    "format_base",
     "heatmap",
     "legend_below",
     "new_axes",
-    "on_screen_px",
     "plain_log_ticks",
     "plot_curves",
     "plot_heatmap_row",
@@ -68,13 +57,10 @@ __all__ = [
 F = TypeVar("F", bound=Callable)
 
 # --- Sizes: every course figure is read at 1280 x 720 from the back of a room -----------------
-# JupyterLab shows a PNG at its natural width (figure inches x dpi, in CSS pixels) and scales
-# a wider one down to the notebook's content column. At 1280 x 720 with the file browser open
-# that column is 844 CSS px wide (JupyterLab 4.6 in Chromium, measured for issue 39: lesson
-# 01's wide figure showed 844 px wide, and 417 px at 150 % zoom, 853 - 436); 1280 - 844 = 436 px
-# go to the side bars, the file browser, the cell prompt and padding. A text of s points in a
-# figure w inches wide at d dpi is s / 72 x d px, times min(1, 844 / (w x d)) when scaled:
-# 12 pt text stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
+# JupyterLab scales a PNG wider than its content column down to it: 844 CSS px at 1280 x 720
+# with the file browser open (JupyterLab 4.6 in Chromium, measured for issue 39). Text of
+# s points then shows s / 72 x dpi px, times min(1, 844 / (width x dpi)) (:func:`on_screen_px`):
+# 12 pt stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
 
 #: Width of JupyterLab's notebook content column at 1280 x 720, file browser open (CSS px).
 CONTENT_WIDTH_PX = 844
@@ -97,6 +83,8 @@ DIVERGING_CMAP = "RdBu_r"
 #: Most panels :func:`plot_heatmap_row` draws side by side, and most rows or columns of each.
 MAX_PANELS = 6
 MAX_HEATMAP_SIZE = 2048
+#: Widest or tallest figure a door draws, in inches.
+MAX_INCHES = 30
 #: Colour of heatmap cells that hold NaN or ±inf (masked scores): neither blue nor red.
 MASKED_COLOUR = "#bdbdbd"
 
@@ -140,16 +128,7 @@ CLASSROOM_RC: dict = {
 
 
 def on_screen_px(points: float, width_inches: float, dpi: float) -> float:
-    """How tall, in CSS pixels, text of ``points`` shows in JupyterLab at 1280 x 720.
-
-    The picture is ``width_inches * dpi`` pixels wide and scaled down to
-    :data:`CONTENT_WIDTH_PX` when wider.
-
-    Examples
-    --------
-    >>> on_screen_px(12, *WIDE_FIGSIZE[:1], WIDGET_DPI)  # 880 px wide, shown at 844
-    12.787878787878787
-    """
+    """How tall, in CSS pixels, text of ``points`` shows in JupyterLab at 1280 x 720."""
     natural = points / 72.0 * dpi
     return natural * min(1.0, CONTENT_WIDTH_PX / (width_inches * dpi))
 
@@ -197,16 +176,12 @@ class classroom_style:  # noqa: N801 - used like a function: classroom_style()
 def draw_inline_once() -> None:
     """Set IPython's inline backend up so that each figure is drawn once, as laid out.
 
-    Two passes are dropped. After every cell, pyplot redraws each open figure in interactive
-    mode (the display hook it installs in the shell) just before the inline backend draws the
-    same figure again to make the PNG it shows, so every figure was drawn twice. And the
-    inline backend saves with ``bbox_inches="tight"``, which lays the figure out once more
-    only to trim its margins; course figures are laid out already (constrained layout), so
-    the trim changes a few pixels of margin. Both are public settings: pyplot's
-    ``uninstall_repl_displayhook`` (``plt.ion()`` installs the hook again) and the inline
-    backend's ``print_figure_kwargs``. Every course notebook calls this in its set-up lines
-    (written by ``scripts/navigation.py``); outside an IPython kernel with the inline backend
-    it does nothing.
+    Two passes are dropped, through public settings: pyplot's redraw of every open figure
+    after each cell (its REPL display hook, ``plt.uninstall_repl_displayhook``; ``plt.ion()``
+    installs it again), just before the inline backend draws the same figure for its PNG; and
+    the inline backend's ``bbox_inches="tight"`` layout pass (``print_figure_kwargs``), which
+    course figures (laid out already) do not need. Every notebook's set-up lines call it;
+    outside an IPython kernel with the inline backend it does nothing.
 
     Examples
     --------
@@ -229,6 +204,19 @@ def draw_inline_once() -> None:
     config.print_figure_kwargs = {**config.print_figure_kwargs, "bbox_inches": None}
     # The inline backend shows (draws) and closes every figure after each cell by itself.
     plt.uninstall_repl_displayhook()
+
+
+def kernel_request() -> dict:
+    """The request the IPython kernel is handling (its parent message); {} outside a kernel."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return {}
+    kernel = getattr(get_ipython(), "kernel", None)
+    try:
+        return (kernel.get_parent("shell") or {}) if kernel is not None else {}
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: no request to read
+        return {}
 
 
 def active_rc() -> dict:
@@ -284,11 +272,7 @@ _CYCLE_COLOUR = re.compile(r"^C\d+$")
 
 
 def pin_style(figure: Figure, settings: Mapping) -> None:
-    """Fix on ``figure`` what matplotlib would otherwise look up later, at draw time.
-
-    Tick labels are created lazily and "C0", "C1", ... colours are resolved when
-    drawn, both from the defaults in force *then*; fix them to ``settings`` now.
-    """
+    """Fix the tick label sizes and "C0", "C1", ... colours of ``figure`` to ``settings`` now."""
     for ax in figure.axes:
         ax.tick_params(axis="x", labelsize=settings["xtick.labelsize"])
         ax.tick_params(axis="y", labelsize=settings["ytick.labelsize"])
@@ -296,30 +280,12 @@ def pin_style(figure: Figure, settings: Mapping) -> None:
 
 
 def pin_cycle_colours(figure: Figure) -> None:
-    """Replace every "C0", "C1", ... colour of the figure's lines, texts and collections.
-
-    Enough after a live figure's step: the tick label sizes :func:`pin_style` set hold for
-    ticks made later too. Ticks are skipped (their colours come from the settings, never from
-    the cycle), which makes a step's walk a few dozen artists instead of a few hundred.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-        Changed in place.
-
-    Examples
-    --------
-    >>> figure = Figure()
-    >>> (line,) = figure.subplots().plot([0, 1], color="C1")
-    >>> pin_cycle_colours(figure)
-    >>> line.get_color()  # C1 of the cycle in force (matplotlib's own here)
-    '#ff7f0e'
-    """
+    """Replace every "C0", "C1", ... colour of the figure's lines, texts and collections."""
     stack = list(figure.get_children())
     while stack:
         artist = stack.pop()
         if isinstance(artist, Axis):
-            continue
+            continue  # ticks take their colours from the settings, never from the cycle
         stack.extend(artist.get_children())
         if isinstance(artist, Collection) and artist.get_array() is None:
             # A collection resolves "C0" when drawn: fix it to the colours of the settings now.
@@ -338,6 +304,15 @@ def pin_cycle_colours(figure: Figure) -> None:
             value = get()
             if isinstance(value, str) and _CYCLE_COLOUR.match(value):
                 set_(to_hex(value))
+
+
+def check_figsize(figsize: object) -> None:
+    """Refuse a figure size that is not two sizes in inches, each in (0, MAX_INCHES]."""
+    if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
+        raise TypeError(f"figsize must be (width, height) in inches, got {figsize!r}")
+    for inches in figsize:
+        if check_real("figsize", inches, positive=True) > MAX_INCHES:
+            raise ValueError(f"figsize must be at most {MAX_INCHES} inches a side, got {figsize}")
 
 
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
@@ -360,15 +335,25 @@ def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> 
     >>> tuple(ax.figure.get_size_inches()) == FIGSIZE
     True
     """
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    check_figsize(figsize)
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    elif not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     return ax
 
 
-def plain_log_ticks(axis) -> None:
-    """Label a log axis with plain numbers (2, 4, 8 or 0.1, 0.2) instead of powers."""
+def plain_log_ticks(axis: Axis) -> None:
+    """Label a log axis with plain numbers (2, 4, 8 or 0.1, 0.2) instead of powers.
+
+    Examples
+    --------
+    >>> ax = new_axes()
+    >>> ax.set_xscale("log")
+    >>> plain_log_ticks(ax.xaxis)
+    """
+    if not isinstance(axis, Axis):
+        raise TypeError(f"axis must be an Axis (ax.xaxis or ax.yaxis), got {type(axis).__name__}")
     axis.set_major_formatter(mpl.ticker.FormatStrFormatter("%g"))
     axis.set_minor_formatter(mpl.ticker.NullFormatter())
 
@@ -381,22 +366,11 @@ def format_base(base: float) -> str:
     >>> format_base(10000.0), format_base(31.622)
     ('10,000', '31.6')
     """
-    return _format_base(check_real("base", base, positive=True))
-
-
-def _format_base(base: float) -> str:
-    """:func:`format_base` of a checked base."""
     return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
 
 
 def colour_limit(values: np.ndarray) -> float:
-    """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none).
-
-    Examples
-    --------
-    >>> colour_limit(np.array([[1.0, -3.0], [np.nan, -np.inf]]))
-    3.0
-    """
+    """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none)."""
     finite = np.abs(values[np.isfinite(values)])
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
@@ -404,11 +378,6 @@ def colour_limit(values: np.ndarray) -> float:
 def diverging_cmap():
     """The course's diverging colour map, with :data:`MASKED_COLOUR` for masked cells."""
     return mpl.colormaps[DIVERGING_CMAP].with_extremes(bad=MASKED_COLOUR)
-
-
-def masked(values: np.ndarray) -> np.ma.MaskedArray:
-    """``values`` with every NaN or ±inf cell masked (drawn in :data:`MASKED_COLOUR`)."""
-    return np.ma.masked_invalid(values)
 
 
 @course_style
@@ -459,10 +428,15 @@ def heatmap(
     (3, 3)
     """
     arr = check_array("values", values, ndim=2, finite=False).astype(np.float64)
+    if max(arr.shape) > MAX_HEATMAP_SIZE:
+        raise ValueError(
+            f"values may have at most {MAX_HEATMAP_SIZE} rows and columns, got {arr.shape}"
+        )
     limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
+    check_bool("colorbar", colorbar)
     ax = new_axes(ax, figsize)
     image = ax.imshow(
-        masked(arr),
+        np.ma.masked_invalid(arr),  # NaN and ±inf cells: drawn in MASKED_COLOUR
         cmap=diverging_cmap(),
         vmin=-limit,
         vmax=limit,
@@ -532,23 +506,24 @@ def plot_curves(
         check_bool(name, flag)
     if logx and xs.min() <= 0:
         raise ValueError(f"x must be > 0 on a log axis (logx=True), got minimum {xs.min():g}")
+    ys = {}
+    for label, values in curves.items():
+        ys[label] = check_array(f"curves[{label!r}]", values, ndim=1).astype(np.float64)
+        if ys[label].shape != xs.shape:
+            raise ValueError(
+                f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys[label].shape}"
+            )
+        if logy and ys[label].min() <= 0:
+            raise ValueError(f"curves[{label!r}] must be > 0 on a log axis (logy=True)")
+    height = None if reference is None else check_real("reference", reference)
     ax = new_axes(ax, FIGSIZE)
-    for index, (label, values) in enumerate(curves.items()):
-        ys = check_array(f"curves[{label!r}]", values, ndim=1).astype(np.float64)
-        if ys.shape != xs.shape:
-            raise ValueError(
-                f"curves[{label!r}] must have the shape of x {xs.shape}, got {ys.shape}"
-            )
-        if logy and ys.min() <= 0:
-            raise ValueError(
-                f"curves[{label!r}] must be > 0 on a log axis (logy=True), got minimum {ys.min():g}"
-            )
+    for index, (label, values) in enumerate(ys.items()):
         marker = "o" if markers else None
-        ax.plot(xs, ys, color=f"C{index % 10}", label=str(label), marker=marker, markersize=3)
-    if reference is not None:
-        height = check_real("reference", reference)
-        label = reference_label or None
-        ax.axhline(height, color="0.4", linestyle="--", linewidth=1.5, label=label)
+        ax.plot(xs, values, color=f"C{index % 10}", label=str(label), marker=marker, markersize=3)
+    if height is not None:
+        ax.axhline(
+            height, color="0.4", linestyle="--", linewidth=1.5, label=reference_label or None
+        )
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -614,19 +589,8 @@ def draw_seed_band(
     >>> band.get_label()
     '10 seeds'
     """
-    xs = check_array("x", x, ndim=1).astype(np.float64)
-    lows = check_array("low", low, ndim=1).astype(np.float64)
-    highs = check_array("high", high, ndim=1).astype(np.float64)
-    if not lows.shape == highs.shape == xs.shape:
-        raise ValueError(
-            f"x, low and high need one value each per point, got shapes "
-            f"{xs.shape}, {lows.shape}, {highs.shape}"
-        )
-    if np.any(lows > highs):
-        raise ValueError("low must not exceed high at any point")
-    return ax.fill_between(
-        xs, lows, highs, **seed_band_style(color, check_real("alpha", alpha), hatch), label=label
-    )
+    style = seed_band_style(color, alpha, hatch)
+    return ax.fill_between(np.asarray(x), low, high, **style, label=label)
 
 
 def seed_band_style(color: str, alpha: float = 1.0, hatch: str = "////") -> dict:
@@ -701,6 +665,8 @@ def plot_heatmap_row(
     if len(titles) != len(arrays):
         raise ValueError(f"titles must have {len(arrays)} entries, got {len(titles)}")
     check_bool("shared_limit", shared_limit)
+    if figsize is not None:
+        check_figsize(figsize)
     # No wider than the widest course figure, so no text is scaled below MIN_TEXT_PX.
     size = figsize or (min(3.6 * len(arrays) + 1.2, WIDE_FIGSIZE[0]), 4.0)
     same_shape = len({a.shape for a in arrays}) == 1

@@ -1,24 +1,12 @@
 """Grading for the self-checking exercises: feedback, and one set of answer helpers.
 
-A learner writes a function (or computes a value) and passes it to the lesson's
-``check_...`` function, which returns a :class:`Feedback`:
-
-* ``todo``    -- the stub is unfinished (returns None or raises NotImplementedError);
-* ``wrong``   -- a specific hint that names the property that failed;
-* ``correct`` -- it says so.
-
-The exercise's general hint comes only after a first wrong attempt, never with ``todo``
-(a room running a lesson top to bottom would read the answer before trying): the text shows
-it under the message, the HTML behind a "Hint" the learner clicks open.
-
-Feedback shows itself as text (and coloured HTML in JupyterLab) and is truthy only
-when correct, so solution notebooks can ``assert check_...(answer)``. A learner's
-function is called at most once per distinct input (so a debugging ``print`` shows
-once per case), always on copies of the checker's inputs, and given
-:data:`CALL_TIME_LIMIT` seconds per call: a function that never returns (an endless loop)
-is stopped and reported. Whatever goes wrong becomes feedback: an exception from the
-learner's code is reported as theirs, an unusable answer (text, NaN, the wrong shape) is
-named as such; nothing raises from inside ``pe_helpers``.
+A learner passes an answer (a value, or a function) to the lesson's ``check_...``, which
+returns a :class:`Feedback`: ``todo`` for an unfinished stub, ``wrong`` with a hint naming the
+property that failed (the exercise's general hint only after a first wrong attempt, behind a
+click in HTML), or ``correct``; it is truthy only when correct, so solutions can ``assert`` it.
+A learner's function runs once per distinct input, on copies, within
+:data:`CALL_TIME_LIMIT` seconds a call; whatever goes wrong (their exception, an endless
+loop, an unusable answer) becomes feedback: nothing raises from inside ``pe_helpers``.
 """
 
 from __future__ import annotations
@@ -36,7 +24,6 @@ from html import escape
 import numpy as np
 
 __all__ = [
-    "CALL_TIME_LIMIT",
     "AnswerProblem",
     "Attempt",
     "Check",
@@ -328,7 +315,10 @@ without quotes.
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return _refuse(f"{what} must be a number, got {type(value).__name__} ({shown(value)}).")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range (10**400)
+        number = math.inf
     if not math.isfinite(number):
         return _refuse(f"{what} is {number}; a finite number is expected.")
     if keep_dtype:
@@ -545,8 +535,6 @@ def grade(
     >>> grade("one plus one", float("nan"), [is_two], "add").message
     'your answer is nan; a finite number is expected.'
     """
-    if not isinstance(exercise, str) or not exercise:
-        raise TypeError(f"exercise must be a non-empty string, got {exercise!r}")
     # no hint before a first attempt: it would give the answer away on a first Run All
     todo = Feedback(exercise, "todo", "not done yet — fill in the cell above and run it again.")
     if _unfinished(answer):

@@ -1,27 +1,19 @@
 """Figures defined once, drawn statically or live under sliders.
 
-A lesson's figure is a subclass of :class:`LiveFigure` with two methods:
-
-* ``build(axes)`` creates the artists (with any data) and returns them in a
-  namespace, so ``update`` can reach each one by name — never by index;
-* ``update(art, **values)`` sets every data-dependent part (data, titles,
-  captions, limits) for the given control values.
-
-``draw(**values)`` is "build, then update": the static figure a notebook shows and
-strict nbval checks the text around. ``view(**values)`` builds the same figure off
-pyplot and calls the same ``update`` on every slider step. The controls of a figure
-(:class:`Control`) own their ranges: a value is checked once, where it enters.
-
-The slider form itself, :class:`~pe_helpers.views.InteractiveView`, lives in
-:mod:`pe_helpers.views`; ipywidgets is imported when the first slider or view is made, so
-a notebook that only grades exercises or draws static figures never loads it.
+A lesson's figure is a :class:`LiveFigure`: ``build(axes)`` creates its artists and returns
+them in a namespace (``update`` reaches each by name, never by index), ``update(art,
+**values)`` sets everything that depends on the control values. ``draw(**values)`` builds,
+then updates: the static figure a notebook shows. ``view(**values)`` builds the same figure
+off pyplot and calls the same ``update`` on every slider step
+(:class:`~pe_helpers.views.InteractiveView`; ipywidgets is imported with the first view).
+Each :class:`Control` owns its range: a value is checked once, where it enters.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import numbers
+import reprlib
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,12 +28,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ._validate import check_int, check_real
-from ._validate import show_value as _show
 from .figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
     WIDGET_DPI,
     active_rc,
+    kernel_request,
     pin_cycle_colours,
     pin_style,
     style_context,
@@ -63,7 +55,6 @@ __all__ = [
     "float_control",
     "int_control",
     "log_control",
-    "registered_figures",
     "side_by_side",
     "snapshot",
 ]
@@ -119,20 +110,16 @@ class Control:
         if self.kind == "choice":
             names = ", ".join(map(repr, self.options))
             if not isinstance(value, str):
-                raise TypeError(f"{name} must be a name, one of {names}, got {_show(value)}")
+                raise TypeError(f"{name} must be a name, one of {names}, got {reprlib.repr(value)}")
             if value not in self.options:
                 raise ValueError(f"{name} must be one of {names}, got {value!r}")
             return str(value)
         integral = self.kind in ("int", "even")
-        if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, numbers.Integral if integral else numbers.Real
-        ):
-            kind = "an integer" if integral else "a real number"
-            raise TypeError(f"{name} must be {kind}, got {_show(value)}")
-        value = int(value) if integral else float(value)
-        if not math.isfinite(value) or not self.minimum <= value <= self.maximum:
-            bounds = f"[{self.minimum:g}, {self.maximum:g}]"
-            raise ValueError(f"{name} must lie in {bounds}, got {value}")
+        value = check_int(name, value) if integral else check_real(name, value)
+        if not self.minimum <= value <= self.maximum:
+            raise ValueError(
+                f"{name} must lie in [{self.minimum:g}, {self.maximum:g}], got {value}"
+            )
         if self.kind == "even" and value % 2:
             raise ValueError(f"{name} must be even, got {value}")
         return value
@@ -180,11 +167,26 @@ class Control:
 
 
 def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
-    control = Control(str(label), default, minimum, maximum, step, kind)
-    if not minimum <= maximum or step <= 0:
-        raise ValueError(f"control {label!r}: need minimum <= maximum and step > 0")
-    control.check("default", default)
+    """A slider's definition, its label and numbers checked (each control is a door)."""
+    if not isinstance(label, str) or not label.strip():
+        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
+    number = check_int if kind in ("int", "even") else check_real
+    default, minimum, maximum, step = (
+        number(n, v) for n, v in zip(_RANGE, (default, minimum, maximum, step), strict=True)
+    )
+    if not minimum <= default <= maximum:
+        raise ValueError(
+            f"control {label!r}: need minimum <= default <= maximum, got "
+            f"{minimum} <= {default} <= {maximum}"
+        )
+    if step <= 0 or (kind == "log" and minimum <= 0):
+        raise ValueError(f"control {label!r}: step and (on a log slider) minimum must be > 0")
+    control = Control(label, default, minimum, maximum, step, kind)
+    control.check("default", default)  # an even slider's default must be even
     return control
+
+
+_RANGE = ("default", "minimum", "maximum", "step")
 
 
 def int_control(label: str, default: int, minimum: int, maximum: int, step: int = 1) -> Control:
@@ -219,7 +221,7 @@ def float_control(
     >>> float_control("Δ", 1.0, 0.0, 10.0, 0.5).widget("delta", 2.5).value
     2.5
     """
-    return _control(label, float(default), float(minimum), float(maximum), float(step), "float")
+    return _control(label, default, minimum, maximum, step, "float")
 
 
 def log_control(
@@ -232,9 +234,7 @@ def log_control(
     >>> log_control("base", 10000.0, 10.0, 1e6).widget("base", 100.0).value
     100.0
     """
-    if not minimum > 0:
-        raise ValueError(f"control {label!r}: a log slider needs minimum > 0, got {minimum}")
-    return _control(label, float(default), float(minimum), float(maximum), float(step), "log")
+    return _control(label, default, minimum, maximum, step, "log")
 
 
 def choice_control(label: str, options: Sequence[str] | Mapping[str, str], default: str) -> Control:
@@ -268,39 +268,21 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
     >>> buttons = method.widget("method", "rope_adjacent")
     >>> buttons.value, buttons.label
     ('rope_adjacent', 'RoPE')
-    >>> choice_control("dtype", ("float64", "float32"), "float8")
-    Traceback (most recent call last):
-    ...
-    ValueError: control 'dtype': default must be one of 'float64', 'float32', got 'float8'
     """
     if not isinstance(label, str) or not label.strip():
-        raise TypeError(f"a choice's label must be a non-empty str, got {_show(label)}")
-    names = None
+        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
     if isinstance(options, Mapping):
-        names = list(options.values())
-        options = list(options)
-    if isinstance(options, str) or not isinstance(options, Sequence):
-        raise TypeError(
-            f"control {label!r}: options must be a sequence of names, got {_show(options)}"
-        )
-    options = tuple(options)
-    names = options if names is None else tuple(names)
-    bad = [o for o in (*options, *names) if not isinstance(o, str) or not o.strip()]
-    if bad:
-        raise TypeError(
-            f"control {label!r}: every option must be a non-empty str, got {_show(bad[0])}"
-        )
-    options, names = tuple(map(str, options)), tuple(map(str, names))
+        options, names = tuple(options), tuple(options.values())
+    elif isinstance(options, Sequence) and not isinstance(options, str):
+        options = names = tuple(options)
+    else:
+        raise TypeError(f"options must be a sequence of names, got {reprlib.repr(options)}")
+    if not all(isinstance(o, str) and o.strip() for o in (*options, *names)):
+        raise TypeError(f"options must be non-empty str, got {reprlib.repr(options)}")
     if len(options) < 2 or len(set(options)) < len(options) or len(set(names)) < len(names):
-        raise ValueError(
-            f"control {label!r}: options must be two or more distinct names, got "
-            f"{_show(list(options))}"
-        )
+        raise ValueError(f"options must be two or more distinct names, got {list(options)}")
     control = Control(label, default, options[0], options[-1], 1, "choice", options, names)
-    try:
-        control.check("default", default)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"control {label!r}: {error}") from None
+    control.check("default", default)
     return control
 
 
@@ -321,26 +303,11 @@ class Layout:
     --------
     >>> Layout((9.0, 6.0), (2, 1), {"sharex": True}).subplots(Figure()).shape
     (2,)
-    >>> Layout(grid=(0, 2))
-    Traceback (most recent call last):
-    ...
-    ValueError: grid[0] must be >= 1, got 0
     """
 
     figsize: tuple[float, float] = FIGSIZE
     grid: tuple[int, int] = (1, 1)
     subplot_kw: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name, pair in (("figsize", self.figsize), ("grid", self.grid)):
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise TypeError(f"{name} must be a pair, got {_show(pair)}")
-        for i, inches in enumerate(self.figsize):
-            check_real(f"figsize[{i}]", inches, positive=True)
-        for i, count in enumerate(self.grid):
-            check_int(f"grid[{i}]", count, minimum=1)
-        if not isinstance(self.subplot_kw, dict):
-            raise TypeError(f"subplot_kw must be a dict, got {_show(self.subplot_kw)}")
 
     def subplots(self, figure: Figure):
         """The panels on ``figure``: one Axes, or an array of them."""
@@ -371,12 +338,7 @@ def side_by_side(
     """
     if width_ratios is None:
         return Layout(figsize, (1, 2))
-    if not isinstance(width_ratios, (tuple, list)) or len(width_ratios) != 2:
-        raise TypeError(f"width_ratios must be two numbers, got {_show(width_ratios)}")
-    ratios = [
-        check_real(f"width_ratios[{i}]", r, positive=True) for i, r in enumerate(width_ratios)
-    ]
-    return Layout(figsize, (1, 2), {"width_ratios": ratios})
+    return Layout(figsize, (1, 2), {"width_ratios": list(width_ratios)})
 
 
 #: Every LiveFigure subclass, in definition order (filled by ``__init_subclass__``).
@@ -392,18 +354,7 @@ def _cell_id() -> str | None:
     ``make regen`` and nbval) does not, and there the code names the cell: running the
     same code again closes the view it made, as re-running a cell does in JupyterLab.
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    shell = get_ipython()
-    kernel = getattr(shell, "kernel", None)
-    if kernel is None:
-        return None
-    try:
-        parent = kernel.get_parent("shell") or {}
-    except Exception:  # noqa: BLE001 - an old or unusual kernel: no cell to track
-        return None
+    parent = kernel_request()
     cell = parent.get("metadata", {}).get("cellId")
     if cell is None:
         code = parent.get("content", {}).get("code")
@@ -446,9 +397,6 @@ class LiveFigure:
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
-        stale = sorted({"figsize", "grid", "subplot_kw"} & set(vars(cls)))
-        if stale:
-            raise TypeError(f"{cls.__name__} sets {stale}: declare layout = Layout(...) instead")
         _LIVE_FIGURES.append(cls)
 
     # --- to be defined by each figure -------------------------------------------------
@@ -569,13 +517,8 @@ class LiveFigure:
                 pin_cycle_colours(figure)
 
         moving, rescaled = self.moving(art), self.rescaled(art)
-        for artist in (*moving, *rescaled):
-            # An Axes listed whole would be left out of savefig too (it skips animated Axes).
-            if not isinstance(artist, Artist) or isinstance(artist, Axes):
-                raise TypeError(
-                    "moving() and rescaled() must list a figure's artists (an Axis, a line, a "
-                    f"legend), not {type(artist).__name__}"
-                )
+        # An Axes listed whole would be left out of savefig too (it skips animated Axes).
+        assert not any(isinstance(a, Axes) for a in (*moving, *rescaled)), "list artists, not Axes"
         sliders = {name: c.widget(name, values[name]) for name, c in self.controls.items()}
         name = type(self).__qualname__
         about = {"figure": f"{type(self).__module__}.{name}", "values": values}
@@ -603,18 +546,7 @@ class LiveFigure:
 
 
 def registered_figures() -> list[type[LiveFigure]]:
-    """Every :class:`LiveFigure` subclass defined so far, in definition order.
-
-    A subclass registers itself when it is defined; the course's own are listed by
-    :func:`pe_helpers.lessons.live_figures`, which imports every lesson first.
-
-    Examples
-    --------
-    >>> class Blank(LiveFigure):
-    ...     pass
-    >>> registered_figures()[-1] is Blank
-    True
-    """
+    """Every :class:`LiveFigure` subclass defined so far, in definition order."""
     return list(_LIVE_FIGURES)
 
 
@@ -625,8 +557,6 @@ def snapshot(figure: Figure) -> list[dict]:
     entries, limits, line data, points, bar heights and images. Used by the parity
     tests: a live view after any step must equal a freshly drawn static figure.
     """
-    if not isinstance(figure, Figure):
-        raise TypeError(f"figure must be a matplotlib Figure, got {type(figure).__name__}")
 
     def rounded(values) -> list:
         # NaN (and masked cells) become None: NaN never equals itself, None does.

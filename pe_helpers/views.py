@@ -1,19 +1,11 @@
 """The slider form of a live figure: sliders above an ``ipywidgets.Image`` of the figure.
 
 :meth:`pe_helpers.live.LiveFigure.view` builds the figure once, off pyplot, and hands it
-here with its sliders and its ``update``. Why an ``ipywidgets.Image`` and not ``interact`` +
-Output: the figure is never rebuilt on a step, nothing depends on the notebook's matplotlib
-backend, and the PNG is written straight from the Agg buffer. Three things make a step
-cheap, all on matplotlib's public API: the layout is computed once, then frozen
-(``Figure.set_layout_engine("none")``, and each x label fixed where it was, with
-``Axis.set_label_coords``); a step whose limits are those of the last full draw
-redraws only the artists listed by ``moving`` over a copy of that draw (blitting:
-``copy_from_bbox``, ``restore_region``, ``draw_artist``); and a step back to values drawn
-before shows their picture again. Axes listed as ``rescaled`` (with what lies along them)
-are drawn over that copy too, once each time their limits change, so a step that moves only
-their limits blits as well. Any other step draws the whole figure. A slider moved in
-the browser is drawn just after its message handler returns, so the next value travels
-while this one is drawn.
+here with its sliders and its ``update``: the figure is never rebuilt on a step, nothing
+depends on the notebook's matplotlib backend, and the PNG is written straight from the Agg
+buffer. A step is cheap on matplotlib's public API alone: the layout is computed once and
+frozen, a step that keeps every limit redraws only the moving artists over a copy of the
+last full draw (blitting), and a step back to values drawn before shows their picture again.
 """
 
 from __future__ import annotations
@@ -32,6 +24,8 @@ from matplotlib.artist import Artist
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from .figures import kernel_request
 
 __all__ = ["InteractiveView"]
 
@@ -70,48 +64,35 @@ class InteractiveView(widgets.VBox):
     Parameters
     ----------
     figure : matplotlib.figure.Figure
-        The figure, built once (not through pyplot, so it is never displayed twice) and
-        already showing the controls' starting values: it is the first picture as it is.
+        The figure, built once off pyplot, already showing the controls' starting values.
     controls : mapping of str to ipywidgets.ValueWidget
         The sliders, by the keyword they feed to ``update``.
     update : callable
         ``update(**values)`` changes the figure's artists in place, the same way for the same
-        values: the last pictures are kept by values (:attr:`PICTURE_BYTES`), and a step back
-        to values already drawn shows its picture again without drawing.
+        values (pictures are kept by values, up to :attr:`PICTURE_BYTES`).
     moving : sequence of matplotlib artists, optional
-        Every artist ``update`` may change while the limits of all Axes stay. When given,
-        a step whose limits are those of the last full draw redraws only these artists
-        over a copy of that draw (blitting); any other step draws everything. Without it
-        every step draws everything.
+        Every artist ``update`` may change while the limits of all Axes stay: a step that
+        keeps the limits of the last full draw redraws only these over a copy of it.
     rescaled : sequence of matplotlib artists, optional
-        Axis objects (``ax.xaxis``, ``ax.yaxis``) whose limits a blitted step may change,
-        with every other artist whose pixels follow those limits or lie over them (a band
-        in data coordinates, a legend above it). They are drawn, in this order, over the
-        copy of the last full draw whenever a listed Axis's limits or label change, and
-        that picture is kept for the steps that leave them; the moving artists come last.
+        Axis objects whose limits a blitted step may change, and the artists that follow
+        them; drawn over the copy whenever such an Axis's limits or label change.
     summary : str, optional
         One line naming the figure and its starting values: the view's ``text/plain``.
     about : mapping, optional
-        What the view shows, for tools that read a notebook without a kernel (the website's
-        build): stored as ``{"pe_helpers": about}`` in the output's metadata.
+        What the view shows, stored as ``{"pe_helpers": about}`` in the output's metadata
+        for tools that read a notebook without a kernel (the website's build).
 
     Notes
     -----
-    Displayed, the view's output holds three forms of the same figure: the widget (sliders
-    and picture, shown wherever a kernel runs it), the picture at the starting values as
-    ``image/png`` (shown wherever no kernel does: an untrusted or never-run notebook in
-    JupyterLab, nbconvert's HTML, GitHub, the website) and ``summary`` as ``text/plain``,
-    which strict nbval compares.
+    Displayed, the output holds the widget, the first picture as ``image/png`` (shown where
+    no kernel runs: nbconvert, GitHub, the website) and ``summary`` (which nbval compares).
 
     Attributes
     ----------
     figure, controls, image : the figure, the sliders, the ``ipywidgets.Image``.
-    renders : int
-        Number of times the figure was rendered (1 after construction).
-    blits : int
-        How many of those renders redrew only the moving artists.
-    recalled : int
-        How many steps showed a kept picture instead of rendering.
+    renders, blits, recalled : int
+        Renders so far (1 after construction), how many of them blitted, and how many steps
+        showed a kept picture instead.
     """
 
     #: Bytes of PNG pictures kept per view (a picture is 20-80 kB).
@@ -302,15 +283,4 @@ def _front_end_loop() -> asyncio.AbstractEventLoop | None:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return None
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return None
-    kernel = getattr(get_ipython(), "kernel", None)
-    if kernel is None:
-        return None
-    try:
-        parent = kernel.get_parent("shell") or {}
-    except Exception:  # noqa: BLE001 - an old or unusual kernel: draw at once
-        return None
-    return loop if parent.get("header", {}).get("msg_type") == "comm_msg" else None
+    return loop if kernel_request().get("header", {}).get("msg_type") == "comm_msg" else None

@@ -75,40 +75,35 @@ def test_masked_cells_get_their_own_colour_and_do_not_set_the_scale():
 
 
 @pytest.mark.parametrize(
-    ("values", "kwargs", "error", "match"),
+    ("call", "error", "name"),
     [
-        (np.zeros((0, 3)), {}, ValueError, "values must not be empty"),
-        (np.eye(2), {"limit": "1"}, TypeError, "limit must be a real number, got '1'"),
-        (np.eye(2), {"limit": -1}, ValueError, "limit must be > 0, got -1"),
-        (np.zeros(3), {}, ValueError, "values must be 2-D"),
+        (lambda: heatmap(np.zeros((0, 3))), ValueError, "values"),
+        (lambda: heatmap(np.zeros(3)), ValueError, "values"),
+        (lambda: heatmap(np.eye(2), limit="1"), TypeError, "limit"),
+        (lambda: heatmap(np.eye(2), limit=-1), ValueError, "limit"),
+        (lambda: heatmap(np.eye(2), figsize=(1e9, 2)), ValueError, "figsize"),
+        (
+            lambda: figures.plot_curves([1, 2], [[1, 2]], xlabel="x", ylabel="y"),
+            TypeError,
+            "curves",
+        ),
+        (
+            lambda: figures.plot_curves([1], {"a": [1]}, xlabel="", ylabel="", logx=1),
+            TypeError,
+            "logx",
+        ),
+        (lambda: int_control("n", 5, 1, 10).check("n_steps", 11), ValueError, "n_steps"),
+        (lambda: int_control("n", 5, 1, 10).check("n_steps", 2.5), TypeError, "n_steps"),
+        (lambda: live.even_control("d", 8, 2, 64).check("d_model", 7), ValueError, "d_model"),
+        (lambda: int_control("n", 5, 10, 1), ValueError, "minimum"),
+        (lambda: live.log_control("base", 1.0, 0.0, 10.0), ValueError, "minimum"),
+        (lambda: Sine().draw(frequency=float("nan")), ValueError, "frequency"),
+        (lambda: Sine().view(freq=2.0), TypeError, "freq"),
     ],
 )
-def test_heatmap_names_bad_arguments(values, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        heatmap(values, **kwargs)
-
-
-def test_plot_curves_names_bad_arguments():
-    with pytest.raises(TypeError, match="curves must be a non-empty dict"):
-        figures.plot_curves([1, 2], [[1, 2]], xlabel="x", ylabel="y")
-    with pytest.raises(TypeError, match="logx must be True or False"):
-        figures.plot_curves([1, 2], {"a": [1, 2]}, xlabel="x", ylabel="y", logx=np.array([1, 0]))
-
-
-# --- controls ----------------------------------------------------------------------------------
-def test_a_control_checks_values_once_and_names_the_parameter():
-    control = int_control("n", 5, 1, 10)
-    assert control.check("n_steps", 7) == 7
-    with pytest.raises(ValueError, match=r"n_steps must lie in \[1, 10\], got 11"):
-        control.check("n_steps", 11)
-    with pytest.raises(TypeError, match="n_steps must be an integer, got 2.5"):
-        control.check("n_steps", 2.5)
-    with pytest.raises(ValueError, match="d_model must be even, got 7"):
-        live.even_control("d", 8, 2, 64).check("d_model", 7)
-    with pytest.raises(ValueError, match="frequency must lie"):
-        Sine().draw(frequency=float("nan"))
-    with pytest.raises(TypeError, match="Sine has no control 'freq'"):
-        Sine().view(freq=2.0)
+def test_a_door_of_the_core_names_the_bad_argument(call, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
+        call()
 
 
 def test_slider_ranges_come_from_the_control():
@@ -137,39 +132,31 @@ def test_a_choice_is_picked_by_name_with_buttons_or_a_list():
 
 
 @pytest.mark.parametrize(
-    ("value", "error", "match"),
-    [
-        ("int8", ValueError, "dtype must be one of 'float64', 'float32', got 'int8'"),
-        ("Float32", ValueError, "dtype must be one of .*, got 'Float32'"),
-        (1, TypeError, "dtype must be a name, one of 'float64', 'float32', got 1"),
-        (None, TypeError, "dtype must be a name, .* got None"),
-    ],
+    ("value", "error"), [("int8", ValueError), (1, TypeError), (None, TypeError)]
 )
-def test_a_choice_refuses_other_names_naming_the_control_and_the_value(value, error, match):
+def test_a_choice_refuses_other_names_naming_the_control(value, error):
     control = live.choice_control("dtype", ("float64", "float32"), "float64")
-    with pytest.raises(error, match=match):
+    with pytest.raises(error, match="dtype"):
         control.check("dtype", value)
-    with pytest.raises(error, match=match):
+    with pytest.raises(error, match="dtype"):
         control.widget("dtype", value)
 
 
 @pytest.mark.parametrize(
-    ("label", "options", "default", "error", "match"),
+    ("label", "options", "default", "error", "name"),
     [
-        ("", ("a", "b"), "a", TypeError, "label must be a non-empty str, got ''"),
-        (3, ("a", "b"), "a", TypeError, "label must be a non-empty str, got 3"),
-        ("m", "ab", "a", TypeError, "control 'm': options must be a sequence of names, got 'ab'"),
-        ("m", {"a", "b"}, "a", TypeError, "control 'm': options must be a sequence"),
-        ("m", ("a", 2), "a", TypeError, "control 'm': every option must be a non-empty str, got 2"),
-        ("m", ("a", " "), "a", TypeError, "control 'm': every option .* got ' '"),
-        ("m", ("a",), "a", ValueError, r"control 'm': options must be two or more distinct names"),
-        ("m", ("a", "a"), "a", ValueError, r"distinct names, got \['a', 'a'\]"),
-        ("m", ("a", "b"), "c", ValueError, "control 'm': default must be one of 'a', 'b', got 'c'"),
-        ("m", ("a", "b"), 0, TypeError, "control 'm': default must be a name, one of .* got 0"),
+        ("", ("a", "b"), "a", TypeError, "label"),
+        ("m", "ab", "a", TypeError, "options"),
+        ("m", {"a", "b"}, "a", TypeError, "options"),
+        ("m", ("a", 2), "a", TypeError, "options"),
+        ("m", ("a",), "a", ValueError, "options"),
+        ("m", ("a", "a"), "a", ValueError, "options"),
+        ("m", ("a", "b"), "c", ValueError, "default"),
+        ("m", ("a", "b"), 0, TypeError, "default"),
     ],
 )
-def test_a_choice_definition_names_what_is_wrong(label, options, default, error, match):
-    with pytest.raises(error, match=match):
+def test_a_choice_definition_names_what_is_wrong(label, options, default, error, name):
+    with pytest.raises(error, match=name):
         live.choice_control(label, options, default)
 
 
@@ -201,7 +188,7 @@ def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
         view.controls["shape"].value = shape
         assert snapshot(view.figure) == snapshot(Wave().draw(shape=shape)), shape
     assert (view.renders, view.blits, view.recalled) == (3, 2, 1)
-    with pytest.raises(ValueError, match="shape must be one of 'sine', 'square', 'saw', got 'tri'"):
+    with pytest.raises(ValueError, match="shape"):
         Wave().draw(shape="tri")
     view.close()
 
@@ -321,16 +308,6 @@ def test_a_step_that_moves_only_a_rescaled_axis_blits_and_draws_it_only_then(mon
     view.controls["points"].value = 70
     assert _is_a_full_redraw(view)
     view.close()
-
-
-@pytest.mark.parametrize("listed", ["axes", "string"])
-def test_a_view_names_what_a_figure_lists_wrongly_as_moving_or_rescaled(listed):
-    class Listed(Stretch):
-        def rescaled(self, art):
-            return [art.axes if listed == "axes" else "xaxis"]
-
-    with pytest.raises(TypeError, match="not Axes" if listed == "axes" else "not str"):
-        Listed().view()
 
 
 def test_a_view_keeps_each_x_label_where_its_first_draw_put_it():
@@ -453,30 +430,6 @@ def test_one_layout_gives_both_forms_their_size_and_panels():
     assert tuple(Sine().draw().get_size_inches()) == figures.FIGSIZE
 
 
-@pytest.mark.parametrize(
-    ("make", "error", "match"),
-    [
-        (lambda: live.Layout(figsize=(8.0, 0.0)), ValueError, r"figsize\[1\] must be > 0"),
-        (lambda: live.Layout(figsize=8.0), TypeError, "figsize must be a pair"),
-        (lambda: live.Layout(grid=(1, 2.0)), TypeError, r"grid\[1\] must be an integer"),
-        (lambda: live.Layout(grid=(0, 1)), ValueError, r"grid\[0\] must be >= 1"),
-        (lambda: live.Layout(subplot_kw=None), TypeError, "subplot_kw must be a dict"),
-        (lambda: live.side_by_side((1.0, 2.0, 3.0)), TypeError, "width_ratios must be two"),
-        (lambda: live.side_by_side((1.0, -2.0)), ValueError, r"width_ratios\[1\] must be > 0"),
-    ],
-)
-def test_a_layout_names_the_bad_argument(make, error, match):
-    with pytest.raises(error, match=match):
-        make()
-
-
-def test_a_figure_declaring_the_old_size_attributes_is_refused():
-    with pytest.raises(TypeError, match="layout"):
-
-        class Old(Sine):
-            figsize = (8.0, 3.0)
-
-
 def test_the_core_imports_no_lesson_and_finds_the_lessons_figures_without_the_notebooks(
     monkeypatch, tmp_path
 ):
@@ -497,7 +450,7 @@ def test_the_core_imports_no_lesson_and_finds_the_lessons_figures_without_the_no
     # An installed copy of the package: no notebooks beside it.
     monkeypatch.setattr(lessons, "NOTEBOOKS", tmp_path / "notebooks")
     assert {"AlibiHeads", "PEOverview"} <= {cls.__name__ for cls in lessons.live_figures()}
-    with pytest.raises(FileNotFoundError, match="a checkout of the course.*pass folder="):
+    with pytest.raises(FileNotFoundError, match="folder"):
         lessons.lessons()
 
 
@@ -799,6 +752,26 @@ def test_tolerances_follow_the_answer_dtype():
     with pytest.raises(grading.AnswerProblem, match="ragged"):
         grading.as_array([[1, 2], [3]])
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
+    # a learner's number keeps its precision when asked to, and is a plain float otherwise
+    kept = grading.as_number(np.float32(1 / 3), keep_dtype=True)
+    assert kept.dtype == np.float32 and grading.close(kept, 1 / 3)
+    assert grading.as_number(np.array([0.25], np.float16), keep_dtype=True).dtype == np.float16
+    assert type(grading.as_number(2, keep_dtype=True)) is np.float64
+    assert type(grading.as_number(np.float32(2.0))) is float
+
+
+@pytest.mark.parametrize("reader", ["as_number", "as_integer", "as_array", "as_pair"])
+def test_an_answer_reader_turns_any_bad_answer_into_feedback(reader):
+    # The readers are the doors of a learner's answer: whatever it is, AnswerProblem or a value.
+    bad = [None, np.nan, -np.inf, 10**400, "0.25", np.array(["1"]), [[1.0], [1.0, 2.0]], True,
+           1 + 2j, object(), np.array([]), [2, 10**400]]  # fmt: skip
+    for answer in bad:
+        try:
+            got = getattr(grading, reader)(answer)
+        except grading.AnswerProblem as problem:
+            assert "object at 0x" not in str(problem), problem
+        else:
+            assert reader == "as_pair" or np.all(np.isfinite(got)), (answer, got)
 
 
 def test_a_reference_check_stops_at_the_first_case_that_differs_and_names_its_slip():
@@ -856,50 +829,6 @@ def test_every_live_view_pictures_each_step_as_a_full_redraw_would(figure_class)
             view.controls[name].value = value
             assert _is_a_full_redraw(view), (name, value)
     view.close()
-
-
-_PACKAGE = os.path.dirname(live.__file__)
-_VALIDATE = os.path.join(_PACKAGE, "_validate.py")
-
-
-def _is_validation(code) -> bool:
-    """Whether ``code`` is a check: anything in _validate.py, or a ``check_`` / ``_check*`` of
-    the package."""
-    if code.co_filename == _VALIDATE:
-        return True
-    return code.co_filename.startswith(_PACKAGE + os.sep) and code.co_name.startswith(
-        ("check_", "_check")
-    )
-
-
-@pytest.mark.parametrize("figure_class", live_figures(), ids=lambda c: c.__name__)
-def test_a_live_step_validates_nothing(figure_class):
-    # The controls checked each value where it entered: a step calls kernels only, never a
-    # public function that validates again (CONTRIBUTING.md, "Validation").
-    view = figure_class().view()
-    calls: dict[str, int] = {}  # every check called, by "check <- caller (file)"
-
-    def profile(frame, event, arg):
-        if event == "call" and _is_validation(frame.f_code):
-            caller = frame.f_back.f_code
-            module = os.path.basename(caller.co_filename)
-            where = f"{frame.f_code.co_name} <- {caller.co_name} ({module})"
-            calls[where] = calls.get(where, 0) + 1
-
-    sys.setprofile(profile)
-    try:
-        for name, control in figure_class.controls.items():
-            for value in _other_values(control):
-                view.controls[name].value = value
-    finally:
-        sys.setprofile(None)
-        view.close()
-    # The message names where a step enters the checks (a check calling another is left out).
-    entries = {where: n for where, n in calls.items() if not where.endswith("(_validate.py)")}
-    assert sum(calls.values()) == 0, (
-        f"{sum(calls.values())} check calls in the steps of {figure_class.__name__}, "
-        f"entered at {entries or calls}"
-    )
 
 
 def test_snapshots_of_figures_with_nan_cells_compare_equal():

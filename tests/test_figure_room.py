@@ -361,21 +361,33 @@ def _drawn_static(name: str, style: str) -> Figure:
     return figure
 
 
+def _steps(item, style: str):
+    """A static figure (by name) once; a live figure at its start and every extreme."""
+    if isinstance(item, str):
+        yield "static", _drawn_static(item, style)
+    else:
+        yield from _live_steps(item, style)
+
+
+def _problems(item, style: str, find) -> list[str]:
+    """What ``find`` reports on each step of ``item``, each once."""
+    found = {f"{step}: {p}" for step, figure in _steps(item, style) for p in find(figure)}
+    return sorted(found)
+
+
+FIGURES = [*STATIC, *LIVE]
+
+
+def _name(item) -> str:
+    return item if isinstance(item, str) else item.__name__
+
+
 # --- the tests ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("name", STATIC)
-def test_every_static_figure_fits_its_text(name, style):
-    problems = fit_problems(_drawn_static(name, style))
-    assert not problems, f"{name} ({style}): " + "; ".join(problems)
-
-
-@pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("figure_class", LIVE, ids=lambda c: c.__name__)
-def test_every_live_figure_fits_its_text_at_every_extreme(figure_class, style):
-    problems = []
-    for step, figure in _live_steps(figure_class, style):
-        problems += [f"{step}: {p}" for p in fit_problems(figure)]
-    assert not problems, f"{figure_class.__name__} ({style}): " + "; ".join(problems)
+@pytest.mark.parametrize("item", FIGURES, ids=_name)
+def test_every_figure_fits_its_text_at_every_extreme(item, style):
+    problems = _problems(item, style, fit_problems)
+    assert not problems, f"{_name(item)} ({style}): " + "; ".join(problems)
 
 
 def test_the_course_sizes_put_every_text_at_12_px_or_more_at_1280_x_720():
@@ -392,18 +404,10 @@ def test_the_course_sizes_put_every_text_at_12_px_or_more_at_1280_x_720():
     assert on_screen_px(12, 5.0, 72) == pytest.approx(12.0)
 
 
-@pytest.mark.parametrize("name", STATIC)
-def test_every_static_figure_shows_text_of_12_px_or_more(name):
-    small = small_texts(_drawn_static(name, "default"))
-    assert not small, f"{name}: " + ", ".join(small)
-
-
-@pytest.mark.parametrize("figure_class", LIVE, ids=lambda c: c.__name__)
-def test_every_live_figure_shows_text_of_12_px_or_more(figure_class):
-    small = set()
-    for step, figure in _live_steps(figure_class, "default"):
-        small.update(f"{step}: {s}" for s in small_texts(figure))
-    assert not small, f"{figure_class.__name__}: " + ", ".join(sorted(small))
+@pytest.mark.parametrize("item", FIGURES, ids=_name)
+def test_every_figure_shows_text_of_12_px_or_more(item):
+    small = _problems(item, "default", small_texts)
+    assert not small, f"{_name(item)}: " + ", ".join(small)
 
 
 # --- colour vision ------------------------------------------------------------------------------
@@ -510,18 +514,10 @@ def test_the_simulation_reproduces_what_makes_tab10_unsafe_and_okabe_ito_safe():
     assert np.allclose(simulate(grey, "deuteranopia"), grey, atol=0.01)
 
 
-@pytest.mark.parametrize("name", STATIC)
-def test_every_static_figure_keeps_its_colours_apart_for_colour_blind_viewers(name):
-    clashes = colour_clashes(_drawn_static(name, "default"))
-    assert not clashes, f"{name}: " + ", ".join(clashes)
-
-
-@pytest.mark.parametrize("figure_class", LIVE, ids=lambda c: c.__name__)
-def test_every_live_figure_keeps_its_colours_apart_for_colour_blind_viewers(figure_class):
-    clashes = set()
-    for step, figure in _live_steps(figure_class, "default"):
-        clashes.update(f"{step}: {c}" for c in colour_clashes(figure))
-    assert not clashes, f"{figure_class.__name__}: " + ", ".join(sorted(clashes))
+@pytest.mark.parametrize("item", FIGURES, ids=_name)
+def test_every_figure_keeps_its_colours_apart_for_colour_blind_viewers(item):
+    clashes = _problems(item, "default", colour_clashes)
+    assert not clashes, f"{_name(item)}: " + ", ".join(clashes)
 
 
 # --- choices ------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 
 A lesson ``notebooks/NN_slug.ipynb`` imports its home ``pe_helpers.lessons.slug``
 (for example ``01_why_position`` → :mod:`pe_helpers.lessons.why_position`). Two lists
-live here. The homes are the modules of this package, so :func:`lesson_modules` and
-:func:`live_figures` work wherever the package is installed. The lessons themselves are
-read from the notebook file names (:func:`lessons`: navigation, tests and benchmarks use
-it), and the notebooks are not part of the package: they are found in a checkout of the
-course, next to the package folder (:data:`NOTEBOOKS`), or in a folder passed by name.
+live here. The homes are the modules of this package, so :func:`live_figures` works
+wherever the package is installed. The lessons themselves are read from the notebook file
+names (:func:`lessons`: navigation, tests and benchmarks use it), and the notebooks are not
+part of the package: they are found in a checkout of the course, next to the package folder
+(:data:`NOTEBOOKS`), or in a folder passed by name.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ import importlib
 import pkgutil
 import re
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from ..live import LiveFigure
 
-__all__ = ["NOTEBOOKS", "Lesson", "lesson_modules", "lessons", "lessons_defining", "live_figures"]
+__all__ = ["NOTEBOOKS", "Lesson", "lessons", "lessons_defining", "live_figures"]
 
 #: Where a checkout of the course keeps its notebooks: beside the package folder. An
 #: installed copy of the package (a wheel, a hub's non-editable install) has no such folder.
@@ -61,10 +60,6 @@ def lessons(folder: Path | str | None = None) -> list[Lesson]:
     --------
     >>> [lesson.slug for lesson in lessons()][:2]
     ['index', 'why_position']
-    >>> lessons("no/such/folder")
-    Traceback (most recent call last):
-    ...
-    ValueError: folder must be the course's notebooks folder, got 'no/such/folder'
     """
     if folder is None:
         if not NOTEBOOKS.is_dir():
@@ -75,8 +70,6 @@ def lessons(folder: Path | str | None = None) -> list[Lesson]:
             )
         folder = NOTEBOOKS
     folder = Path(folder)
-    if not folder.is_dir():
-        raise ValueError(f"folder must be the course's notebooks folder, got {str(folder)!r}")
     homes = _homes()
     found = []
     for path in sorted(folder.glob("*.ipynb")):
@@ -100,17 +93,6 @@ def lessons(folder: Path | str | None = None) -> list[Lesson]:
 def _homes() -> list[str]:
     """The names of this package's modules: one home per lesson, slug by slug."""
     return [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
-
-
-def lesson_modules() -> list[ModuleType]:
-    """Import and return every lesson's home (each module of this package), by name.
-
-    Examples
-    --------
-    >>> "pe_helpers.lessons.why_position" in [home.__name__ for home in lesson_modules()]
-    True
-    """
-    return [importlib.import_module(f"{__name__}.{name}") for name in _homes()]
 
 
 def lessons_defining(name: str) -> list[tuple[Lesson, object]]:
@@ -144,5 +126,6 @@ def live_figures() -> list[type[LiveFigure]]:
     """
     from ..live import registered_figures
 
-    lesson_modules()
+    for name in _homes():
+        importlib.import_module(f"{__name__}.{name}")
     return [cls for cls in registered_figures() if cls.__module__.startswith(f"{__name__}.")]

@@ -18,8 +18,8 @@ from ..._validate import show_value as _show
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
-    _format_base,
     course_style,
+    format_base,
     heatmap,
     legend_below,
     new_axes,
@@ -88,7 +88,7 @@ def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None
         ylim = (min(shown) / 2.0, max(shown) * 4.0)
     art.axes.set_xlim(-1, lam.size)
     art.axes.set_ylim(*ylim)
-    art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {_format_base(base)}")
+    art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {format_base(base)}")
 
 
 @course_style
@@ -370,7 +370,7 @@ class EncodingAndWavelengths(LiveFigure):
             dots.set_data(x, y)
             stems.set_segments(np.stack([np.column_stack([x, 0 * y]), np.column_stack([x, y])], 1))
         art.left.set_xlim(-1, d_model)
-        art.left.set_title(f"PE(t = {position:g}), d = {d_model}, base = {_format_base(base)}")
+        art.left.set_title(f"PE(t = {position:g}), d = {d_model}, base = {format_base(base)}")
         # Fixed limits: every t and base fits, the ladder visibly grows with the base, and a
         # step of t or base redraws only the artists that move.
         ylim = (0.5, 8 * np.pi * self.controls["base"].maximum)

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
 from ...attention import relative_deviation
-from ...figures import _format_base, diverging_cmap, legend_below
+from ...figures import diverging_cmap, format_base, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import rope_scores
 from .maths import (
@@ -138,7 +138,7 @@ class RopeOffset(LiveFigure):
         matrix = rope_scores(q, k, grid, grid, base)
         art.curve.set_ydata(rope_scores(q, k, at, offset + distances, base)[0])
         art.reference.set_ydata(rope_scores(q, k, np.zeros(1), distances, base)[0])
-        art.curve_ax.title.set_text(f"Score vs distance, base = {_format_base(base)}")
+        art.curve_ax.title.set_text(f"Score vs distance, base = {format_base(base)}")
         art.image.set_data(matrix)
         art.heat_ax.title.set_text(
             offset_title(offset, self.n_positions, relative_deviation(matrix))

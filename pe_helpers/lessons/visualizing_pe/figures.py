@@ -18,9 +18,9 @@ from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
-    _format_base,
     course_style,
     diverging_cmap,
+    format_base,
     heatmap,
     new_axes,
 )
@@ -344,7 +344,7 @@ class PEOverview(LiveFigure):
         art.image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
         art.heat_ax.set_xlim(-0.5, d_model - 0.5)
         art.heat_ax.set_ylim(n_positions - 0.5, -0.5)
-        art.heat_ax.set_title(f"PE: {n_positions} × {d_model}, base {_format_base(base)}")
+        art.heat_ax.set_title(f"PE: {n_positions} × {d_model}, base {format_base(base)}")
         art.curve.set_data(deltas, dots)
         art.dot_ax.set_xlim(-n_positions + 0.5, n_positions - 0.5)
         spread = d_model / 2
