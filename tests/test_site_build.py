@@ -286,17 +286,27 @@ def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(fi
             assert list(axis.values) == sorted(set(axis.values))
     count = build_site.grid_size([len(a.values) for a in axes], [a.alone for a in axes])
     assert count <= build_site.MAX_FRAMES
-    if figure.__name__ not in build_site.SITE_GRIDS:
+    if not getattr(figure, "site_grid", None):
         assert count <= build_site.FRAME_BUDGET
+    for name, values in getattr(figure, "site_grid", {}).items():  # chosen by hand: kept
+        chosen = next(axis for axis in axes if axis.name == name).values
+        assert set(chosen) == {*values, figure.controls[name].default}
 
 
-def test_every_chosen_grid_names_a_live_figure_and_its_controls():
-    names = {figure.__name__: figure for figure in live_figures()}
-    for table in (build_site.SITE_GRIDS, build_site.SITE_ONE_AT_A_TIME):
-        for name, controls in table.items():
-            assert name in names, f"{name}: no live figure of that name"
-            assert set(controls) <= set(names[name].controls)
-    assert all(len(c) >= 2 for c in build_site.SITE_ONE_AT_A_TIME.values())
+def test_a_figure_declares_its_own_grid_and_a_wrong_one_stops_the_build():
+    from pe_helpers.live import LiveFigure, float_control, int_control
+
+    class Demo(LiveFigure):
+        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
+        site_grid = {"a": (0.0, 1.0)}
+
+    start = {"a": 0.5, "n": 3}
+    assert build_site.plan_axes(Demo, start)[0].values == (0.0, 0.5, 1.0)
+    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
+        with pytest.raises(ValueError, match="names no control"):
+            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
+    with pytest.raises(ValueError, match="two or more"):
+        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
 
 
 @pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
