@@ -45,6 +45,7 @@ import hashlib
 import html
 import importlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -170,13 +171,7 @@ class Document:
 
     def anchors(self) -> list[str]:
         """The anchor of every heading, in the rule of the page's own viewer."""
-        found = []
-        for text in self.blocks():
-            for line in _outside_fences(text):
-                match = HEADING.match(line)
-                if match:
-                    found.append(self.anchor_rule(match[2]))
-        return found
+        return [self.anchor_rule(h) for text in self.blocks() for _, h in _lines(text) if h]
 
     def label_for(self, anchor: str) -> str:
         """An explicit target name for the heading with ``anchor`` (made on first use)."""
@@ -196,13 +191,10 @@ class Document:
         """Write ``(label)=`` just before every heading that some link points at."""
         texts = []
         for text in self.blocks():
-            lines, fenced = [], False
-            for line in text.split("\n"):
-                if FENCE.match(line):
-                    fenced = not fenced
-                match = None if fenced else HEADING.match(line)
-                if match and self.anchor_rule(match[2]) in self.labels:
-                    lines.append(f"({self.labels[self.anchor_rule(match[2])]})=")
+            lines = []
+            for line, heading in _lines(text):
+                if heading and self.anchor_rule(heading) in self.labels:
+                    lines.append(f"({self.labels[self.anchor_rule(heading)]})=")
                 lines.append(line)
             texts.append("\n".join(lines))
         self.set_blocks(texts)
@@ -215,14 +207,13 @@ class Document:
             self.path.write_text(json.dumps(self.notebook, indent=1), encoding="utf-8")
 
 
-def _outside_fences(text: str) -> list[str]:
-    lines, fenced = [], False
+def _lines(text: str) -> Iterator[tuple[str, str | None]]:
+    """Each line of ``text``, with its heading's text (None off a heading or in a fence)."""
+    fenced = False
     for line in text.split("\n"):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            lines.append(line)
-    return lines
+        fenced ^= bool(FENCE.match(line))
+        match = None if fenced else HEADING.match(line)
+        yield line, match[2] if match else None
 
 
 #: ``PE_SITE_SOLUTIONS=0`` builds the site without the solutions (for a graded class).
@@ -341,17 +332,6 @@ def live_output(cell: dict) -> dict | None:
             if isinstance(about.get("figure"), str) and isinstance(about.get("values"), dict):
                 return output
     return None
-
-
-def is_live_view(cell: dict) -> bool:
-    """True for a code cell that makes a slider view and stores its output (:func:`live_output`).
-
-    Examples
-    --------
-    >>> is_live_view({"cell_type": "code", "outputs": [], "source": "PairRotation().view()"})
-    False
-    """
-    return live_output(cell) is not None
 
 
 class Axis(NamedTuple):
@@ -811,8 +791,6 @@ def render_frames(cell: LiveCell, indices: Sequence[tuple[int, ...]], folder: Pa
     along :func:`walk`) and each ``view.image.value``, a PNG, is written losslessly as WebP.
     Returns ``{"frames", "seconds", "width", "height"}``.
     """
-    import io
-
     from PIL import Image
 
     began = time.perf_counter()
@@ -873,12 +851,12 @@ def draw_live_figures(
         key=lambda c: c.frames,
         reverse=True,
     )
+    partial = {folder: path.with_name(path.name + ".partial") for folder, path in wanted.items()}
     pieces = []
     for cell in todo:
         path = walk(cell)
-        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
         for first in range(0, len(path), CHUNK_FRAMES):
-            pieces.append((cell, path[first : first + CHUNK_FRAMES], partial))
+            pieces.append((cell, path[first : first + CHUNK_FRAMES], partial[cell.folder]))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(pieces) or 1))
     if jobs == 1:
         results = [render_frames(*piece) for piece in pieces]
@@ -892,16 +870,15 @@ def draw_live_figures(
             results = list(pool.map(render_frames, *zip(*pieces, strict=True)))
     for cell in todo:
         done = [r for (c, _, _), r in zip(pieces, results, strict=True) if c.folder == cell.folder]
-        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
         stats = {
             "frames": sum(r["frames"] for r in done),
-            "bytes": sum(p.stat().st_size for p in partial.iterdir()),
+            "bytes": sum(p.stat().st_size for p in partial[cell.folder].iterdir()),
             "seconds": round(sum(r["seconds"] for r in done), 2),
             "width": done[0]["width"],
             "height": done[0]["height"],
         }
-        (partial / "stats.json").write_text(json.dumps(stats))
-        partial.rename(wanted[cell.folder])
+        (partial[cell.folder] / "stats.json").write_text(json.dumps(stats))
+        partial[cell.folder].rename(wanted[cell.folder])
     stats = {}
     for cell in cells:
         stats[cell.folder] = json.loads((wanted[cell.folder] / "stats.json").read_text())
@@ -912,8 +889,6 @@ def draw_live_figures(
 
 def same_pixels(first: bytes, second: bytes) -> bool:
     """True when two pictures (PNG, WebP, …) decode to the same RGB pixels."""
-    import io
-
     import numpy as np
     from PIL import Image
 
@@ -924,8 +899,6 @@ def same_pixels(first: bytes, second: bytes) -> bool:
 
 
 def _picture_size(png: bytes) -> tuple[int, int]:
-    import io
-
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as image:

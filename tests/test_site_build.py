@@ -190,14 +190,14 @@ def test_the_live_view_rule_needs_the_call_the_widget_the_picture_and_the_metada
 ):
     output = _live_output(alibi_picture, {"n_heads": 8})
     cell = {"cell_type": "code", "source": "AlibiHeads().view()", "outputs": [output]}
-    assert build_site.is_live_view(cell)
-    assert not build_site.is_live_view({**cell, "source": "AlibiHeads().draw()"})
-    assert not build_site.is_live_view({**cell, "cell_type": "markdown"})
-    assert not build_site.is_live_view({**cell, "outputs": []})
+    assert build_site.live_output(cell) is output
+    assert build_site.live_output({**cell, "source": "AlibiHeads().draw()"}) is None
+    assert build_site.live_output({**cell, "cell_type": "markdown"}) is None
+    assert build_site.live_output({**cell, "outputs": []}) is None
     for leave_out in (build_site.WIDGET_MIME, "image/png"):
         data = {k: v for k, v in output["data"].items() if k != leave_out}
-        assert not build_site.is_live_view({**cell, "outputs": [{**output, "data": data}]})
-    assert not build_site.is_live_view({**cell, "outputs": [{**output, "metadata": {}}]})
+        assert build_site.live_output({**cell, "outputs": [{**output, "data": data}]}) is None
+    assert build_site.live_output({**cell, "outputs": [{**output, "metadata": {}}]}) is None
 
 
 def _pixels(picture: bytes) -> np.ndarray:
@@ -376,7 +376,7 @@ def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     views, calls = 0, 0
     for path in notebooks:
         for cell in json.loads(path.read_text())["cells"]:
-            views += build_site.is_live_view(cell)
+            views += build_site.live_output(cell) is not None
             source = "".join(cell["source"])
             calls += cell["cell_type"] == "code" and ".view(" in source and "def " not in source
     # Every cell that makes a view stores it (an unrun one would lose its sliders silently)
