@@ -1097,11 +1097,11 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
     ``nosearch`` under no word (a notebook's metadata is its page's metadata in myst-nb).
     """
     notebooks = work / "notebooks"
-    lessons = sorted(p for p in notebooks.glob("[0-9][0-9]_*.ipynb") if p.name != "00_index.ipynb")
+    lessons = sorted(p for p in notebooks.glob("[0-9][0-9]_*.ipynb") if p.name != navigation.INDEX)
     solutions = sorted((notebooks / "solutions").glob("*.ipynb"))
     for path in solutions:
         pages[path.resolve()].notebook["metadata"]["nosearch"] = True
-    docs = [work / "docs" / "instructor_guide.md", work / "docs" / "cheatsheet.md"]
+    docs = [work / name for name in navigation.GENERATED_DOCS]
     docs += sorted(p for p in (work / "docs").glob("*.md") if p not in docs)
 
     def toctree(caption: str | None, entries: list[str], hidden: bool = True) -> str:
@@ -1109,7 +1109,7 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
         options += [":hidden:"] if hidden else []
         return "```{toctree}\n" + "\n".join(options + [""] + entries) + "\n```\n"
 
-    index = pages[(notebooks / "00_index.ipynb").resolve()]
+    index = pages[(notebooks / navigation.INDEX).resolve()]
     tree = toctree("Lessons", [p.stem for p in lessons])
     tree += "\n" + toctree("Teaching and reference", [f"/docs/{p.stem}" for p in docs])
     if solutions:
