@@ -280,11 +280,11 @@ def _framed(frame: Path, generated_from: str, parts: dict[str, str]) -> str:
 def generated_docs(root: Path = ROOT, facts: list[LessonFacts] | None = None) -> dict[Path, str]:
     """The texts of ``docs/instructor_guide.md`` and ``docs/cheatsheet.md``, by path."""
     facts = course_facts(root) if facts is None else facts
-    guide, docs = root / "docs" / "guide", root / "docs"
+    guide = root / "docs" / "guide"
     total = sum(lesson.minutes for lesson in facts)
     total_text = f"**{total} minutes** of class time ({total // 60} h {total % 60} min)"
     return {
-        docs / "instructor_guide.md": _framed(
+        root / GENERATED_DOCS[0]: _framed(
             guide / "_instructor_guide.md",
             f"{FROM_LESSONS} (a lesson) or docs/guide/_instructor_guide.md (the rest)",
             {
@@ -293,7 +293,7 @@ def generated_docs(root: Path = ROOT, facts: list[LessonFacts] | None = None) ->
                 "lessons": "\n".join(guide_section(lesson) for lesson in facts).rstrip("\n"),
             },
         ),
-        docs / "cheatsheet.md": _framed(
+        root / GENERATED_DOCS[1]: _framed(
             guide / "_cheatsheet.md",
             f"{FROM_LESSONS} (its Cheat sheet) or docs/guide/_cheatsheet.md (the rest)",
             {
