@@ -7,6 +7,8 @@ strict nbval tests. Sphinx (with myst-nb and sphinx-book-theme, configured in
 ``site/conf.py``) reads a temporary copy of ``notebooks/`` and ``docs/`` laid out as
 in the repository, so relative links keep working, in which this script
 
+* writes the instructor guide, the cheat sheet and the index's lesson table from their
+  sources (``scripts/navigation.py``: the notebooks and ``docs/guide/``), as ``make nav`` does;
 * adds the table of contents (hidden toctrees in the index) and a page for the
   solutions folder, and keeps the solutions out of the site's search (``--no-solutions``
   or ``PE_SITE_SOLUTIONS=0`` leaves them out of the site, for a graded class);
@@ -17,8 +19,8 @@ in the repository, so relative links keep working, in which this script
 * gives every live figure its controls without a kernel: the cell's stored view (its
   ``pe_helpers`` metadata names the figure and its starting values) is replaced by HTML
   sliders and buttons over an ``<img>``, and the figure's pictures over a grid of values
-  per control (:data:`SITE_GRIDS`, or :func:`plan_axes`'s rule) are drawn now, by the
-  figure's own view, and written into ``_static/live/``; ``site/static/live_figures.js``
+  per control (the figure's own ``site_grid``, or :func:`plan_axes`'s rule) are drawn now,
+  by the figure's own view, and written into ``_static/live/``; ``site/static/live_figures.js``
   swaps the picture as a control moves, fetching each one when first needed;
 * copies MathJax 3 from the ``django-static-mathjax`` package into the site, so
   the mathematics is typeset without the network.
@@ -43,6 +45,7 @@ import hashlib
 import html
 import importlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -55,6 +58,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import navigation  # noqa: E402 - a sibling script: the generated docs and the index's table
+from navigation import github_anchor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "site"
@@ -79,8 +86,8 @@ MATHJAX_PARTS = [
     "a11y",
 ]
 
-#: Most pictures :func:`plan_axes` gives one figure by its own rule (a figure listed in
-#: :data:`SITE_GRIDS` may have more: its grid is chosen by hand).
+#: Most pictures :func:`plan_axes` gives one figure by its own rule (a figure with a
+#: ``site_grid`` may have more: its grid is chosen by hand).
 FRAME_BUDGET = 60
 #: Most pictures any one figure may have on the site, whoever chose its grid.
 MAX_FRAMES = 400
@@ -110,80 +117,6 @@ def _steps(low: float, high: float, step: float) -> tuple[float, ...]:
     return tuple(round(low + k * step, 10) for k in range(count + 1))
 
 
-#: The values the site shows, figure by figure (by class name), for the controls where the
-#: rule of :func:`plan_axes` would not pick what a learner wants to see; the other controls
-#: of a listed figure, and every figure not listed, follow the rule. Each figure's starting
-#: value (the notebook's) is always added. Every picture costs about 0.1-0.4 s of a core to
-#: draw (``make site`` draws them all on a fresh checkout), so the grids stay near 50-100
-#: pictures a figure. ``tests/test_site_build.py`` checks that every entry names a live
-#: figure and its controls, and that every value is one they accept.
-SITE_GRIDS: dict[str, dict[str, tuple]] = {
-    # Lesson 01: the fading of a^(n-t) is fast below 0.7 and slow near 1.
-    "RecurrenceWeights": {
-        "decay": (0.0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0),
-        "n_steps": (2, 5, 10, 20, 40, 60),
-    },
-    # Lesson 02: every even width up to 16, then by about half an octave.
-    "DimensionPanels": {
-        "d_model": (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256),
-    },
-    # Lesson 03: widths 16, 64, 256; bases and positions by decades.
-    "EncodingAndWavelengths": {
-        "d_model": (16, 64, 256),
-        "base": _decades(10.0, 1e6, (1.0,)),
-        "position": (1, 10, 100, 1000),
-    },
-    # Lesson 04: every pair k; shifts of half a radian at first, then wider apart.
-    "PairRotation": {
-        "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
-        "frequency_index": tuple(range(8)),
-    },
-    # Lesson 05: lengths 10, 50, 200; widths 16, 64, 128; bases by decades.
-    "PEOverview": {
-        "n_positions": (10, 50, 200),
-        "d_model": (16, 64, 128),
-        "base": _decades(10.0, 1e6, (1.0,)),
-    },
-    # Lesson 06: widths by powers of two, the blend t in steps of 0.1.
-    "AttentionBlend": {"d_model": (8, 16, 32, 64, 128), "t": _steps(0.0, 1.0, 0.1)},
-    # Lesson 07: the base 1-2-5 per decade; the offset changes nothing, so three offsets.
-    "RopeOffset": {"base": _decades(10.0, 1e6, (1.0, 2.0, 5.0)), "offset": (0, 1000, 10000)},
-    # Lesson 08: the training length (16), twice and four times it; queries inside it, just
-    # past it and far past it; every method.
-    "QueryAttention": {"length": (16, 32, 64), "query": (1, 8, 15, 20, 24, 31, 48, 63)},
-    # Lesson 09: every head count (by the rule); bucket counts and distances by octaves.
-    "T5BucketMap": {"num_buckets": (4, 8, 16, 32, 64), "max_distance": (40, 64, 128, 256, 512)},
-    # Lesson 10: every model with s = 1, 8, 32; then, one at a time, the original length
-    # (1,024 or 8,192) and YaRN's two bounds.
-    "PairScaling": {
-        "factor": (1, 8, 32),
-        "log2_length": (10, 13),
-        "beta_fast": (8, 32),
-        "beta_slow": (1.0, 4.0),
-    },
-    # Lesson 11: positions 1-2-5 per decade, every dtype.
-    "AngleErrorPerPair": {"position": _decades(1.0, 1e6, (1.0, 2.0, 5.0))},
-    # Lesson 12: the query at a corner, near the middle and at the far side of the default
-    # 12 x 16 grid; then, one at a time, the grid's rows and columns and the temporal pairs.
-    "MropeScoreMap": {
-        "grid_h": (6, 12, 24),
-        "grid_w": (8, 16, 24),
-        "t_pairs": (0, 16, 32),
-        "row": (0, 5, 11),
-        "col": (0, 8, 15),
-    },
-}
-
-#: Figures whose listed controls move one at a time on the site: while one of them is off
-#: the notebook's starting value, the others are at theirs (moving one puts the others
-#: back), and the figure's other controls combine freely with each. It keeps a figure of
-#: five controls to a few dozen pictures without leaving any control with fewer values.
-SITE_ONE_AT_A_TIME: dict[str, tuple[str, ...]] = {
-    "PairScaling": ("log2_length", "beta_fast", "beta_slow"),
-    "MropeScoreMap": ("grid_h", "grid_w", "t_pairs"),
-}
-
-
 def jupyterlab_anchor(heading: str) -> str:
     """Anchor JupyterLab gives a notebook heading: its text with spaces turned into ``-``.
 
@@ -193,17 +126,6 @@ def jupyterlab_anchor(heading: str) -> str:
     'Property-1:-distance'
     """
     return heading.strip().replace(" ", "-")
-
-
-def github_anchor(heading: str) -> str:
-    """Anchor GitHub gives a Markdown heading: lower case, punctuation dropped.
-
-    Examples
-    --------
-    >>> github_anchor("Lesson 03 · Choosing the frequencies")
-    'lesson-03--choosing-the-frequencies'
-    """
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def _text(source: str | list[str]) -> str:
@@ -249,13 +171,7 @@ class Document:
 
     def anchors(self) -> list[str]:
         """The anchor of every heading, in the rule of the page's own viewer."""
-        found = []
-        for text in self.blocks():
-            for line in _outside_fences(text):
-                match = HEADING.match(line)
-                if match:
-                    found.append(self.anchor_rule(match[2]))
-        return found
+        return [self.anchor_rule(h) for text in self.blocks() for _, h in _lines(text) if h]
 
     def label_for(self, anchor: str) -> str:
         """An explicit target name for the heading with ``anchor`` (made on first use)."""
@@ -275,13 +191,10 @@ class Document:
         """Write ``(label)=`` just before every heading that some link points at."""
         texts = []
         for text in self.blocks():
-            lines, fenced = [], False
-            for line in text.split("\n"):
-                if FENCE.match(line):
-                    fenced = not fenced
-                match = None if fenced else HEADING.match(line)
-                if match and self.anchor_rule(match[2]) in self.labels:
-                    lines.append(f"({self.labels[self.anchor_rule(match[2])]})=")
+            lines = []
+            for line, heading in _lines(text):
+                if heading and self.anchor_rule(heading) in self.labels:
+                    lines.append(f"({self.labels[self.anchor_rule(heading)]})=")
                 lines.append(line)
             texts.append("\n".join(lines))
         self.set_blocks(texts)
@@ -294,14 +207,13 @@ class Document:
             self.path.write_text(json.dumps(self.notebook, indent=1), encoding="utf-8")
 
 
-def _outside_fences(text: str) -> list[str]:
-    lines, fenced = [], False
+def _lines(text: str) -> Iterator[tuple[str, str | None]]:
+    """Each line of ``text``, with its heading's text (None off a heading or in a fence)."""
+    fenced = False
     for line in text.split("\n"):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            lines.append(line)
-    return lines
+        fenced ^= bool(FENCE.match(line))
+        match = None if fenced else HEADING.match(line)
+        yield line, match[2] if match else None
 
 
 #: ``PE_SITE_SOLUTIONS=0`` builds the site without the solutions (for a graded class).
@@ -313,23 +225,37 @@ def solutions_wanted() -> bool:
     return os.environ.get(SOLUTIONS_SET, "1").strip() != "0"
 
 
-def copy_sources(work: Path, solutions: bool = True) -> dict[Path, Document]:
-    """Copy notebooks and docs into ``work`` (repository layout); return their pages.
+def copy_sources(
+    work: Path, solutions: bool = True, root: Path | None = None
+) -> dict[Path, Document]:
+    """Copy the notebooks and docs of the course in ``root`` (default :data:`ROOT`) into
+    ``work`` (its layout); return their pages.
 
-    With ``solutions=False`` the solution notebooks are left out (a link to one then
-    becomes its text and path, as a link to any file that is no page does).
+    The instructor guide, the cheat sheet and the index's lesson table are written from
+    their sources, the notebooks and ``docs/guide/`` (``scripts/navigation.py``), as
+    ``make nav`` writes them. With ``solutions=False`` the solution notebooks are left out
+    (a link to one then becomes its text and path, as a link to any file that is no page
+    does).
     """
+    root = ROOT if root is None else root
+    facts = navigation.course_facts(root)
+    generated = navigation.generated_docs(root, facts)
     pages = {}
     sources = [
-        *sorted((ROOT / "notebooks").glob("*.ipynb")),
-        *(sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")) if solutions else []),
-        *sorted((ROOT / "docs").glob("*.md")),
+        *sorted((root / "notebooks").glob("*.ipynb")),
+        *(sorted((root / "notebooks" / "solutions").glob("*.ipynb")) if solutions else []),
+        *sorted({*(root / "docs").glob("*.md"), *generated}),
     ]
     for source in sources:
-        target = work / source.relative_to(ROOT)
+        target = work / source.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-        pages[target.resolve()] = Document(target)
+        if source in generated:
+            target.write_text(generated[source], encoding="utf-8")
+        else:
+            shutil.copyfile(source, target)
+        page = pages[target.resolve()] = Document(target)
+        if source.name == navigation.INDEX:
+            navigation.write_roadmap(page.notebook["cells"], facts)
     return pages
 
 
@@ -408,17 +334,6 @@ def live_output(cell: dict) -> dict | None:
     return None
 
 
-def is_live_view(cell: dict) -> bool:
-    """True for a code cell that makes a slider view and stores its output (:func:`live_output`).
-
-    Examples
-    --------
-    >>> is_live_view({"cell_type": "code", "outputs": [], "source": "PairRotation().view()"})
-    False
-    """
-    return live_output(cell) is not None
-
-
 class Axis(NamedTuple):
     """One control of a live figure as the site shows it: the values it steps through.
 
@@ -434,7 +349,8 @@ class Axis(NamedTuple):
         How many values the notebook's control has: its options, or its slider's steps.
     alone : bool
         True for a control that moves one at a time with the figure's other such controls
-        (:data:`SITE_ONE_AT_A_TIME`): while it is off its starting value, they are at theirs.
+        (the figure's ``site_one_at_a_time``): while it is off its starting value, they are
+        at theirs.
     """
 
     name: str
@@ -560,13 +476,15 @@ def _is_multiple(value: float, spacing: float) -> bool:
 def plan_axes(figure_class: type, start: Mapping[str, object], budget: int = FRAME_BUDGET):
     """The values the site shows for each control of a live figure: a list of :class:`Axis`.
 
-    The site has a picture for every combination of these values (the controls listed in
-    :data:`SITE_ONE_AT_A_TIME` excepted: those move one at a time, see :func:`grid_size`).
-    A control of a figure listed in :data:`SITE_GRIDS` gets the values listed there; every
-    other control starts
-    at its coarsest grid of :func:`value_levels` and is refined, the one with the smallest
-    share of its slider's values first, while the number of pictures stays within
-    ``budget``. The notebook's starting value is always one of the values.
+    The site has a picture for every combination of these values (the controls the figure
+    names in ``site_one_at_a_time`` excepted: those move one at a time, see
+    :func:`grid_size`). A control the figure's ``site_grid`` (name -> values) lists gets
+    those values, chosen by hand where the rule would not pick what a learner wants to see;
+    every other control starts at its coarsest grid of :func:`value_levels` and is refined,
+    the one with the smallest share of its slider's values first, while the number of
+    pictures stays within ``budget``. The notebook's starting value is always one of the
+    values. Every picture costs about 0.1-0.4 s of a core to draw, so a grid stays near
+    50-100 pictures, and at most :data:`MAX_FRAMES`.
 
     Parameters
     ----------
@@ -590,16 +508,19 @@ def plan_axes(figure_class: type, start: Mapping[str, object], budget: int = FRA
     ...                 "how": choice_control("how", ("x", "y"), "x")}
     >>> [(axis.name, len(axis.values)) for axis in plan_axes(Demo, {"a": 0.5, "how": "x"}, 30)]
     [('a', 11), ('how', 2)]
+    >>> Demo.site_grid = {"a": (0.0, 1.0)}
+    >>> plan_axes(Demo, {"a": 0.5, "how": "x"})[0].values
+    (0.0, 0.5, 1.0)
     """
     controls = figure_class.controls
-    chosen = SITE_GRIDS.get(figure_class.__name__, {})
-    alone = set(SITE_ONE_AT_A_TIME.get(figure_class.__name__, ()))
-    for table, names in (("SITE_GRIDS", chosen), ("SITE_ONE_AT_A_TIME", alone)):
+    chosen = getattr(figure_class, "site_grid", {})
+    alone = set(getattr(figure_class, "site_one_at_a_time", ()))
+    for where, names in (("site_grid", chosen), ("site_one_at_a_time", alone)):
         unknown = sorted(set(names) - set(controls))
         if unknown:
-            raise ValueError(f"{table}[{figure_class.__name__!r}] names no control {unknown}")
+            raise ValueError(f"{figure_class.__name__}.{where} names no control {unknown}")
     if len(alone) == 1:
-        raise ValueError(f"SITE_ONE_AT_A_TIME[{figure_class.__name__!r}] needs two or more")
+        raise ValueError(f"{figure_class.__name__}.site_one_at_a_time needs two or more")
     levels = {}
     for name, control in controls.items():
         value = control.check(name, start[name])
@@ -643,7 +564,7 @@ def plan_axes(figure_class: type, start: Mapping[str, object], budget: int = FRA
         raise ValueError(
             f"{figure_class.__name__} would have {frames(level)} "
             f"pictures on the site, more than MAX_FRAMES = {MAX_FRAMES}: list fewer values "
-            f"in SITE_GRIDS"
+            f"in its site_grid"
         )
     return axes
 
@@ -794,9 +715,9 @@ def source_digest(figure: str, folder: Path = PACKAGE) -> str:
     """A hash of what a live figure's pictures depend on.
 
     That is the package's shared code and data (everything outside ``lessons/``, and
-    ``lessons/__init__.py``), the figure's own lesson home (``lessons/<slug>.py`` or
-    ``lessons/<slug>/``: a home imports no other lesson's) and the versions of the libraries
-    that draw and store the pictures. A figure that lives elsewhere gets the whole package.
+    ``lessons/__init__.py``), the figure's own lesson home (``lessons/<slug>/``: a home
+    imports no other lesson's) and the versions of the libraries that draw and store the
+    pictures. A figure that lives elsewhere gets the whole package.
     """
     import matplotlib
     import numpy
@@ -812,8 +733,6 @@ def source_digest(figure: str, folder: Path = PACKAGE) -> str:
     home = lessons / parts[2] if parts[:2] == [folder.name, "lessons"] and len(parts) > 3 else None
     if home is not None and home.is_dir():
         chosen += files(home)
-    elif home is not None and home.with_suffix(".py").is_file():
-        chosen.append(home.with_suffix(".py"))
     else:
         chosen = files(folder)
     digest = hashlib.sha256()
@@ -872,8 +791,6 @@ def render_frames(cell: LiveCell, indices: Sequence[tuple[int, ...]], folder: Pa
     along :func:`walk`) and each ``view.image.value``, a PNG, is written losslessly as WebP.
     Returns ``{"frames", "seconds", "width", "height"}``.
     """
-    import io
-
     from PIL import Image
 
     began = time.perf_counter()
@@ -934,12 +851,12 @@ def draw_live_figures(
         key=lambda c: c.frames,
         reverse=True,
     )
+    partial = {folder: path.with_name(path.name + ".partial") for folder, path in wanted.items()}
     pieces = []
     for cell in todo:
         path = walk(cell)
-        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
         for first in range(0, len(path), CHUNK_FRAMES):
-            pieces.append((cell, path[first : first + CHUNK_FRAMES], partial))
+            pieces.append((cell, path[first : first + CHUNK_FRAMES], partial[cell.folder]))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(pieces) or 1))
     if jobs == 1:
         results = [render_frames(*piece) for piece in pieces]
@@ -953,16 +870,15 @@ def draw_live_figures(
             results = list(pool.map(render_frames, *zip(*pieces, strict=True)))
     for cell in todo:
         done = [r for (c, _, _), r in zip(pieces, results, strict=True) if c.folder == cell.folder]
-        partial = wanted[cell.folder].with_name(wanted[cell.folder].name + ".partial")
         stats = {
             "frames": sum(r["frames"] for r in done),
-            "bytes": sum(p.stat().st_size for p in partial.iterdir()),
+            "bytes": sum(p.stat().st_size for p in partial[cell.folder].iterdir()),
             "seconds": round(sum(r["seconds"] for r in done), 2),
             "width": done[0]["width"],
             "height": done[0]["height"],
         }
-        (partial / "stats.json").write_text(json.dumps(stats))
-        partial.rename(wanted[cell.folder])
+        (partial[cell.folder] / "stats.json").write_text(json.dumps(stats))
+        partial[cell.folder].rename(wanted[cell.folder])
     stats = {}
     for cell in cells:
         stats[cell.folder] = json.loads((wanted[cell.folder] / "stats.json").read_text())
@@ -973,8 +889,6 @@ def draw_live_figures(
 
 def same_pixels(first: bytes, second: bytes) -> bool:
     """True when two pictures (PNG, WebP, …) decode to the same RGB pixels."""
-    import io
-
     import numpy as np
     from PIL import Image
 
@@ -985,8 +899,6 @@ def same_pixels(first: bytes, second: bytes) -> bool:
 
 
 def _picture_size(png: bytes) -> tuple[int, int]:
-    import io
-
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as image:
@@ -1185,11 +1097,11 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
     ``nosearch`` under no word (a notebook's metadata is its page's metadata in myst-nb).
     """
     notebooks = work / "notebooks"
-    lessons = sorted(p for p in notebooks.glob("[0-9][0-9]_*.ipynb") if p.name != "00_index.ipynb")
+    lessons = sorted(p for p in notebooks.glob("[0-9][0-9]_*.ipynb") if p.name != navigation.INDEX)
     solutions = sorted((notebooks / "solutions").glob("*.ipynb"))
     for path in solutions:
         pages[path.resolve()].notebook["metadata"]["nosearch"] = True
-    docs = [work / "docs" / "instructor_guide.md", work / "docs" / "cheatsheet.md"]
+    docs = [work / name for name in navigation.GENERATED_DOCS]
     docs += sorted(p for p in (work / "docs").glob("*.md") if p not in docs)
 
     def toctree(caption: str | None, entries: list[str], hidden: bool = True) -> str:
@@ -1197,7 +1109,7 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
         options += [":hidden:"] if hidden else []
         return "```{toctree}\n" + "\n".join(options + [""] + entries) + "\n```\n"
 
-    index = pages[(notebooks / "00_index.ipynb").resolve()]
+    index = pages[(notebooks / navigation.INDEX).resolve()]
     tree = toctree("Lessons", [p.stem for p in lessons])
     tree += "\n" + toctree("Teaching and reference", [f"/docs/{p.stem}" for p in docs])
     if solutions:

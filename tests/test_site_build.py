@@ -190,14 +190,14 @@ def test_the_live_view_rule_needs_the_call_the_widget_the_picture_and_the_metada
 ):
     output = _live_output(alibi_picture, {"n_heads": 8})
     cell = {"cell_type": "code", "source": "AlibiHeads().view()", "outputs": [output]}
-    assert build_site.is_live_view(cell)
-    assert not build_site.is_live_view({**cell, "source": "AlibiHeads().draw()"})
-    assert not build_site.is_live_view({**cell, "cell_type": "markdown"})
-    assert not build_site.is_live_view({**cell, "outputs": []})
+    assert build_site.live_output(cell) is output
+    assert build_site.live_output({**cell, "source": "AlibiHeads().draw()"}) is None
+    assert build_site.live_output({**cell, "cell_type": "markdown"}) is None
+    assert build_site.live_output({**cell, "outputs": []}) is None
     for leave_out in (build_site.WIDGET_MIME, "image/png"):
         data = {k: v for k, v in output["data"].items() if k != leave_out}
-        assert not build_site.is_live_view({**cell, "outputs": [{**output, "data": data}]})
-    assert not build_site.is_live_view({**cell, "outputs": [{**output, "metadata": {}}]})
+        assert build_site.live_output({**cell, "outputs": [{**output, "data": data}]}) is None
+    assert build_site.live_output({**cell, "outputs": [{**output, "metadata": {}}]}) is None
 
 
 def _pixels(picture: bytes) -> np.ndarray:
@@ -286,17 +286,27 @@ def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(fi
             assert list(axis.values) == sorted(set(axis.values))
     count = build_site.grid_size([len(a.values) for a in axes], [a.alone for a in axes])
     assert count <= build_site.MAX_FRAMES
-    if figure.__name__ not in build_site.SITE_GRIDS:
+    if not getattr(figure, "site_grid", None):
         assert count <= build_site.FRAME_BUDGET
+    for name, values in getattr(figure, "site_grid", {}).items():  # chosen by hand: kept
+        chosen = next(axis for axis in axes if axis.name == name).values
+        assert set(chosen) == {*values, figure.controls[name].default}
 
 
-def test_every_chosen_grid_names_a_live_figure_and_its_controls():
-    names = {figure.__name__: figure for figure in live_figures()}
-    for table in (build_site.SITE_GRIDS, build_site.SITE_ONE_AT_A_TIME):
-        for name, controls in table.items():
-            assert name in names, f"{name}: no live figure of that name"
-            assert set(controls) <= set(names[name].controls)
-    assert all(len(c) >= 2 for c in build_site.SITE_ONE_AT_A_TIME.values())
+def test_a_figure_declares_its_own_grid_and_a_wrong_one_stops_the_build():
+    from pe_helpers.live import LiveFigure, float_control, int_control
+
+    class Demo(LiveFigure):
+        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
+        site_grid = {"a": (0.0, 1.0)}
+
+    start = {"a": 0.5, "n": 3}
+    assert build_site.plan_axes(Demo, start)[0].values == (0.0, 0.5, 1.0)
+    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
+        with pytest.raises(ValueError, match="names no control"):
+            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
+    with pytest.raises(ValueError, match="two or more"):
+        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
 
 
 @pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
@@ -366,7 +376,7 @@ def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     views, calls = 0, 0
     for path in notebooks:
         for cell in json.loads(path.read_text())["cells"]:
-            views += build_site.is_live_view(cell)
+            views += build_site.live_output(cell) is not None
             source = "".join(cell["source"])
             calls += cell["cell_type"] == "code" and ".view(" in source and "def " not in source
     # Every cell that makes a view stores it (an unrun one would lose its sliders silently)

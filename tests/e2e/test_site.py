@@ -54,8 +54,10 @@ SOURCES = [
 #: live figures' pictures.
 BUILD_INPUTS = [
     *SOURCES,
+    *sorted((ROOT / "docs" / "guide").glob("*.md")),  # the guide's and cheat sheet's sources
     *sorted((ROOT / "site").rglob("*.*")),
     ROOT / "scripts/build_site.py",
+    ROOT / "scripts/navigation.py",
     *sorted(p for p in (ROOT / "pe_helpers").rglob("*") if p.suffix in (".py", ".json")),
 ]
 SOLUTIONS_PAGE = "notebooks/solutions/index.html"

@@ -176,6 +176,9 @@ class DimensionPanels(LiveFigure):
     'Probe on embedding + PE, d = 128\\nR² = 0.83'
     """
 
+    # The values the website has pictures for (scripts/build_site.py): every even width up to
+    # 16, then by about half an octave.
+    site_grid = {"d_model": (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256)}
     controls = {"d_model": even_control("d", 16, 2, 256)}
     layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
 

@@ -244,6 +244,9 @@ class AngleErrorPerPair(LiveFigure):
     'position 257 is stored as 256'
     """
 
+    # The values the website has pictures for (scripts/build_site.py): positions 1-2-5 per
+    # decade, every dtype.
+    site_grid = {"position": (*(m * 10.0**e for e in range(6) for m in (1, 2, 5)), 1e6)}
     controls = {
         "position": log_control("position", 1000.0, 1.0, 1e6, 0.05),
         "dtype": choice_control("dtype", DTYPES, "bfloat16"),

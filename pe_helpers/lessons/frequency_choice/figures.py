@@ -331,6 +331,13 @@ class EncodingAndWavelengths(LiveFigure):
     'PE(t = 3), d = 8, base = 100'
     """
 
+    # The values the website has pictures for (scripts/build_site.py): widths 16, 64, 256;
+    # bases and positions by decades.
+    site_grid = {
+        "d_model": (16, 64, 256),
+        "base": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),
+        "position": (1, 10, 100, 1000),
+    }
     controls = {
         "d_model": even_control("d", 64, 2, 256),
         "base": log_control("base", 10000.0, 10.0, 1e6),

@@ -101,6 +101,15 @@ class PairScaling(LiveFigure):
     {'PI': [0.25, 0.25], 'NTK-aware': [1.0, 0.25], 'YaRN': [1.0, 0.25], 'Llama 3': [0.64, 0.25]}
     """
 
+    # The values the website has pictures for (scripts/build_site.py): every model with s = 1,
+    # 8, 32; then, one at a time, the original length (1,024 or 8,192) and YaRN's two bounds.
+    site_grid = {
+        "factor": (1, 8, 32),
+        "log2_length": (10, 13),
+        "beta_fast": (8, 32),
+        "beta_slow": (1.0, 4.0),
+    }
+    site_one_at_a_time = ("log2_length", "beta_fast", "beta_slow")
     controls = {
         "preset": choice_control(
             "model", {name: preset.label for name, preset in PRESETS.items()}, "llama-3.1-8b"

@@ -277,6 +277,9 @@ class T5BucketMap(LiveFigure):
     'causal: 8 buckets, exact for distance < 4'
     """
 
+    # The values the website has pictures for (scripts/build_site.py): every head count (by
+    # the rule); bucket counts and distances by octaves.
+    site_grid = {"num_buckets": (4, 8, 16, 32, 64), "max_distance": (40, 64, 128, 256, 512)}
     controls = {
         "num_buckets": even_control("buckets", 32, 4, 64),
         "max_distance": int_control("max distance", 128, 40, 512, 8),

@@ -65,6 +65,12 @@ class RopeOffset(LiveFigure):
     [1.0, 0.5403, -0.4161]
     """
 
+    # The values the website has pictures for (scripts/build_site.py): the base 1-2-5 per
+    # decade; the offset changes nothing, so three offsets.
+    site_grid = {
+        "base": (1e1, 2e1, 5e1, 1e2, 2e2, 5e2, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6),
+        "offset": (0, 1000, 10000),
+    }
     controls = {
         "base": log_control("base", 10000.0, 10.0, 1e6),
         "offset": int_control("position offset", 0, 0, 10000, 100),

@@ -174,6 +174,17 @@ class MropeScoreMap(LiveFigure):
     scores from 7.07 to 8.00
     """
 
+    # The values the website has pictures for (scripts/build_site.py): the query at a corner,
+    # near the middle and at the far side of the default 12 x 16 grid; then, one at a time,
+    # the grid's rows and columns and the temporal pairs.
+    site_grid = {
+        "grid_h": (6, 12, 24),
+        "grid_w": (8, 16, 24),
+        "t_pairs": (0, 16, 32),
+        "row": (0, 5, 11),
+        "col": (0, 8, 15),
+    }
+    site_one_at_a_time = ("grid_h", "grid_w", "t_pairs")
     controls = {
         "grid_h": int_control("rows", 12, 2, 24),
         "grid_w": int_control("columns", 16, 2, 24),

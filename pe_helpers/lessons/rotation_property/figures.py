@@ -59,6 +59,12 @@ class PairRotation(LiveFigure):
 
     #: Width of the encoding whose pairs the figure shows.
     d_model: ClassVar[int] = 16
+    # The values the website has pictures for (scripts/build_site.py): every pair k; shifts of
+    # half a radian at first, then wider apart.
+    site_grid = {
+        "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
+        "frequency_index": tuple(range(8)),
+    }
     controls = {
         "delta": float_control("shift Δ", 1.0, 0.0, 20.0, 0.25),
         "frequency_index": int_control("pair k (frequency w_k)", 0, 0, d_model // 2 - 1),

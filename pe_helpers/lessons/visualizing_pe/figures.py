@@ -298,6 +298,13 @@ class PEOverview(LiveFigure):
     'PE: 50 × 16, base 10,000'
     """
 
+    # The values the website has pictures for (scripts/build_site.py): lengths 10, 50, 200;
+    # widths 16, 64, 128; bases by decades.
+    site_grid = {
+        "n_positions": (10, 50, 200),
+        "d_model": (16, 64, 128),
+        "base": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),
+    }
     controls = {
         "n_positions": int_control("positions n", 50, 2, 200),
         "d_model": even_control("d", 128, 2, 256),
