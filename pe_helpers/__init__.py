@@ -90,6 +90,10 @@ __all__ = [
 class OutdatedCourseError(ImportError):
     """The kernel's ``pe_helpers`` is older than the lesson that imports it."""
 
+    def _render_traceback_(self) -> list[str]:
+        """In a notebook (IPython's hook), the traceback is the one line that says what to run."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 def _parse(version: str) -> tuple[int, ...]:
     """``"0.2.0"`` as ``(0, 2, 0)``."""
@@ -113,7 +117,7 @@ def require(version: str) -> None:
     ------
     OutdatedCourseError
         When :data:`__version__` is older than ``version``; its message is one line that says
-        what to run.
+        what to run, and in a notebook it is the whole traceback.
 
     Examples
     --------
@@ -123,7 +127,6 @@ def require(version: str) -> None:
     ...
     pe_helpers.OutdatedCourseError: This lesson needs pe_helpers >= 99.0.0 but this kernel has ...
     """
-    __tracebackhide__ = True  # IPython and pytest show the caller's line, not this frame
     if not isinstance(version, str):
         raise TypeError(f"version must be a string such as '0.2.0', got {repr(version)[:60]}")
     if not re.fullmatch(r"\d{1,6}(\.\d{1,6}){0,3}", version):
