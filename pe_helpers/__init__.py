@@ -59,7 +59,6 @@ from .table_conventions import identify_pe_table
 __version__ = "0.2.0"
 
 __all__ = [
-    "OutdatedCourseError",
     "ScoreTerms",
     "alibi_bias",
     "alibi_slopes",
