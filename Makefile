@@ -46,8 +46,8 @@ SITE_INDEX  := $(SITE)/index.html
 SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py \
                $(shell find pe_helpers \( -name '*.py' -o -name '*.json' -o -name '*.npz' \) 2>/dev/null)
 
-.PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav bench clean test-oldest crosscheck \
-        site bench-site experiments models confirm FORCE
+.PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav version bench clean test-oldest \
+        crosscheck site bench-site experiments models confirm FORCE
 
 setup: $(STAMP)
 
@@ -154,6 +154,13 @@ regen: $(STAMP)
 	$(BIN)/python scripts/regen.py $(NOTEBOOKS)
 
 nav: $(STAMP)
+	$(BIN)/python scripts/navigation.py
+
+# After a bump of __version__ (pe_helpers/__init__.py, the one place it lives): record the
+# package's fingerprint under it (pe_helpers/data/version.json; refused while the code changed
+# without a bump), then rewrite every notebook's set-up lines to require that version.
+version: $(STAMP)
+	$(BIN)/python scripts/record_version.py
 	$(BIN)/python scripts/navigation.py
 
 # Prove the floors in pyproject.toml: a separate venv with every runtime dependency pinned

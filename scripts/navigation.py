@@ -33,12 +33,20 @@ from typing import NamedTuple
 
 import nbformat
 
+import pe_helpers
 from pe_helpers.lessons import NOTEBOOKS, lessons
 
 ROOT = NOTEBOOKS.parent
 TAG = "nav"
 INDEX = "00_index.ipynb"
-GUARD = "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n"
+#: The set-up lines: the package, then the version this notebook needs (the package's own at
+#: `make nav` time), checked by :func:`pe_helpers.require`. Each comment is what a kernel that
+#: lacks the course (``ModuleNotFoundError``) or has a course older than ``require`` shows.
+GUARD = (
+    "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n\n"
+    f'pe_helpers.require("{pe_helpers.__version__}")  # too old? ask your hub admin to reinstall '
+    "the course\n"
+)
 
 
 def lesson_paths(root: Path = ROOT) -> list[Path]:
@@ -102,23 +110,26 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return ``nb`` whose first code cell holds :data:`GUARD` once, as isort places it.
 
     That is just before the cell's first line importing from ``pe_helpers`` (``import x``
-    comes before ``from x import`` within a section).
+    comes before ``from x import`` within a section), so an older package stops at ``require``
+    before an import of a name it lacks fails.
     """
     code = [c for c in nb.cells if c.cell_type == "code"]
     if code:
         lines = code[0].source.lstrip("\n").split("\n")
-        # A bare ``import pe_helpers`` (with or without the comment) becomes the guard.
-        lines = [line for line in lines if line.split("#")[0].strip() != "import pe_helpers"]
-        guard = GUARD.rstrip("\n")
+        # ``import pe_helpers`` and ``pe_helpers.require(...)`` (any version, with or without
+        # their comments) become the guard.
+        old = re.compile(r"import pe_helpers|pe_helpers\.require\(.*\)")
+        lines = [line for line in lines if not old.fullmatch(line.split("#")[0].strip())]
+        guard = GUARD.rstrip("\n").split("\n")
         first = next(
             (i for i, line in enumerate(lines) if line.startswith("from pe_helpers")), None
         )
         if first is not None:
-            lines.insert(first, guard)
+            lines[first:first] = guard
         else:  # nothing else from the package: its own block after the other imports
             starts = ("import ", "from ")
             last = max((i for i, line in enumerate(lines) if line.startswith(starts)), default=-1)
-            lines[last + 1 : last + 1] = ["", guard] if last >= 0 else [guard]
+            lines[last + 1 : last + 1] = ["", *guard] if last >= 0 else guard
         # One blank line at most between blocks (a guard removed above may leave two).
         lines = [line for i, line in enumerate(lines) if line or i == 0 or lines[i - 1]]
         code[0].source = "\n".join(lines)

@@ -211,6 +211,18 @@ def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
     assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
 
 
+def test_version_records_the_package_then_rewrites_the_set_up_lines(project):
+    folder, make, log = project
+    _healthy_venv(folder)
+    result = make("version")
+    assert result.returncode == 0, result.stdout + result.stderr
+    scripts = [c for c in log.read_text().splitlines() if " scripts/" in c]
+    assert scripts == [
+        ".venv/bin/python scripts/record_version.py",
+        ".venv/bin/python scripts/navigation.py",
+    ]
+
+
 def test_editing_pyproject_reinstalls(project):
     folder, make, log = project
     _healthy_venv(folder)
