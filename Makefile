@@ -43,7 +43,8 @@ SITE        := build/site
 SITE_INDEX  := $(SITE)/index.html
 # The site's live figures are drawn from the package (and its shipped models): a change there
 # redraws them.
-SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md site/*.py site/static/*) scripts/build_site.py \
+SITE_INPUTS := $(NOTEBOOKS) $(wildcard docs/*.md docs/guide/*.md site/*.py site/static/*) \
+               scripts/build_site.py scripts/navigation.py \
                $(shell find pe_helpers \( -name '*.py' -o -name '*.json' -o -name '*.npz' \) 2>/dev/null)
 
 .PHONY: setup lab test lint unit nbval nbval-other-cpu regen nav version bench clean test-oldest \
