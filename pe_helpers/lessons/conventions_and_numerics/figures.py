@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_real, check_rope_base
+from ..._validate import check_array, check_d_model, check_real, check_rope_base
 from ...figures import course_style, draw_seed_band, legend_below, new_axes
 from ...live import LiveFigure, choice_control, log_control
 from ...numerics import FLOAT_DTYPES, largest_exact_integer, rope_angle_error
@@ -166,7 +166,7 @@ def plot_angle_error(
     d_model : int, default 128
         Head width, even, 4 to 1024.
     base : float, default 10000.0
-        Frequency base; must be > 0.
+        Frequency base; must be > 1.
     max_position : float, default 1e6
         Right end of the position axis, 10 to :data:`MAX_PLOT_POSITION`.
     ax : matplotlib.axes.Axes, optional
@@ -185,7 +185,7 @@ def plot_angle_error(
     ['float64', 'float32 (exact to 2^24)']
     """
     d = _bounded_width(d_model)
-    base = check_base(base)
+    base = check_rope_base(base)
     top = check_real("max_position", max_position)
     if not 10 <= top <= MAX_PLOT_POSITION:
         raise ValueError(f"max_position must lie in [10, {MAX_PLOT_POSITION:g}], got {top:g}")
@@ -254,7 +254,7 @@ class AngleErrorPerPair(LiveFigure):
 
     def __init__(self, d_model: int = 128, base: float = 10000.0) -> None:
         self.d_model = _bounded_width(d_model)
-        self.base = check_rope_base(check_base(base))
+        self.base = check_rope_base(base)
 
     def build(self, axes) -> SimpleNamespace:
         pairs = np.arange(self.d_model // 2)

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from ..._validate import check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
@@ -206,7 +207,7 @@ def _check_results(results: object, seed: int) -> SeedResults:
 
     if not isinstance(results, SeedResults):
         raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
-    if seed not in results.seeds:
+    if check_int("seed", seed) not in results.seeds:
         raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
     return results
 

@@ -201,7 +201,9 @@ def word_counts(tokens: ArrayLike) -> np.ndarray:
     >>> word_counts([3, 0, 5]).tolist()
     [[1, 0, 0], [1, 0, 0], [2, 1, 1]]
     """
-    t = np.asarray(tokens)
+    t = check_array("tokens", tokens, ndim=1)
+    if t.size > 1024:
+        raise ValueError(f"tokens must hold at most 1024 tokens (a size limit), got {t.size}")
     words = (t != 0).astype(np.int64)
     after = np.cumsum(words)  # words at 0 .. i
     before = np.concatenate([[0], after[:-1]])  # words at 0 .. j - 1
@@ -226,7 +228,9 @@ def cope_positions(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:
     >>> p.shape, bool((np.diff(p[0, 3, :4]) <= 0).all())  # fewer keys counted further right
     ((2, 4, 4), True)
     """
-    return _cache(model, tokens)["positions"][0]
+    if not isinstance(model, TrainedModel) or model.config.method != "cope":
+        raise TypeError(f"model must be a 'cope' TrainedModel, got {shown(model)}")
+    return _cache(model, check_array("tokens", tokens))["positions"][0]
 
 
 def forget_gates(model: TrainedModel, tokens: ArrayLike) -> np.ndarray:

@@ -44,7 +44,7 @@ def plot_turning_pairs(
     head_dim : int, default 128
         Width of one head, even, at most 1024.
     fraction : float, default 0.75
-        ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE.
+        ``partial_rotary_factor`` for partial rotation and ``p`` for p-RoPE, in [0, 1].
     base : float, default 10000.0
         Frequency base.
     ax : matplotlib.axes.Axes, optional
@@ -62,6 +62,9 @@ def plot_turning_pairs(
     ['RoPE', 'partial rotation ("default", 0.5)', 'p-RoPE ("proportional", 0.5)']
     """
     head_dim = check_int("head_dim", head_dim, minimum=2, maximum=1024)
+    fraction = check_real("fraction", fraction)
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"fraction must lie in [0, 1], got {fraction}")
     base = check_base(base)
     pairs = np.arange(head_dim // 2)
     full = frequencies(head_dim, base)

@@ -92,23 +92,38 @@ def plot_extrapolation(
     if xs.min() <= 0:
         raise ValueError(f"lengths must be > 0 (log axis), got minimum {xs.min():g}")
     train_length = check_int("train_length", train_length, minimum=1)
-    limits = {} if limits is None else dict(limits)
+    limits = {} if limits is None else limits
     bands = {} if bands is None else bands
-    if not isinstance(bands, Mapping) or set(bands) - set(tables):
-        raise TypeError(f"bands must be a dict of titles of tables -> bands, got {bands!r:.80}")
-    for title, shaded in bands.items():
-        if not isinstance(shaded, Mapping) or set(shaded) - set(tables[title]):
-            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
-    figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
-    axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
-    for ax, (title, rows) in zip(axes, tables.items(), strict=True):
+    for name, given in (("limits", limits), ("bands", bands)):
+        if not isinstance(given, Mapping) or set(given) - set(tables):
+            raise TypeError(f"{name} must be a dict of titles of tables, got {given!r:.80}")
+    panels = {}  # title -> ({method: (accuracies, band or None)}, limit or None)
+    for title, rows in tables.items():
+        shaded = bands.get(title, {})
         if not isinstance(rows, Mapping) or not 1 <= len(rows) <= MAX_MODELS:
             raise TypeError(f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} rows")
-        shaded = bands.get(title, {})
-        for index, (method, values) in enumerate(rows.items()):
-            ys = check_accuracies(f"tables[{title!r}][{method!r}]", values, xs.size)
-            if method in shaded:
-                band = check_accuracies(f"bands[{title!r}][{method!r}]", shaded[method], xs.size, 2)
+        if not isinstance(shaded, Mapping) or set(shaded) - set(rows):
+            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
+        lines = {
+            method: (
+                check_accuracies(f"tables[{title!r}][{method!r}]", values, xs.size),
+                check_accuracies(f"bands[{title!r}][{method!r}]", shaded[method], xs.size, 2)
+                if method in shaded
+                else None,
+            )
+            for method, values in rows.items()
+        }
+        limit = (
+            check_accuracies(f"limits[{title!r}]", limits[title], xs.size)
+            if title in limits
+            else None
+        )
+        panels[title] = lines, limit
+    figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
+    axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
+    for ax, (title, (lines, limit)) in zip(axes, panels.items(), strict=True):
+        for index, (method, (ys, band)) in enumerate(lines.items()):
+            if band is not None:
                 draw_seed_band(ax, xs, 100 * band[0], 100 * band[-1], color=f"C{index}")
             refused = np.isnan(ys)
             label = f"{method} (× = refuses)" if refused.any() else str(method)
@@ -124,9 +139,8 @@ def plot_extrapolation(
                     markeredgewidth=2.5,
                     linestyle="none",
                 )
-        if title in limits:
-            ys = check_array(f"limits[{title!r}]", limits[title], ndim=1).astype(np.float64)
-            ax.plot(xs, 100 * ys, color="0.4", linestyle="--", label="order-blind limit")
+        if limit is not None:
+            ax.plot(xs, 100 * limit, color="0.4", linestyle="--", label="order-blind limit")
         ax.axvline(train_length, color="0.3", linestyle=":", linewidth=1.5)
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs, [f"{x:g}" for x in xs])

@@ -211,7 +211,7 @@ def check_accuracies(name: str, values: object, size: int, ndim: int = 1) -> np.
     """Accuracies with NaN where a length is refused (no ±inf), ``size`` on the last axis."""
     arr = check_array(name, values, ndim=ndim, finite=False).astype(np.float64)
     if np.isinf(arr).any() or arr.shape[-1] != size:
-        raise ValueError(f"{name} must hold one accuracy per length ({size}) and no ±inf")
+        raise ValueError(f"{name} must hold one accuracy per entry of lengths ({size}) and no ±inf")
     return arr
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._validate import check_choice
-from ...grading import AnswerProblem, Feedback, agrees_on, close, grade, shown
+from ...grading import AnswerProblem, Feedback, agrees_on, close, grade, shown, value_of
 from ...seeds import SeedResults
 from .maths import LESSON_METHODS, SCALES, induction_score, induction_targets
 
@@ -158,6 +158,7 @@ def check_failure_length(prediction: object) -> Feedback:
 
     ``prediction`` is ``"2L"``, ``"4L"``, ``"8L"`` (or the length, 32, 64, 128) or ``"none"``:
     the shortest test length at which the median over the shipped seeds is below 75%.
+    A function with no arguments that returns the prediction is read as the prediction.
 
     Examples
     --------
@@ -170,6 +171,7 @@ def check_failure_length(prediction: object) -> Feedback:
     want = failure_length(load_results("two_layers"))
 
     def answer(value: object) -> str | None:
+        value = value_of(value)
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             value = str(int(value))
         text = value.strip().replace(" ", "") if isinstance(value, str) else ""

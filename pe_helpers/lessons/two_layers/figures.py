@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..._validate import check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
@@ -57,7 +58,7 @@ def _check_results(results: object, seed: int = 0) -> SeedResults:
 
     if not isinstance(results, SeedResults):
         raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
-    if seed not in results.seeds:
+    if check_int("seed", seed) not in results.seeds:
         raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
     return results
 

@@ -322,6 +322,9 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
     >>> fine_tune(model, "YaRN").length
     64
     """
+    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {shown(model)}")
+    extension = check_choice("extension", extension, EXTENSIONS)
     config = model.config
     inv, att = extension_frequencies(extension, config.d_head, model.length, config.base)
     return train(
