@@ -136,7 +136,7 @@ SITE_GRIDS: dict[str, dict[str, tuple]] = {
     # Lesson 04: every pair k; shifts of half a radian at first, then wider apart.
     "PairRotation": {
         "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
-        "frequency_index": tuple(range(8)),
+        "pair_index": tuple(range(8)),
     },
     # Lesson 05: lengths 10, 50, 200; widths 16, 64, 128; bases by decades.
     "PEOverview": {

@@ -10,15 +10,14 @@ import pytest
 
 from pe_helpers import shift_operator, sinusoidal_pe
 from pe_helpers.lessons.rotation_property import (
-    MAX_LABELLED_POSITIONS,
     PairRotation,
     check_rotation_angle,
     check_shift_block,
     check_sin_collision,
     pair_points,
     plot_shift_scatter,
-    rotation_caption,
 )
+from pe_helpers.lessons.rotation_property.figures import MAX_LABELLED_POSITIONS
 from pe_helpers.live import snapshot
 
 
@@ -43,30 +42,41 @@ def test_pair_points_are_columns_2k_and_2k_plus_1_of_the_encoding():
     assert angle == pytest.approx(100.0 ** (-6 / 16) * 2.5)
 
 
+def _points(**kwargs):
+    return pair_points(**{"positions": [0.0], "delta": 1.0, "pair_index": 0, **kwargs})
+
+
 @pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
+    ("call", "error", "name"),
     [
-        ({"frequency_index": 8}, ValueError, "frequency_index must be < d_model/2 = 8, got 8"),
-        ({"frequency_index": 1.5}, TypeError, "frequency_index must be an integer"),
-        ({"delta": float("nan")}, ValueError, "delta must be finite"),
-        ({"positions": [[1.0]]}, ValueError, "positions must be 1-D"),
-        ({"positions": 2_000_000}, ValueError, "at most 1,000,000"),
-        ({"d_model": 15}, ValueError, "d_model must be even"),
+        (lambda: _points(pair_index=8), ValueError, "pair_index"),
+        (lambda: _points(pair_index=1.5), TypeError, "pair_index"),
+        (lambda: _points(delta=float("nan")), ValueError, "delta"),
+        (lambda: _points(positions=[[1.0]]), ValueError, "positions"),
+        (lambda: _points(positions=2_000_000), ValueError, "positions"),
+        (lambda: _points(d_model=15), ValueError, "d_model"),
+        (lambda: plot_shift_scatter([1.0, 2.0], [1.0]), ValueError, "after"),
+        (lambda: plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0]), ValueError, "highlight"),
+        (
+            lambda: plot_shift_scatter([1.0], [1.0], highlight=[[1.0, 2.0, 3.0]]),
+            ValueError,
+            "highlight",
+        ),
+        (lambda: plot_shift_scatter([1.0], [1.0], slope="1"), TypeError, "slope"),
+        (lambda: PairRotation().draw(pair_index=8), ValueError, "pair_index"),
+        (lambda: PairRotation(d_model=64), TypeError, "d_model"),
+        (lambda: PairRotation(positions=5000), ValueError, "positions"),
+        (lambda: PairRotation(positions=np.arange(13)), ValueError, "positions"),
+        (lambda: PairRotation(positions=[]), ValueError, "positions"),
+        (lambda: PairRotation(base=-1.0), ValueError, "base"),
     ],
 )
-def test_pair_points_names_bad_arguments(kwargs, error, match):
-    arguments = {"positions": [0.0], "delta": 1.0, "frequency_index": 0, "d_model": 16}
-    with pytest.raises(error, match=match):
-        pair_points(**{**arguments, **kwargs})
-
-
-def test_rotation_caption_reports_radians_degrees_and_wraps_full_turns():
-    assert rotation_caption(1.0, 2) == "w_2·Δ = 1.000 rad = 57.3° (clockwise)"
-    assert "≡ 53.5°" in rotation_caption(13.5, 0)
-    with pytest.raises(ValueError, match="frequency_index"):
-        rotation_caption(1.0, -1)
-    with pytest.raises(TypeError, match="angle"):
-        rotation_caption("1", 0)
+def test_doors_name_bad_arguments_before_drawing(call, error, name):
+    # Issue 18 item 3: positions=5000 took 37 s to build and about 10 s per step.
+    figures = plt.get_fignums()
+    with pytest.raises(error, match=name):
+        call()
+    assert plt.get_fignums() == figures
 
 
 def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
@@ -86,7 +96,7 @@ def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
 
 
 def test_pair_rotation_draws_points_their_images_chords_and_labels():
-    figure = PairRotation().draw(delta=2.5, frequency_index=3)
+    figure = PairRotation().draw(delta=2.5, pair_index=3)
     ax = figure.axes[0]
     pairs, shifted, angle = pair_points([0, 2, 4], 2.5, 3)
     offsets = [c.get_offsets() for c in ax.collections if c.get_offsets().shape == (3, 2)]
@@ -94,10 +104,12 @@ def test_pair_rotation_draws_points_their_images_chords_and_labels():
     np.testing.assert_allclose(offsets[1], shifted)
     assert ax.get_title() == "Pair k = 3 of d = 16, shifted by Δ = 2.5"
     texts = [t.get_text() for t in ax.texts]
-    caption = rotation_caption(angle, 3).replace(" rad = ", " rad\n= ").replace(" (", "\n(")
+    assert angle == pytest.approx(2.5 * 10000 ** (-6 / 16))
     # Pair 3 turns 0.03 rad per position: the three points nearly coincide and share a label.
-    assert texts == [caption, "0, 2, 4", "", ""]
-    fast = PairRotation().draw(delta=0.0, frequency_index=0).axes[0]  # 1 rad per position
+    assert texts == ["w_3·Δ = 0.079 rad\n= 4.5°\n(clockwise)", "0, 2, 4", "", ""]
+    wrapped = PairRotation().draw(delta=13.5, pair_index=0).axes[0].texts[0]
+    assert wrapped.get_text() == "w_0·Δ = 13.500 rad\n= 773.5° ≡ 53.5°\n(clockwise)"
+    fast = PairRotation().draw(delta=0.0, pair_index=0).axes[0]  # 1 rad per position
     assert [t.get_text() for t in fast.texts][1:] == ["0", "2", "4"]
     np.testing.assert_allclose(np.hypot(*ax.lines[0].get_data()), 1.0)  # the unit circle
 
@@ -106,40 +118,19 @@ def test_pair_rotation_view_steps_on_one_figure_and_blits():
     view = PairRotation().view()
     figure = view.figure
     view.controls["delta"].value = 6.5
-    view.controls["frequency_index"].value = 7
+    view.controls["pair_index"].value = 7
     assert view.figure is figure and view.renders == 3 and view.blits == 2
-    assert snapshot(figure) == snapshot(PairRotation().draw(delta=6.5, frequency_index=7))
+    assert snapshot(figure) == snapshot(PairRotation().draw(delta=6.5, pair_index=7))
     view.close()
 
 
 def test_the_k_slider_is_declared_once_and_covers_the_pairs_of_the_width():
-    view = PairRotation(base=100.0, positions=[1, 3]).view(frequency_index=7)
-    slider = view.controls["frequency_index"]
+    view = PairRotation(base=100.0, positions=[1, 3]).view(pair_index=7)
+    slider = view.controls["pair_index"]
     assert (slider.min, slider.max, slider.description) == (0, 7, "pair k (frequency w_k)")
     assert PairRotation.d_model // 2 - 1 == 7
     assert "controls" not in vars(PairRotation(base=100.0))  # never rewritten per figure
-    with pytest.raises(ValueError, match=r"frequency_index must lie in \[0, 7\], got 8"):
-        PairRotation().draw(frequency_index=8)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'd_model'"):
-        PairRotation(d_model=64)
     view.close()
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"positions": 5000}, f"1 to {MAX_LABELLED_POSITIONS} positions"),
-        ({"positions": np.arange(13)}, f"1 to {MAX_LABELLED_POSITIONS} positions"),
-        ({"positions": []}, "1 to 12 positions"),
-        ({"base": -1.0}, "base must be > 0"),
-    ],
-)
-def test_pair_rotation_refuses_sizes_before_drawing(kwargs, match):
-    # Issue 18 item 3: positions=5000 took 37 s to build and about 10 s per step.
-    figures = plt.get_fignums()
-    with pytest.raises(ValueError, match=match):
-        PairRotation(**kwargs)
-    assert plt.get_fignums() == figures
 
 
 def test_pair_rotation_at_its_largest_still_blits():
@@ -155,14 +146,6 @@ def test_plot_shift_scatter_holds_points_line_and_highlight():
     np.testing.assert_allclose(ax.collections[0].get_offsets()[:, 1], np.sin(t + 1))
     np.testing.assert_allclose(ax.collections[1].get_offsets(), [[0.1, 0.2]])
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [-0.5, 0.5])
-    with pytest.raises(ValueError, match="after must have the shape of before"):
-        plot_shift_scatter([1.0, 2.0], [1.0])
-    with pytest.raises(ValueError, match="highlight must be 2-D"):
-        plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="highlight must have 2 columns"):
-        plot_shift_scatter([1.0], [1.0], highlight=[[1.0, 2.0, 3.0]])
-    with pytest.raises(TypeError, match="slope must be a real number"):
-        plot_shift_scatter([1.0], [1.0], slope="1")
 
 
 # --- Exercise 1: check_shift_block ---------------------------------------------------------------

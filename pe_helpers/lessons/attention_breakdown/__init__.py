@@ -5,10 +5,9 @@ inputs ``e + p`` into four terms and measures how far each one is from depending
 ``j - i`` alone. What only this lesson needs lives here:
 
 * the blend sweep, both projections on the line ``(1 - t) I + t W_random``
-  (:func:`random_projection`, :func:`blend_inputs`,
-  :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
-  attention layers to weigh the article's verdict (:func:`attention_stack`,
-  :func:`encoding_readout`);
+  (:func:`random_projection`, :func:`blend_inputs`, :func:`blend_deviations`), and a
+  stack of random attention layers to weigh the article's verdict
+  (:func:`attention_stack`, :func:`encoding_readout`);
 * the figure :class:`AttentionBlend` (slider);
 * the exercise checkers :func:`check_position_position` and
   :func:`check_relative_projections`.

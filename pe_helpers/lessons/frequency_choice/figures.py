@@ -13,19 +13,19 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_base, check_d_model, check_int, check_real
-from ...encodings import _frequencies, _sinusoidal_pe, frequencies, sinusoidal_pe
+from ..._validate import check_base, check_d_model, check_int, check_real
+from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
-    _format_base,
     course_style,
+    format_base,
     heatmap,
     legend_below,
     new_axes,
     plot_curves,
 )
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
-from .maths import _column_reading, _wavelengths, binary_digits
+from .maths import binary_digits, column_frequencies, wavelengths
 
 __all__ = [
     "EncodingAndWavelengths",
@@ -76,8 +76,8 @@ def _build_wavelengths(ax: Axes, with_position: bool) -> SimpleNamespace:
 
 
 def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None) -> None:
-    """Set the ladder, lines, limits and title for a checked ``d_model`` and ``base``."""
-    lam = _wavelengths(d_model, base)
+    """Set the ladder, lines, limits and title for ``d_model`` and ``base``."""
+    lam = wavelengths(d_model, base)
     art.ladder.set_data(np.arange(lam.size, dtype=np.float64), lam)
     art.top.set_ydata([2 * np.pi * base] * 2)
     if art.position is not None:
@@ -87,7 +87,7 @@ def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None
         ylim = (min(shown) / 2.0, max(shown) * 4.0)
     art.axes.set_xlim(-1, lam.size)
     art.axes.set_ylim(*ylim)
-    art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {_format_base(base)}")
+    art.axes.set_title(f"Wavelength of pair k\nd = {d_model}, base = {format_base(base)}")
 
 
 @course_style
@@ -155,7 +155,7 @@ def plot_frequency_readings(
     )
     ax.semilogy(
         columns,
-        _column_reading(d_model, base),
+        column_frequencies(d_model, base),
         marker="x",
         linestyle="--",
         color="C3",
@@ -293,7 +293,7 @@ def plot_counter_analogy(
     if axes is None:
         axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
     elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
-        raise TypeError(f"axes must be a pair of matplotlib Axes, got {_show(axes)}")
+        raise TypeError(f"axes must be a pair of matplotlib Axes, got {axes!r:.60}")
     left, right = axes
     heatmap(
         binary_digits(n_positions, d_model // 2),
@@ -361,8 +361,7 @@ class EncodingAndWavelengths(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, d_model: int, base: float, position: int) -> None:
-        t = np.array([position], dtype=np.float64)
-        row = _sinusoidal_pe(t, _frequencies(d_model, base))[0]
+        row = sinusoidal_pe([position], d_model, base)[0]
         columns = np.arange(d_model, dtype=np.float64)
         parts = ((0, art.sin_dots, art.sin_stems), (1, art.cos_dots, art.cos_stems))
         for part, dots, stems in parts:
@@ -370,7 +369,7 @@ class EncodingAndWavelengths(LiveFigure):
             dots.set_data(x, y)
             stems.set_segments(np.stack([np.column_stack([x, 0 * y]), np.column_stack([x, y])], 1))
         art.left.set_xlim(-1, d_model)
-        art.left.set_title(f"PE(t = {position:g}), d = {d_model}, base = {_format_base(base)}")
+        art.left.set_title(f"PE(t = {position:g}), d = {d_model}, base = {format_base(base)}")
         # Fixed limits: every t and base fits, the ladder visibly grows with the base, and a
         # step of t or base redraws only the artists that move.
         ylim = (0.5, 8 * np.pi * self.controls["base"].maximum)

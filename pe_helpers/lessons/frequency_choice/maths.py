@@ -7,13 +7,11 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import _show, check_array, check_base, check_d_model, check_int
-from ...encodings import _frequencies
+from ..._validate import check_array, check_base, check_d_model, check_int
+from ...encodings import frequencies
 
 __all__ = [
-    "MAX_BITS",
     "MAX_CELLS",
-    "MAX_DISTANCE_WORK",
     "binary_digits",
     "column_reading_pe",
     "running_min_distance",
@@ -64,17 +62,11 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> (wavelengths(4, base=100.0) / (2 * np.pi)).round(12).tolist()
     [1.0, 10.0]
     """
-    d_model = check_d_model(d_model)
-    _check_cells("the wavelengths", d_model // 2)
-    return _wavelengths(d_model, check_base(base))
+    _check_cells(f"d_model = {d_model}", check_d_model(d_model) // 2)
+    return 2.0 * np.pi / frequencies(d_model, base)
 
 
-def _wavelengths(d_model: int, base: float) -> np.ndarray:
-    """:func:`wavelengths` of a checked width and base: ``2π / w_k``, shape ``(d // 2,)``."""
-    return 2.0 * np.pi / _frequencies(d_model, base)
-
-
-def _column_reading(d_model: int, base: float) -> np.ndarray:
+def column_frequencies(d_model: int, base: float) -> np.ndarray:
     """Per-column frequencies ``base^(-2i/d)`` of the column reading (``i`` the column)."""
     return base ** (-2.0 * np.arange(d_model) / d_model)
 
@@ -109,15 +101,15 @@ def column_reading_pe(
     [[0.0, 1.0, 0.0, 1.0]]
     """
     d_model, base = check_d_model(d_model), check_base(base)
-    _check_cells("the encoding", d_model)
-    w = _column_reading(d_model, base)
+    _check_cells(f"d_model = {d_model}", d_model)
+    w = column_frequencies(d_model, base)
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         count = check_int("positions", positions, minimum=0)
-        _check_cells("the encoding", count * w.size)
+        _check_cells(f"positions = {count} and d_model = {d_model}", count * w.size)
         t = np.arange(count, dtype=np.float64)
     else:
         t = _real_array("positions", positions, ndim=1)
-        _check_cells("the encoding", t.size * w.size)
+        _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * w.size)
     angles = np.multiply.outer(t, w)
     out = np.cos(angles)
     out[:, 0::2] = np.sin(angles[:, 0::2])
@@ -242,11 +234,11 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
         raise ValueError(f"n_bits must be at most MAX_BITS = {MAX_BITS}, got {n_bits}")
     if isinstance(values, (numbers.Integral, np.integer)) and not isinstance(values, bool):
         count = check_int("values", values, minimum=1)
-        _check_cells("the digits", count * n_bits)
+        _check_cells(f"values = {count} and n_bits = {n_bits}", count * n_bits)
         ints = np.arange(count, dtype=np.int64)
     else:
         ints = _whole_numbers(values)
-        _check_cells("the digits", ints.size * n_bits)
+        _check_cells(f"{ints.size} values and n_bits = {n_bits}", ints.size * n_bits)
     if int(ints.max()) >= 2**n_bits:
         raise ValueError(f"values must be < 2**n_bits = {2**n_bits}, got {int(ints.max())}")
     return (ints[:, None] >> np.arange(n_bits, dtype=np.int64)) & 1
@@ -257,15 +249,15 @@ def _whole_numbers(values: object) -> np.ndarray:
     try:
         arr = np.asarray(values)
     except (ValueError, OverflowError) as exc:
-        raise ValueError(f"values must be a 1-D list of integers, got {_show(values)}") from exc
+        raise ValueError(f"values must be a 1-D list of integers, got {values!r:.60}") from exc
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     if arr.dtype == object and all(isinstance(v, numbers.Integral) for v in arr.tolist()):
         arr = np.array([2**MAX_BITS])  # Python integers too large for numpy's int64
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(
-            f"values must be integers (floats are whole only below 2**53), got {_show(values)}"
+            f"values must be integers (floats are whole only below 2**53), got {values!r:.60}"
         )
     if int(arr.max()) >= 2**MAX_BITS or int(arr.min()) < 0:
-        raise ValueError(f"values must lie in [0, 2**{MAX_BITS}), got {_show(values)}")
+        raise ValueError(f"values must lie in [0, 2**{MAX_BITS}), got {values!r:.60}")
     return arr.astype(np.int64)

@@ -14,22 +14,18 @@ from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ...encodings import _frequencies, _sinusoidal_pe
+from ...encodings import sinusoidal_pe
 from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
-    _format_base,
     course_style,
     diverging_cmap,
+    format_base,
     heatmap,
     new_axes,
 )
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
-from .maths import (
-    _RAW_DOT,
-    _dot_profile,
-    sines_then_cosines,
-)
+from .maths import dot_profile, sines_then_cosines
 
 __all__ = [
     "PEOverview",
@@ -40,8 +36,7 @@ __all__ = [
     "plot_pe_heatmap",
 ]
 
-
-# --- figures -------------------------------------------------------------------------------------
+_RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
 
 
 def _check_encoding(pe: ArrayLike) -> np.ndarray:
@@ -338,13 +333,12 @@ class PEOverview(LiveFigure):
 
     def update(self, art: SimpleNamespace, n_positions: int, d_model: int, base: float) -> None:
         deltas = np.arange(-(n_positions - 1), n_positions, dtype=np.float64)
-        w = _frequencies(d_model, base)
-        dots = _dot_profile(np.multiply.outer(deltas, w))
-        art.image.set_data(_sinusoidal_pe(np.arange(n_positions, dtype=np.float64), w))
+        dots = dot_profile(deltas, d_model, base)
+        art.image.set_data(sinusoidal_pe(n_positions, d_model, base))
         art.image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
         art.heat_ax.set_xlim(-0.5, d_model - 0.5)
         art.heat_ax.set_ylim(n_positions - 0.5, -0.5)
-        art.heat_ax.set_title(f"PE: {n_positions} × {d_model}, base {_format_base(base)}")
+        art.heat_ax.set_title(f"PE: {n_positions} × {d_model}, base {format_base(base)}")
         art.curve.set_data(deltas, dots)
         art.dot_ax.set_xlim(-n_positions + 0.5, n_positions - 0.5)
         spread = d_model / 2
