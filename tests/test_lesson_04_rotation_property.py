@@ -148,37 +148,78 @@ def test_plot_shift_scatter_holds_points_line_and_highlight():
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [-0.5, 0.5])
 
 
-# --- Exercise 1: check_shift_block ---------------------------------------------------------------
-
-
-def test_check_shift_block_accepts_the_block_in_float64_and_float32():
-    assert check_shift_block(good_block).passed
-    assert check_shift_block(lambda d, w: good_block(d, w).astype(np.float32)).passed
-    assert check_shift_block(lambda d, w: good_block(d, w).tolist()).passed
+# --- the exercise checkers ----------------------------------------------------------------------
 
 
 def _seed(delta, w):
     return good_block(-delta, w)
 
 
+def _crashes():
+    raise ZeroDivisionError("oops")
+
+
 @pytest.mark.parametrize(
-    ("answer", "status", "message"),
+    ("check", "answer", "status", "message"),
     [
-        (stub, "todo", "not done yet"),
-        (lambda delta, w: None, "todo", "not done yet"),
-        (_seed, "wrong", "(cos, sin)"),
-        (lambda delta, w: good_block(delta, 1.0), "wrong", "w·Δ, not Δ"),
-        (lambda delta, w: np.eye(3), "wrong", "must have shape (2, 2), got (3, 3)"),
-        (lambda delta, w: good_block(2 * delta, w), "wrong", "angle-addition"),
-        (lambda delta, w: np.full((2, 2), np.nan), "wrong", "NaN or infinite"),
-        (lambda delta, w: "[[1, 0], [0, 1]]", "wrong", "must be an array of numbers, got str"),
-        (lambda delta, w: [[1, 0], [0]], "wrong", "ragged"),
-        (lambda delta: good_block(delta, 1.0), "wrong", "your function raised TypeError"),
-        (np.eye(2), "wrong", "expected a function, got ndarray"),
+        (check_shift_block, good_block, "correct", "correct"),
+        (check_shift_block, lambda d, w: good_block(d, w).astype(np.float32), "correct", "correct"),
+        (check_shift_block, lambda d, w: good_block(d, w).tolist(), "correct", "correct"),
+        (check_shift_block, stub, "todo", "not done yet"),
+        (check_shift_block, lambda delta, w: None, "todo", "not done yet"),
+        (check_shift_block, _seed, "wrong", "(cos, sin)"),
+        (check_shift_block, lambda delta, w: good_block(delta, 1.0), "wrong", "w·Δ, not Δ"),
+        (check_shift_block, lambda delta, w: np.eye(3), "wrong", "must have shape (2, 2)"),
+        (check_shift_block, lambda delta, w: good_block(2 * delta, w), "wrong", "angle-addition"),
+        (check_shift_block, lambda delta, w: np.full((2, 2), np.nan), "wrong", "NaN or infinite"),
+        (check_shift_block, lambda delta, w: "[[1, 0], [0, 1]]", "wrong", "got str"),
+        (check_shift_block, lambda delta, w: [[1, 0], [0]], "wrong", "ragged"),
+        (check_shift_block, lambda delta: good_block(delta, 1.0), "wrong", "raised TypeError"),
+        (check_shift_block, np.eye(2), "wrong", "expected a function, got ndarray"),
+        (check_sin_collision, (1.0, np.pi - 1.0), "correct", "correct"),
+        (check_sin_collision, [1.0, np.pi - 1.0], "correct", "correct"),
+        (check_sin_collision, np.array([1.0, np.pi - 1.0]), "correct", "correct"),
+        (
+            check_sin_collision,
+            (np.float32(1.0), np.float32(np.pi) - np.float32(1.0)),
+            "correct",
+            "",
+        ),
+        (check_sin_collision, np.array([-1.0, np.pi + 1.0], dtype=np.float32), "correct", ""),
+        (check_sin_collision, lambda: (-1.0, np.pi + 1.0), "correct", "correct"),
+        (check_sin_collision, None, "todo", "not done yet"),
+        (check_sin_collision, stub, "todo", "not done yet"),
+        (check_sin_collision, (np.pi - 0.5, 0.5), "wrong", "used in the lesson"),
+        (check_sin_collision, (1.0, 1.0 + 2 * np.pi), "wrong", "period"),
+        (check_sin_collision, (0.3, 0.4), "wrong", "must be equal"),
+        (check_sin_collision, (2.0, 2.0), "wrong", "different positions"),
+        (check_sin_collision, (1.0,), "wrong", "pair of two items"),
+        # Issue 18 item 5: (nan, nan) and (inf, -inf) were graded correct, with a RuntimeWarning.
+        (check_sin_collision, (float("nan"), float("nan")), "wrong", "t1 is nan"),
+        (check_sin_collision, (float("inf"), -float("inf")), "wrong", "t1 is inf"),
+        (check_sin_collision, (1.0, "2.14"), "wrong", "t2 is text"),
+        (check_sin_collision, (1e6, np.pi - 1e6), "wrong", "within ±10,000"),
+        (check_sin_collision, _crashes, "wrong", "your function raised ZeroDivisionError: oops"),
+        (check_rotation_angle, np.degrees(1.0), "correct", "correct"),
+        (check_rotation_angle, 57.3, "correct", "correct"),
+        (check_rotation_angle, np.float32(57.29578), "correct", "correct"),
+        (check_rotation_angle, np.array(57.3), "correct", "correct"),
+        (check_rotation_angle, np.array([57.3]), "correct", "correct"),
+        (check_rotation_angle, lambda: 57.3, "correct", "correct"),
+        (check_rotation_angle, stub, "todo", "not done yet"),
+        (check_rotation_angle, 1.0, "wrong", "radians"),
+        (check_rotation_angle, np.degrees(0.01), "wrong", "pair index"),
+        (check_rotation_angle, np.degrees(100.0), "wrong", "k = 0"),
+        (check_rotation_angle, 45.0, "wrong", "within 0.1"),
+        (check_rotation_angle, float("nan"), "wrong", "the angle is nan"),
+        (check_rotation_angle, -float("inf"), "wrong", "the angle is -inf"),
+        (check_rotation_angle, "57.3", "wrong", "is text"),
+        (check_rotation_angle, True, "wrong", "must be a number, got bool"),
+        (check_rotation_angle, np.array([57.3, 57.3]), "wrong", "must be one number"),
     ],
 )
-def test_check_shift_block_names_each_slip(answer, status, message):
-    feedback = check_shift_block(answer)
+def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, message):
+    feedback = check(answer)
     assert feedback.status == status
     assert message in feedback.message
 
@@ -192,86 +233,3 @@ def test_check_shift_block_calls_the_learner_once_per_case():
 
     assert check_shift_block(counted).passed
     assert set(calls.values()) == {1} and len(calls) >= 4
-
-
-# --- Exercise 2: check_sin_collision -------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        (1.0, np.pi - 1.0),
-        [1.0, np.pi - 1.0],
-        np.array([1.0, np.pi - 1.0]),
-        (np.float32(1.0), np.float32(np.pi) - np.float32(1.0)),
-        np.array([-1.0, np.pi + 1.0], dtype=np.float32),
-        lambda: (-1.0, np.pi + 1.0),
-    ],
-)
-def test_check_sin_collision_accepts_mirror_pairs(answer):
-    assert check_sin_collision(answer).passed
-
-
-@pytest.mark.parametrize(
-    ("answer", "status", "message"),
-    [
-        (None, "todo", "not done yet"),
-        (stub, "todo", "not done yet"),
-        ((np.pi - 0.5, 0.5), "wrong", "used in the lesson"),
-        ((1.0, 1.0 + 2 * np.pi), "wrong", "period"),
-        ((0.3, 0.4), "wrong", "must be equal"),
-        ((2.0, 2.0), "wrong", "different positions"),
-        ((1.0,), "wrong", "pair of two items"),
-        ((float("nan"), float("nan")), "wrong", "t1 is nan"),
-        ((float("inf"), -float("inf")), "wrong", "t1 is inf"),
-        ((1.0, "2.14"), "wrong", "t2 is text"),
-        ((1e6, np.pi - 1e6), "wrong", "within ±10,000"),
-    ],
-)
-def test_check_sin_collision_names_each_slip(answer, status, message):
-    # Issue 18 item 5: (nan, nan) and (inf, -inf) were graded correct, with a RuntimeWarning
-    # (the suite turns warnings into errors).
-    feedback = check_sin_collision(answer)
-    assert feedback.status == status
-    assert message in feedback.message
-
-
-def test_check_sin_collision_reports_a_crashing_function():
-    def crashes():
-        raise ZeroDivisionError("oops")
-
-    feedback = check_sin_collision(crashes)
-    assert feedback.status == "wrong"
-    assert feedback.message == "your function raised ZeroDivisionError: oops"
-
-
-# --- Exercise 3: check_rotation_angle ------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [np.degrees(1.0), 57.3, np.float32(57.29578), np.array(57.3), np.array([57.3]), lambda: 57.3],
-)
-def test_check_rotation_angle_accepts_the_angle(answer):
-    assert check_rotation_angle(answer).passed
-
-
-@pytest.mark.parametrize(
-    ("answer", "status", "message"),
-    [
-        (stub, "todo", "not done yet"),
-        (1.0, "wrong", "radians"),
-        (np.degrees(0.01), "wrong", "pair index"),
-        (np.degrees(100.0), "wrong", "k = 0"),
-        (45.0, "wrong", "within 0.1"),
-        (float("nan"), "wrong", "the angle is nan"),
-        (-float("inf"), "wrong", "the angle is -inf"),
-        ("57.3", "wrong", "is text"),
-        (True, "wrong", "must be a number, got bool"),
-        (np.array([57.3, 57.3]), "wrong", "must be one number"),
-    ],
-)
-def test_check_rotation_angle_names_each_slip(answer, status, message):
-    feedback = check_rotation_angle(answer)
-    assert feedback.status == status
-    assert message in feedback.message

@@ -11,7 +11,6 @@ from pe_helpers import relative_deviation, score_terms, sinusoidal_pe
 from pe_helpers.figures import plot_heatmap_row
 from pe_helpers.lessons.attention_breakdown import (
     BLEND_T_VALUES,
-    MAX_WIDTH,
     AttentionBlend,
     attention_stack,
     blend_deviations,
@@ -21,7 +20,7 @@ from pe_helpers.lessons.attention_breakdown import (
     encoding_readout,
     random_projection,
 )
-from pe_helpers.lessons.attention_breakdown.maths import position_scores
+from pe_helpers.lessons.attention_breakdown.maths import MAX_WIDTH, position_scores
 
 # --- maths --------------------------------------------------------------------------
 
@@ -45,6 +44,11 @@ def test_the_blended_scores_end_points_and_midpoint():
     assert np.allclose(position_scores(p, w_q, w_k, 0.5), p @ half_q @ half_k.T @ p.T)
 
 
+def _deviations(**kwargs):
+    arguments = {"p": np.eye(8), "w_q": np.eye(8), "w_k": np.eye(8), "t_values": [0.5], **kwargs}
+    return blend_deviations(*arguments.values())
+
+
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
@@ -56,42 +60,14 @@ def test_the_blended_scores_end_points_and_midpoint():
         (lambda: random_projection(MAX_WIDTH + 1), ValueError, "d_model"),
         (lambda: random_projection(4, d_k=10**6), ValueError, "d_k"),
         # Issue 18, item 14: errors used to say "w_random" and "t" for every argument.
-        (
-            lambda: blend_deviations(np.eye(16), np.eye(8), np.eye(16), [0.5]),
-            ValueError,
-            "w_q_random",
-        ),
-        (
-            lambda: blend_deviations(np.eye(16), np.eye(16), np.ones((16, 3)), [0.5]),
-            ValueError,
-            "w_k_random",
-        ),
-        (lambda: blend_deviations(np.eye(16), np.eye(16), "x", [0.5]), TypeError, "w_k_random"),
-        (
-            lambda: blend_deviations(np.eye(8), np.eye(8), np.eye(8), [0.0, 1.5]),
-            ValueError,
-            "t_values",
-        ),
-        (
-            lambda: blend_deviations(np.eye(8), np.eye(8), np.eye(8), [[0.0]]),
-            ValueError,
-            "t_values",
-        ),
-        (
-            lambda: blend_deviations(np.eye(8), np.eye(8), np.eye(8), np.zeros(5000)),
-            ValueError,
-            "t_values",
-        ),
-        (
-            lambda: blend_deviations(np.zeros((5000, 8)), np.eye(8), np.eye(8), [0.0]),
-            ValueError,
-            r"\bp\b",
-        ),
-        (
-            lambda: blend_deviations(*blend_inputs(256, 256), np.linspace(0, 1, 1000)),
-            ValueError,
-            r"\bp\b",
-        ),
+        (lambda: _deviations(w_q=np.eye(4)), ValueError, "w_q_random"),
+        (lambda: _deviations(w_k=np.ones((8, 3))), ValueError, "w_k_random"),
+        (lambda: _deviations(w_k="x"), TypeError, "w_k_random"),
+        (lambda: _deviations(t_values=[0.0, 1.5]), ValueError, "t_values"),
+        (lambda: _deviations(t_values=[[0.0]]), ValueError, "t_values"),
+        (lambda: _deviations(t_values=np.zeros(5000)), ValueError, "t_values"),
+        (lambda: _deviations(p=np.zeros((5000, 8))), ValueError, r"\bp\b"),
+        (lambda: blend_deviations(*blend_inputs(256, 256), np.zeros(1000)), ValueError, r"\bp\b"),
         (lambda: blend_inputs(8, 1), ValueError, "n_positions"),
         (lambda: blend_inputs(7), ValueError, "d_model"),
         (lambda: blend_inputs(8, 10**6), ValueError, "n_positions"),
@@ -223,73 +199,60 @@ def _position_position(p, w_q, w_k):
     return (p @ w_q) @ (p @ w_k).T
 
 
-def test_check_position_position_accepts_right_answers():
-    assert check_position_position(_position_position).passed
-    assert check_position_position(lambda p, q, k: _position_position(p, q, k).astype(np.float32))
-    assert check_position_position(lambda p, q, k: _position_position(p, q, k).tolist())
-
-    def in_place(p, w_q, w_k):
-        p *= 1.0  # touches its input: the checker must pass copies
-        return _position_position(p, w_q, w_k)
-
-    assert check_position_position(in_place).passed
-
-
-@pytest.mark.parametrize(
-    ("answer", "text"),
-    [
-        (lambda p, wq, wk: _position_position(p, wq, wk).T, "transpose: row i"),
-        (lambda p, wq, wk: p @ wq @ wk @ p.T, "W_K needs a transpose"),
-        (lambda p, wq, wk: p @ p.T, "projections W_Q and W_K are missing"),
-        (lambda p, wq, wk: np.zeros((3, 3)), "shape (6, 6)"),
-        (lambda p, wq, wk: 2 * _position_position(p, wq, wk), "values differ"),
-        (lambda p, wq, wk: np.full((6, 6), np.nan), "NaN or infinite"),
-        (lambda p, wq, wk: "p @ w_q", "array of numbers, got str"),
-        (crashes, "your function raised ZeroDivisionError: oops"),
-    ],
-)
-def test_check_position_position_names_each_slip(answer, text):
-    feedback = check_position_position(answer)
-    assert feedback.status == "wrong" and text in feedback.message, feedback
-
-
-def test_check_position_position_unfinished_and_not_a_function():
-    assert check_position_position(stub).status == "todo"
-    assert check_position_position(lambda *a: None).status == "todo"
-    assert check_position_position(np.eye(6)).status == "wrong"
+def _in_place(p, w_q, w_k):
+    p *= 1.0  # touches its input: the checker must pass copies
+    return _position_position(p, w_q, w_k)
 
 
 def _scaled_pairs(d_model):
     return np.diag(np.repeat(np.arange(1.0, d_model // 2 + 1), 2)), np.eye(d_model)
 
 
-def test_check_relative_projections_accepts_right_answers():
-    assert check_relative_projections(_scaled_pairs).passed
-    # Issue 18, item 8: a list [w_q, w_k] was rejected where a pair is expected.
-    assert check_relative_projections(lambda d: list(_scaled_pairs(d))).passed
-    assert check_relative_projections(lambda d: np.stack(_scaled_pairs(d))).passed
-    float32 = check_relative_projections(
-        lambda d: tuple(w.astype(np.float32) for w in _scaled_pairs(d))
-    )
-    assert float32.passed, float32
+def _random_pair(d):
+    return random_projection(d, seed=0), random_projection(d, seed=1)
+
+
+POS, REL = check_position_position, check_relative_projections
+pp = _position_position
 
 
 @pytest.mark.parametrize(
-    ("answer", "text"),
+    ("check", "answer", "status", "text"),
     [
-        (lambda d: (np.eye(d), 3 * np.eye(d)), "multiple of the identity"),
-        (lambda d: (random_projection(d, seed=0), random_projection(d, seed=1)), "not relative"),
-        (lambda d: (np.zeros((d, d)), np.eye(d)), "is zero"),
-        (lambda d: np.eye(d), "must be a pair of two items"),
-        (lambda d: (np.eye(d), np.eye(d + 1)), "w_k must have shape"),
-        (lambda d: (np.full((d, d), np.nan), np.eye(d)), "w_q holds NaN"),
-        (lambda d: ("eye", np.eye(d)), "w_q must be an array of numbers, got str"),
-        (crashes, "your function raised ZeroDivisionError"),
+        (POS, pp, "correct", ""),
+        (POS, lambda p, q, k: pp(p, q, k).astype(np.float32), "correct", ""),
+        (POS, lambda p, q, k: pp(p, q, k).tolist(), "correct", ""),
+        (POS, _in_place, "correct", ""),
+        (POS, stub, "todo", ""),
+        (POS, lambda *a: None, "todo", ""),
+        (POS, np.eye(6), "wrong", "expected a function"),
+        (POS, lambda p, q, k: pp(p, q, k).T, "wrong", "transpose: row i"),
+        (POS, lambda p, q, k: p @ q @ k @ p.T, "wrong", "W_K needs a transpose"),
+        (POS, lambda p, q, k: p @ p.T, "wrong", "W_Q and W_K are missing"),
+        (POS, lambda p, q, k: np.zeros((3, 3)), "wrong", "shape (6, 6)"),
+        (POS, lambda p, q, k: 2 * pp(p, q, k), "wrong", "values differ"),
+        (POS, lambda p, q, k: np.full((6, 6), np.nan), "wrong", "NaN or infinite"),
+        (POS, lambda p, q, k: "p @ w_q", "wrong", "array of numbers, got str"),
+        (POS, crashes, "wrong", "your function raised ZeroDivisionError: oops"),
+        (REL, _scaled_pairs, "correct", ""),
+        # Issue 18, item 8: a list [w_q, w_k] was rejected where a pair is expected.
+        (REL, lambda d: list(_scaled_pairs(d)), "correct", ""),
+        (REL, lambda d: np.stack(_scaled_pairs(d)), "correct", ""),
+        (REL, lambda d: tuple(w.astype(np.float32) for w in _scaled_pairs(d)), "correct", ""),
+        (REL, stub, "todo", ""),
+        (REL, lambda d: (np.eye(d), 3 * np.eye(d)), "wrong", "multiple of the identity"),
+        (REL, _random_pair, "wrong", "not relative"),
+        (REL, lambda d: (np.zeros((d, d)), np.eye(d)), "wrong", "is zero"),
+        (REL, lambda d: np.eye(d), "wrong", "must be a pair of two items"),
+        (REL, lambda d: (np.eye(d), np.eye(d + 1)), "wrong", "w_k must have shape"),
+        (REL, lambda d: (np.full((d, d), np.nan), np.eye(d)), "wrong", "w_q holds NaN"),
+        (REL, lambda d: ("eye", np.eye(d)), "wrong", "w_q must be an array of numbers"),
+        (REL, crashes, "wrong", "your function raised ZeroDivisionError"),
     ],
 )
-def test_check_relative_projections_names_each_slip(answer, text):
-    feedback = check_relative_projections(answer)
-    assert feedback.status == "wrong" and text in feedback.message, feedback
+def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, text):
+    feedback = check(answer)
+    assert feedback.status == status and text in feedback.message, feedback
 
 
 def test_check_relative_projections_calls_once_per_width():
@@ -301,7 +264,6 @@ def test_check_relative_projections_calls_once_per_width():
 
     assert check_relative_projections(counted).passed
     assert sorted(calls) == [8, 16]
-    assert check_relative_projections(stub).status == "todo"
 
 
 def test_attention_stack_keeps_the_encoding_only_with_residuals():

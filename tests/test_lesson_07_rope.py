@@ -172,57 +172,15 @@ def _rotate_pair(x0, x1, angle):
     return x0 * c - x1 * s, x0 * s + x1 * c
 
 
-def test_check_rotate_pair_accepts_right_answers():
-    assert check_rotate_pair(_rotate_pair).passed
-    assert check_rotate_pair(lambda x0, x1, a: np.array(_rotate_pair(x0, x1, a))).passed
-    assert check_rotate_pair(lambda x0, x1, a: list(_rotate_pair(x0, x1, a))).passed
-    float32 = check_rotate_pair(
-        lambda x0, x1, a: (
-            tuple(np.float32(y) for y in _rotate_pair(x0, x1, a))
-            if np.ndim(x0) == 0
-            else tuple(np.asarray(y, np.float32) for y in _rotate_pair(x0, x1, a))
-        )
-    )
-    assert float32.passed, float32
+def _float32_pair(x0, x1, angle):
+    cast = np.float32 if np.ndim(x0) == 0 else (lambda y: np.asarray(y, np.float32))
+    return tuple(cast(y) for y in _rotate_pair(x0, x1, angle))
 
 
-def test_check_rotate_pair_reports_math_cos_on_arrays_as_feedback():
+def _with_math(x0, x1, angle):
     # Issue 11: math.cos on arrays raised a raw TypeError inside the checker.
-    def with_math(x0, x1, angle):
-        c, s = math.cos(angle), math.sin(angle)
-        return x0 * c - x1 * s, x0 * s + x1 * c
-
-    feedback = check_rotate_pair(with_math)
-    assert feedback.status == "wrong"
-    assert "raised TypeError on numpy arrays" in feedback.message
-    assert "np.cos" in feedback.message
-
-
-@pytest.mark.parametrize(
-    ("answer", "text"),
-    [
-        (lambda x0, x1, a: _rotate_pair(x0, x1, -a), "clockwise"),
-        (lambda x0, x1, a: (x0 * np.cos(a), x0 * np.sin(a)), "keeps the length"),
-        (lambda x0, x1, a: (x0, x1), "should give (0, 1)"),
-        (lambda x0, x1, a: x0, "must be a pair"),
-        (lambda x0, x1, a: (np.nan, np.nan), "NaN or infinite"),
-        (lambda x0, x1, a: ("0", "1"), "y0 for (1, 0) must be an array of numbers, got str"),
-        (crashes, "your function raised ZeroDivisionError"),
-    ],
-)
-def test_check_rotate_pair_names_each_slip(answer, text):
-    feedback = check_rotate_pair(answer)
-    assert feedback.status == "wrong" and text in feedback.message, feedback
-
-
-def test_check_rotate_pair_unfinished():
-    assert check_rotate_pair(stub).status == "todo"
-
-
-def test_check_rope_adjacent_accepts_right_answers():
-    assert check_rope_adjacent(lambda x, t, base: apply_rope(x, t, base)).passed
-    float32 = check_rope_adjacent(lambda x, t, base: apply_rope(x, t, base).astype(np.float32))
-    assert float32.passed, float32
+    c, s = math.cos(angle), math.sin(angle)
+    return x0 * c - x1 * s, x0 * s + x1 * c
 
 
 def _column_exponent(x, t, base):
@@ -233,60 +191,71 @@ def _column_exponent(x, t, base):
     return out
 
 
-@pytest.mark.parametrize(
-    ("answer", "text"),
-    [
-        # Issue 11: an answer with base 10000 hard-coded used to pass.
-        (lambda x, t, base: apply_rope(x, t, 10000.0), "for base = 500: you returned the rotation"),
-        (lambda x, t, base: apply_rope(x, t, base, pairing="halves"), "split-halves"),
-        (lambda x, t, base: apply_rope(x, -t, base), "clockwise"),
-        (lambda x, t, base: apply_rope(x, None, base), "row index"),
-        (_column_exponent, "w_k = base ** (−2k / d)"),
-        (lambda x, t, base: 2 * apply_rope(x, t, base), "changed length"),
-        (lambda x, t, base: x[:2], "shape (5, 8)"),
-        (lambda x, t, base: np.full(x.shape, np.inf), "NaN or infinite"),
-        (crashes, "your function raised ZeroDivisionError"),
-    ],
-)
-def test_check_rope_adjacent_names_each_slip(answer, text):
-    feedback = check_rope_adjacent(answer)
-    assert feedback.status == "wrong" and text in feedback.message, feedback
-
-
-def test_check_rope_adjacent_unfinished():
-    assert check_rope_adjacent(stub).status == "todo"
-
-
 def _unwrapped(d_model, base, length):
     return (length - 1) * frequencies(d_model, base) < 2 * np.pi
 
 
-def test_check_unwrapped_pairs():
-    assert check_unwrapped_pairs(_unwrapped).passed
-    assert check_unwrapped_pairs(lambda d, b, n: _unwrapped(d, b, n).tolist()).passed
-    assert check_unwrapped_pairs(stub).status == "todo"
+PAIR, ROPE, UNWRAPPED = check_rotate_pair, check_rope_adjacent, check_unwrapped_pairs
 
 
 @pytest.mark.parametrize(
-    ("answer", "text"),
+    ("check", "answer", "status", "text"),
     [
-        (lambda d, b, n: ~_unwrapped(d, b, n), "DO complete a turn"),
-        (lambda d, b, n: n * frequencies(d, b) < 2 * np.pi, "off by one"),
-        (lambda d, b, n: _unwrapped(d, b, n).astype(int), "booleans"),
-        (lambda d, b, n: _unwrapped(2 * d, b, n), "one entry per pair"),
-        (lambda d, b, n: (n - 1) * frequencies(d, b) < np.pi, "compare (L − 1)·w_k"),
-        (lambda d, b, n: np.full(d // 2, np.nan), "NaN or infinite"),
-        (lambda d, b, n: "True", "array of numbers, got str"),
-        (crashes, "your function raised ZeroDivisionError"),
+        (PAIR, _rotate_pair, "correct", ""),
+        (PAIR, lambda x0, x1, a: np.array(_rotate_pair(x0, x1, a)), "correct", ""),
+        (PAIR, lambda x0, x1, a: list(_rotate_pair(x0, x1, a)), "correct", ""),
+        (PAIR, _float32_pair, "correct", ""),
+        (PAIR, lambda *a: tuple(np.atleast_1d(y) for y in _rotate_pair(*a)), "correct", ""),
+        (PAIR, stub, "todo", ""),
+        (PAIR, _with_math, "wrong", "raised TypeError on numpy arrays: math.cos and math.sin"),
+        (PAIR, lambda x0, x1, a: _rotate_pair(x0, x1, -a), "wrong", "clockwise"),
+        (PAIR, lambda x0, x1, a: (x0 * np.cos(a), x0 * np.sin(a)), "wrong", "keeps the length"),
+        (PAIR, lambda x0, x1, a: (x0, x1), "wrong", "should give (0, 1)"),
+        (PAIR, lambda x0, x1, a: x0, "wrong", "must be a pair"),
+        (PAIR, lambda x0, x1, a: (np.nan, np.nan), "wrong", "NaN or infinite"),
+        (PAIR, lambda x0, x1, a: ("0", "1"), "wrong", "y0 for (1, 0) must be an array of numbers"),
+        (PAIR, crashes, "wrong", "your function raised ZeroDivisionError"),
+        (ROPE, lambda x, t, base: apply_rope(x, t, base), "correct", ""),
+        (ROPE, lambda x, t, base: apply_rope(x, t, base).astype(np.float32), "correct", ""),
+        (ROPE, stub, "todo", ""),
+        # Issue 11: an answer with base 10000 hard-coded used to pass.
+        (
+            ROPE,
+            lambda x, t, base: apply_rope(x, t, 10000.0),
+            "wrong",
+            "for base = 500: you returned",
+        ),
+        (
+            ROPE,
+            lambda x, t, base: apply_rope(x, t, base, pairing="halves"),
+            "wrong",
+            "split-halves",
+        ),
+        (ROPE, lambda x, t, base: apply_rope(x, -t, base), "wrong", "clockwise"),
+        (ROPE, lambda x, t, base: apply_rope(x, None, base), "wrong", "row index"),
+        (ROPE, _column_exponent, "wrong", "w_k = base ** (−2k / d)"),
+        (ROPE, lambda x, t, base: 2 * apply_rope(x, t, base), "wrong", "changed length"),
+        (ROPE, lambda x, t, base: x[:2], "wrong", "shape (5, 8)"),
+        (ROPE, lambda x, t, base: np.full(x.shape, np.inf), "wrong", "NaN or infinite"),
+        (ROPE, crashes, "wrong", "your function raised ZeroDivisionError"),
+        (UNWRAPPED, _unwrapped, "correct", ""),
+        (UNWRAPPED, lambda d, b, n: _unwrapped(d, b, n).tolist(), "correct", ""),
+        (UNWRAPPED, stub, "todo", ""),
+        (UNWRAPPED, lambda d, b, n: ~_unwrapped(d, b, n), "wrong", "DO complete a turn"),
+        (UNWRAPPED, lambda d, b, n: n * frequencies(d, b) < 2 * np.pi, "wrong", "off by one"),
+        (UNWRAPPED, lambda d, b, n: _unwrapped(d, b, n).astype(int), "wrong", "booleans"),
+        (UNWRAPPED, lambda d, b, n: _unwrapped(2 * d, b, n), "wrong", "one entry per pair"),
+        (
+            UNWRAPPED,
+            lambda d, b, n: (n - 1) * frequencies(d, b) < np.pi,
+            "wrong",
+            "compare (L − 1)",
+        ),
+        (UNWRAPPED, lambda d, b, n: np.full(d // 2, np.nan), "wrong", "NaN or infinite"),
+        (UNWRAPPED, lambda d, b, n: "True", "wrong", "array of numbers, got str"),
+        (UNWRAPPED, crashes, "wrong", "your function raised ZeroDivisionError"),
     ],
 )
-def test_check_unwrapped_pairs_names_each_slip(answer, text):
-    feedback = check_unwrapped_pairs(answer)
-    assert feedback.status == "wrong" and text in feedback.message, feedback
-
-
-def test_check_rotate_pair_takes_one_element_arrays_for_numbers():
-    def atleast_1d(x0, x1, angle):
-        return tuple(np.atleast_1d(y) for y in _rotate_pair(x0, x1, angle))
-
-    assert check_rotate_pair(atleast_1d).passed
+def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, text):
+    feedback = check(answer)
+    assert feedback.status == status and text in feedback.message, feedback

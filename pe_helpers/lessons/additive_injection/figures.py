@@ -1,7 +1,4 @@
-"""Lesson 02 · Injecting position by addition: the figures and the width slider.
-
-See :mod:`pe_helpers.lessons.additive_injection` for the lesson's overview.
-"""
+"""Lesson 02 figures: cosines and probe against the width, and the width slider."""
 
 from __future__ import annotations
 

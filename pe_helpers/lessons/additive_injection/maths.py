@@ -1,7 +1,4 @@
-"""Lesson 02 · Injecting position by addition: random cosines and the position probe.
-
-See :mod:`pe_helpers.lessons.additive_injection` for the lesson's overview.
-"""
+"""Lesson 02 maths: random cosines and the position probe."""
 
 from __future__ import annotations
 
@@ -14,7 +11,6 @@ from ..._validate import check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 
 __all__ = [
-    "MAX_CELLS",
     "ProbeResult",
     "position_probe",
     "random_cosines",

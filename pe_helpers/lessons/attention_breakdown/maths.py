@@ -11,8 +11,6 @@ from ...encodings import sinusoidal_pe
 
 __all__ = [
     "BLEND_T_VALUES",
-    "MAX_POSITIONS",
-    "MAX_WIDTH",
     "attention_stack",
     "blend_deviations",
     "blend_inputs",

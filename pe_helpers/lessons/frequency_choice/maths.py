@@ -11,7 +11,6 @@ from ..._validate import check_array, check_base, check_d_model, check_int
 from ...encodings import frequencies
 
 __all__ = [
-    "MAX_CELLS",
     "binary_digits",
     "column_reading_pe",
     "running_min_distance",

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_base, check_d_model, check_int, check_positions
 from ...encodings import frequencies
 
-__all__ = ["MAX_WIDTH", "mean_abs_scores", "unseen_angle_gaps"]
+__all__ = ["mean_abs_scores", "unseen_angle_gaps"]
 
 
 #: Largest vector width the helpers accept.

@@ -12,8 +12,6 @@ from ..._validate import check_array, check_int, check_real, check_square
 
 __all__ = [
     "LayerRun",
-    "MAX_TOKENS",
-    "MAX_WIDTH",
     "attention_layer",
     "recurrence_states",
     "recurrence_weights",
