@@ -25,30 +25,17 @@ MAX_WIDTH = 2048
 MAX_POSITIONS = 2048
 #: Blends at which the deviation curve of the blend figure is sampled.
 BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
-#: Most blends one call of :func:`blend_deviations` evaluates.
-MAX_BLENDS = 1001
-#: Most multiply-adds one call of the blend helpers may take (a few seconds at most).
-MAX_WORK = 5e9
+#: Most positions and widest encoding :func:`blend_deviations` takes, and its most blends.
+MAX_BLEND_SIZE, MAX_BLENDS = 256, 101
 
 
-def _check_rows(name: str, value: object) -> np.ndarray:
+def _check_rows(name: str, value: object, most: int = MAX_POSITIONS) -> np.ndarray:
     arr = check_array(name, value, ndim=2).astype(np.float64)
-    if arr.shape[0] > MAX_POSITIONS or arr.shape[1] > MAX_WIDTH:
+    if max(arr.shape) > most:
         raise ValueError(
-            f"{name} may have at most {MAX_POSITIONS} rows and {MAX_WIDTH} columns "
-            f"(keeps memory small), got shape {arr.shape}"
+            f"{name} may have at most {most} rows and {most} columns, got shape {arr.shape}"
         )
     return arr
-
-
-def _check_work(p: np.ndarray, blends: int) -> None:
-    work = p.shape[0] * p.shape[1] * (p.shape[0] + 2 * p.shape[1]) * blends
-    if work > MAX_WORK:
-        raise ValueError(
-            f"p of shape {p.shape} with {blends} blend(s) is too much work "
-            f"(n·d·(n + 2d)·blends = {work:.1e} > {MAX_WORK:.0e}): use fewer positions, "
-            "a smaller width or fewer blends"
-        )
 
 
 def random_projection(
@@ -114,12 +101,11 @@ def blend_deviations(
     Parameters
     ----------
     p : array_like
-        Positional encodings, shape ``(n, d)``.
+        Positional encodings, shape ``(n, d)``, ``n`` and ``d`` at most 256.
     w_q_random, w_k_random : array_like
         ``(d, d)`` matrices reached at ``t = 1``.
     t_values : array_like
-        1-D blends, each in ``[0, 1]``; at most :data:`MAX_BLENDS` of them, and
-        ``n·d·(n + 2d)·len(t_values)`` at most :data:`MAX_WORK`.
+        1-D blends, each in ``[0, 1]``; at most 101 of them.
 
     Returns
     -------
@@ -132,7 +118,7 @@ def blend_deviations(
     >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
     [0.0]
     """
-    p = _check_rows("p", p)
+    p = _check_rows("p", p, MAX_BLEND_SIZE)
     w_q = check_square("w_q_random", w_q_random, p.shape[1])
     w_k = check_square("w_k_random", w_k_random, p.shape[1])
     ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
@@ -142,7 +128,6 @@ def blend_deviations(
     if outside.size:
         index = int(outside[0])
         raise ValueError(f"t_values must lie in [0, 1], got {ts[index]} at index {index}")
-    _check_work(p, ts.size)
     return np.array([relative_deviation(position_scores(p, w_q, w_k, t)) for t in ts.tolist()])
 
 

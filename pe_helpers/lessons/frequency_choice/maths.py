@@ -28,11 +28,6 @@ MAX_DISTANCE_WORK = 3 * 10**10
 _BLOCK, _TILE = 2**17, 256
 
 
-def _real_array(name: str, value: object, ndim: int) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` axes (ragged input is named)."""
-    return np.asarray(check_array(name, value, ndim=ndim), dtype=np.float64)
-
-
 def _check_cells(what: str, count: int) -> None:
     if count > MAX_CELLS:
         raise ValueError(f"{what} would hold {count:,} numbers; the limit is {MAX_CELLS:,}")
@@ -107,7 +102,7 @@ def column_reading_pe(
         _check_cells(f"positions = {count} and d_model = {d_model}", count * w.size)
         t = np.arange(count, dtype=np.float64)
     else:
-        t = _real_array("positions", positions, ndim=1)
+        t = check_array("positions", positions, ndim=1).astype(np.float64)
         _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * w.size)
     angles = np.multiply.outer(t, w)
     out = np.cos(angles)
@@ -142,7 +137,7 @@ def running_min_distance(vectors: ArrayLike) -> np.ndarray:
     >>> running_min_distance([[1e8], [1e8 + 1]]).tolist()
     [1.0]
     """
-    x = _real_array("vectors", vectors, ndim=2)
+    x = np.asarray(check_array("vectors", vectors, ndim=2), dtype=np.float64)
     n, d = x.shape
     if n < 2:
         raise ValueError(f"vectors must have shape (n, d) with n >= 2, got {x.shape}")

@@ -39,10 +39,6 @@ __all__ = [
 _RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
 
 
-def _check_encoding(pe: ArrayLike) -> np.ndarray:
-    return check_array("pe", pe, ndim=2).astype(np.float64)
-
-
 @course_style
 def plot_pe_heatmap(
     pe: ArrayLike, ax: Axes | None = None, *, title: str = "", colorbar: bool = True
@@ -73,7 +69,7 @@ def plot_pe_heatmap(
     >>> plot_pe_heatmap(np.zeros((5, 8))).get_title()
     'Positional encoding: 5 positions × 8 dimensions'
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     n_positions, d_model = arr.shape
     return heatmap(
         arr,
@@ -111,7 +107,7 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['dim 1: cos, k = 0', 'dim 2: sin, k = 1']
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     listed = np.asarray(dimensions, dtype=object)
     if listed.ndim != 1 or not 1 <= listed.size <= 10:
         raise ValueError(
@@ -206,7 +202,7 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     >>> [ax.get_title() for ax in figure.axes[:2]]
     ['interleaved: sin, cos, sin, cos, …', 'sines, then cosines']
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     split = sines_then_cosines(arr)
     if not isinstance(cmap, str):
         raise TypeError(f"cmap must be the name of a matplotlib colour map, got {cmap!r}")
