@@ -170,6 +170,8 @@ def test_token_outputs_share_one_colour_scale_and_name_bad_input():
     assert left.get_title() == '"x y"'
     with pytest.raises(ValueError, match=r"outputs\[0\]"):
         lesson.plot_token_outputs([["only one"]], [a])
+    with pytest.raises(TypeError, match="outputs"):
+        lesson.plot_token_outputs([["x"]], None)
     with pytest.raises(TypeError, match=r"sentences\[0\]"):
         lesson.plot_token_outputs(["x y"], [a])
     with pytest.raises(ValueError, match="sentences"):

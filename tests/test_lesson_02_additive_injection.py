@@ -98,6 +98,8 @@ def _probe(**kwargs):
             "n_pairs",
         ),
         (lambda: lesson.slow_columns(8, 0), ValueError, "span"),
+        (lambda: lesson.slow_columns(10**9, 4), ValueError, "d_model"),
+        (lambda: _probe(columns=[[1], [1, 2]]), ValueError, "columns"),
         (lambda: _probe(d_model=7), ValueError, "d_model"),
         (lambda: _probe(d_model=8192), ValueError, "d_model"),
         (lambda: _probe(embedding_scale=-1.0), ValueError, "embedding_scale"),

@@ -131,7 +131,7 @@ def test_binary_digits_are_exact_integers_least_significant_first():
         (lambda: fc.plot_wavelengths(4096), ValueError, "d_model"),
         (lambda: fc.plot_wavelengths(8, ax="left"), TypeError, r"\bax\b"),
         (lambda: fc.plot_min_distance([2, 3], [[1, 2]]), TypeError, "curves"),  # item 15
-        (lambda: fc.plot_min_distance([2, 3], {"a": [1.0]}), ValueError, "curves"),
+        (lambda: fc.plot_min_distance([2, 3], {"a": [1.0]}), ValueError, "lengths"),
         (lambda: fc.plot_min_distance([2, 3], {"a": [1.0, 0.0]}), ValueError, "curves"),
         (lambda: fc.plot_aliasing(1e9, 10), ValueError, "frequency"),
         (lambda: fc.plot_aliasing(1.0, "10"), TypeError, "t_max"),

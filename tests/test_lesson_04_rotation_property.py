@@ -54,6 +54,8 @@ def _points(**kwargs):
         (lambda: _points(delta=float("nan")), ValueError, "delta"),
         (lambda: _points(positions=[[1.0]]), ValueError, "positions"),
         (lambda: _points(positions=2_000_000), ValueError, "positions"),
+        (lambda: _points(positions=10**18), ValueError, "positions"),
+        (lambda: _points(d_model=10**9), ValueError, "d_model"),
         (lambda: _points(d_model=15), ValueError, "d_model"),
         (lambda: plot_shift_scatter([1.0, 2.0], [1.0]), ValueError, "after"),
         (lambda: plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0]), ValueError, "highlight"),

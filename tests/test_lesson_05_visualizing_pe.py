@@ -69,6 +69,9 @@ def test_sines_then_cosines_is_the_halves_permutation():
     ("call", "error", "name"),
     [
         (lambda: dot_profile(10**6, 128), ValueError, "deltas"),
+        (lambda: dot_profile(10**18, 128), ValueError, "deltas"),
+        (lambda: dot_profile([0, 1], 10**9), ValueError, "d_model"),
+        (lambda: plot_column_means(np.zeros(5000)), ValueError, "means"),
         (lambda: pair_form_profile([np.nan], 8), ValueError, "deltas"),
         (lambda: pair_form(10**5), ValueError, "d_model"),
         (lambda: pair_form(4, b="1"), TypeError, r"\bb\b"),

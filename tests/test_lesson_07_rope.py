@@ -98,6 +98,7 @@ def test_new_angles_appear_exactly_for_pairs_that_never_turn_fully():
             ValueError,
             "distances",
         ),
+        (lambda: mean_abs_scores(np.ones((1, 4)), np.ones((1, 4)), 10**9), ValueError, "distances"),
         (lambda: unseen_angle_gaps(7, 1e4, 8, 16), ValueError, "d_model"),
         (lambda: unseen_angle_gaps(8, 0.0, 8, 16), ValueError, "base"),
         (lambda: unseen_angle_gaps(8, 1e4, 16, 8), ValueError, "test_length"),

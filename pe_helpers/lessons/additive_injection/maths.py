@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_d_model, check_int, check_real
+from ..._validate import as_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 
 __all__ = [
@@ -98,6 +98,8 @@ def slow_columns(d_model: int, span: int, base: float = 10000.0) -> np.ndarray:
     [4, 5, 6, 7]
     """
     d_model = check_d_model(d_model)
+    if d_model > MAX_CELLS:
+        raise ValueError(f"d_model must be at most {MAX_CELLS}, got {d_model}")
     span = check_int("span", span, minimum=1)
     wavelengths = np.repeat(2.0 * np.pi / frequencies(d_model, base), 2)
     return np.flatnonzero(wavelengths > span)
@@ -189,7 +191,7 @@ def position_probe(
 
 
 def _columns(columns: ArrayLike, d_model: int) -> np.ndarray:
-    arr = np.asarray(columns)
+    arr = as_array("columns", columns)
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"columns must be a non-empty 1-D array of integers, got {columns!r:.60}")
     if arr.min() < 0 or arr.max() >= d_model:

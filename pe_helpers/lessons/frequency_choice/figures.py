@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_d_model, check_int, check_real
+from ..._validate import check_array, check_base, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
@@ -243,8 +243,14 @@ def plot_min_distance(
     >>> plot_min_distance([2, 3], {"a": [1.0, 0.5]}).get_legend().get_texts()[0].get_text()
     'a'
     """
+    n = check_array("lengths", lengths, ndim=1)
+    if not isinstance(curves, Mapping) or not curves:
+        raise TypeError(f"curves must be a non-empty dict of label -> values, got {curves!r:.60}")
+    for label, values in curves.items():
+        if check_array(f"curves[{label!r}]", values, ndim=1).shape != n.shape:
+            raise ValueError(f"curves[{label!r}] must have one value per entry of lengths")
     ax = plot_curves(
-        lengths,
+        n,
         curves,
         new_axes(ax),
         xlabel="number of positions n",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -63,6 +65,8 @@ def mean_abs_scores(
     if q.shape != k.shape:
         raise ValueError(f"queries and keys must have the same shape, got {q.shape} and {k.shape}")
     check_width("queries.shape[1]", q.shape[1])
+    if isinstance(distances, numbers.Integral):  # a count: bounded before any array is made
+        check_int("distances", distances, maximum=MAX_SCORES)
     r = check_positions(distances, name="distances")
     if r.size == 0:
         raise ValueError("distances must not be empty")

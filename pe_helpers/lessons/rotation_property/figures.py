@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -11,7 +12,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_positions, check_real
+from ..._validate import check_array, check_base, check_int, check_positions, check_real
 from ...figures import FIGSIZE, course_style, new_axes
 from ...live import Layout, LiveFigure, float_control, int_control
 from .maths import pair_points
@@ -61,6 +62,8 @@ class PairRotation(LiveFigure):
 
     def __init__(self, *, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)) -> None:
         self.base = check_base(base)
+        if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
+            check_int("positions", positions, maximum=MAX_LABELLED_POSITIONS)
         self.positions = check_positions(positions)
         if not 1 <= self.positions.size <= MAX_LABELLED_POSITIONS:
             raise ValueError(

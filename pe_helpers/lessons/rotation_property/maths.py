@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_int, check_positions, check_real
+from ..._validate import check_d_model, check_int, check_positions, check_real
 from ...encodings import frequencies
 
 __all__ = ["pair_points"]
 
-#: Most positions :func:`pair_points` computes at once.
-MAX_POSITIONS = 1_000_000
+#: Most positions :func:`pair_points` computes at once, and its widest encoding.
+MAX_POSITIONS, MAX_WIDTH = 1_000_000, 4096
 
 
 def pair_points(
@@ -34,7 +36,7 @@ def pair_points(
         The pair index ``k``, from 0 to ``d_model/2 - 1``: the pair of columns ``2k`` and
         ``2k + 1``, whose frequency is ``w_k``.
     d_model : int, default 16
-        Width of the encoding (even).
+        Width of the encoding (even, at most :data:`MAX_WIDTH`).
     base : float, default 10000.0
         Frequency base.
 
@@ -52,10 +54,14 @@ def pair_points(
     >>> shifted.round(12).tolist(), angle == np.pi / 2
     ([[1.0, 0.0]], True)
     """
+    if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
+        check_int("positions", positions, maximum=MAX_POSITIONS)
     t = check_positions(positions)
     if t.size > MAX_POSITIONS:
         raise ValueError(f"positions must hold at most {MAX_POSITIONS:,} values, got {t.size:,}")
     delta = check_real("delta", delta)
+    if check_d_model(d_model) > MAX_WIDTH:
+        raise ValueError(f"d_model must be at most {MAX_WIDTH}, got {d_model}")
     w = frequencies(d_model, base)
     k = check_int("pair_index", pair_index, minimum=0)
     if k >= w.size:

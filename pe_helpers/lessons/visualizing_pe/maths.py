@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_d_model, check_positions, check_real
+from ..._validate import check_array, check_d_model, check_int, check_positions, check_real
 from ...encodings import frequencies
 
 __all__ = ["J", "dot_profile", "pair_form", "pair_form_profile", "sines_then_cosines"]
@@ -21,14 +23,15 @@ MAX_FORM_WIDTH = 4096
 
 def _angles(deltas: ArrayLike, d_model: int, base: float) -> np.ndarray:
     """The checked angles ``w_k Δ``, shape ``(len(deltas), d_model // 2)``."""
-    offsets = check_positions(deltas, "deltas")
-    w = frequencies(d_model, base)
-    if offsets.size * w.size > MAX_ANGLES:
+    if isinstance(deltas, numbers.Integral):  # a count: bounded before any array is made
+        check_int("deltas", deltas, maximum=MAX_ANGLES)
+    offsets, pairs = check_positions(deltas, "deltas"), check_d_model(d_model) // 2
+    if offsets.size * pairs > MAX_ANGLES:
         raise ValueError(
             f"len(deltas) × d_model/2 must be at most {MAX_ANGLES:,}, "
-            f"got {offsets.size:,} × {w.size:,}"
+            f"got {offsets.size:,} × {pairs:,}"
         )
-    return np.multiply.outer(offsets, w)
+    return np.multiply.outer(offsets, frequencies(d_model, base))
 
 
 def dot_profile(deltas: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:

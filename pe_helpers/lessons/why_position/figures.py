@@ -98,7 +98,11 @@ def plot_token_outputs(
     '"a b"'
     """
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(f"sentences must be a list of word lists, got {type(sentences).__name__}")
+        raise TypeError(f"sentences must be a list of word lists, got {sentences!r:.60}")
+    if isinstance(outputs, str) or not hasattr(outputs, "__len__"):
+        raise TypeError(
+            f"outputs must be a list of matrices, one per sentence, got {outputs!r:.60}"
+        )
     if not 1 <= len(sentences) <= 4 or len(outputs) != len(sentences):
         raise ValueError(
             "sentences must hold one to four sentences, and outputs one matrix per sentence; "
@@ -170,7 +174,7 @@ def plot_serial_steps(
     ):
         chains.append(check_array(name, values, ndim=1))
         if chains[-1].shape != n.shape:
-            raise ValueError(f"{name} must have one value per length ({n.size})")
+            raise ValueError(f"{name} must have one value per entry of lengths ({n.size})")
     labels = (
         "recurrent layer: one product per token, in a chain",
         "self-attention: the same short chain at every length",
