@@ -63,33 +63,32 @@ def test_attention_layer_matches_attention_and_its_chain_does_not_grow(n):
 
 
 @pytest.mark.parametrize(
-    ("call", "error", "match"),
+    ("call", "error", "name"),
     [
-        (lambda: lesson.recurrent_layer(np.ones(3), np.eye(3), np.eye(3)), ValueError, "x must"),
-        (
-            lambda: lesson.recurrent_layer(np.ones((2, 3)), np.eye(2), np.eye(3)),
-            ValueError,
-            r"w_h must be a \(3, 3\) matrix to match x",
-        ),
+        (lambda: lesson.recurrent_layer(np.ones(3), np.eye(3), np.eye(3)), ValueError, "x"),
+        (lambda: lesson.recurrent_layer(np.ones((2, 3)), np.eye(2), np.eye(3)), ValueError, "w_h"),
         (
             lambda: lesson.attention_layer(np.ones((2, 2)), np.eye(2), "a", np.eye(2)),
             TypeError,
-            "w_k must be an array",
+            "w_k",
         ),
-        (
-            lambda: lesson.attention_layer(np.broadcast_to(0.0, (3000, 2)), *[np.eye(2)] * 3),
-            ValueError,
-            "x must have at most 2048 rows and 1024 columns",
-        ),
+        (lambda: lesson.attention_layer(np.zeros((3000, 2)), *[np.eye(2)] * 3), ValueError, "x"),
         (
             lambda: lesson.recurrent_layer([[1.0, 2.0], [3.0]], np.eye(2), np.eye(2)),
             ValueError,
-            "x must be a rectangular array",
+            "x",
         ),
+        (lambda: lesson.recurrence_weights(0.5, 0), ValueError, "n_steps"),
+        (lambda: lesson.recurrence_weights("0.5", 3), TypeError, "decay"),
+        (lambda: lesson.recurrence_weights(1.5, 3), ValueError, "decay"),
+        (lambda: lesson.recurrence_weights(0.5, 10**9), ValueError, "n_steps"),
+        (lambda: lesson.recurrence_states([1.0, np.nan], 0.5), ValueError, "inputs"),
+        (lambda: lesson.recurrence_states([], 0.5), ValueError, "inputs"),
+        (lambda: lesson.recurrence_states(np.zeros(200_000), 0.5), ValueError, "inputs"),
     ],
 )
-def test_layers_name_bad_arguments(call, error, match):
-    with pytest.raises(error, match=match):
+def test_the_layers_and_the_recurrence_name_bad_arguments(call, error, name):
+    with pytest.raises(error, match=rf"\b{name}\b"):
         call()
 
 
@@ -131,59 +130,16 @@ def test_recurrence_weights_are_powers_of_the_factor_and_match_the_states():
     assert np.isclose(lesson.recurrence_states(x, a)[-1], weights @ x)
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "match"),
-    [
-        (lambda: lesson.recurrence_weights(0.5, 0), ValueError, "n_steps must be >= 1"),
-        (lambda: lesson.recurrence_weights("0.5", 3), TypeError, "decay must be a real number"),
-        (lambda: lesson.recurrence_weights(1.5, 3), ValueError, r"decay must lie in \[-1, 1\]"),
-        (lambda: lesson.recurrence_weights(0.5, 10**9), ValueError, "n_steps must be <= 100000"),
-        (lambda: lesson.recurrence_states([1.0, np.nan], 0.5), ValueError, "inputs must be finite"),
-        (lambda: lesson.recurrence_states([], 0.5), ValueError, "inputs must not be empty"),
-        (
-            lambda: lesson.recurrence_states(np.broadcast_to(0.0, (200_000,)), 0.5),
-            ValueError,
-            "at most 100000 steps",
-        ),
-    ],
-)
-def test_recurrence_helpers_name_bad_arguments(call, error, match):
-    with pytest.raises(error, match=match):
-        call()
-
-
 # --- figures -----------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("decay", "n_steps", "power"),
-    [
-        (0.5, 3, "0.25"),
-        (1e300, 4, "1e+900"),
-        (1e-300, 4, "1e-900"),
-        (-2.0, 4, "-8"),
-        (0.0, 1, "1"),
-        (0.0, 5, "0"),
-        (-1e300, 3, "1e+600"),
-    ],
-)
-def test_recurrence_caption_never_overflows(decay, n_steps, power):
-    # Issue 18: recurrence_caption(1e300, 4) ended in a raw OverflowError.
-    assert lesson.recurrence_caption(decay, n_steps).endswith(f" = {power}")
-
-
-def test_recurrence_caption_names_bad_arguments():
-    with pytest.raises(ValueError, match="decay must be finite"):
-        lesson.recurrence_caption(float("inf"), 3)
-    with pytest.raises(TypeError, match="n_steps must be an integer"):
-        lesson.recurrence_caption(0.5, 2.0)
-
-
 def test_recurrence_figure_shows_the_weights_caption_and_title():
     ax = lesson.RecurrenceWeights().draw(decay=0.5, n_steps=10).axes[0]
     (line,) = ax.lines
     assert line.get_xdata().tolist() == list(range(1, 11))
     assert np.allclose(line.get_ydata(), [0.5 ** (10 - t) for t in range(1, 11)])
-    assert ax.texts[0].get_text().endswith("0.5^9 = 0.00195")
+    assert ax.texts[0].get_text() == "weight of x_1 in h_10: a^(n-1) = 0.5^9 = 0.00195"
     assert "a = 0.50" in ax.get_title() and "h_10" in ax.get_title()
+    caption = lesson.RecurrenceWeights().draw(decay=0.0, n_steps=5).axes[0].texts[0]
+    assert caption.get_text().endswith("0^4 = 0")
 
 
 def test_recurrence_view_owns_its_ranges_and_blits_steps_of_a():
@@ -197,9 +153,9 @@ def test_recurrence_view_owns_its_ranges_and_blits_steps_of_a():
     assert view.blits == 2  # the x range changes, and the x axis is drawn with the line
     assert view.figure.axes[0].get_xlim() == (0.5, 40.5)
     assert snapshot(view.figure) == snapshot(lesson.RecurrenceWeights().draw(decay=0.5, n_steps=40))
-    with pytest.raises(ValueError, match=r"decay must lie in \[0, 1\], got 1.5"):
+    with pytest.raises(ValueError, match="decay"):
         lesson.RecurrenceWeights().view(decay=1.5)
-    with pytest.raises(ValueError, match=r"n_steps must lie in \[2, 60\], got 61"):
+    with pytest.raises(ValueError, match="n_steps"):
         lesson.RecurrenceWeights().draw(n_steps=61)
     view.close()
 
@@ -212,11 +168,13 @@ def test_token_outputs_share_one_colour_scale_and_name_bad_input():
     assert left.images[0].get_clim() == right.images[0].get_clim() == (-3.0, 3.0)
     assert [t.get_text() for t in right.get_yticklabels()] == ["y", "x"]
     assert left.get_title() == '"x y"'
-    with pytest.raises(ValueError, match=r"outputs\[0\] must have one row per word"):
+    with pytest.raises(ValueError, match=r"outputs\[0\]"):
         lesson.plot_token_outputs([["only one"]], [a])
-    with pytest.raises(TypeError, match=r"sentences\[0\] must be a list of words"):
+    with pytest.raises(TypeError, match="outputs"):
+        lesson.plot_token_outputs([["x"]], None)
+    with pytest.raises(TypeError, match=r"sentences\[0\]"):
         lesson.plot_token_outputs(["x y"], [a])
-    with pytest.raises(ValueError, match="one output matrix per sentence"):
+    with pytest.raises(ValueError, match="sentences"):
         lesson.plot_token_outputs([["x", "y"]], [a, b])
 
 
@@ -225,9 +183,9 @@ def test_serial_steps_figure_draws_both_chains_and_names_bad_input():
     assert ax.lines[0].get_ydata().tolist() == [1, 2, 3]
     assert ax.lines[1].get_ydata().tolist() == [3, 3, 3]
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
-    with pytest.raises(ValueError, match="one value per length"):
+    with pytest.raises(ValueError, match="chain"):
         lesson.plot_serial_steps([1, 2], [1, 2, 3], [1, 1])
-    with pytest.raises(TypeError, match="attention_chain must be an array"):
+    with pytest.raises(TypeError, match="attention_chain"):
         lesson.plot_serial_steps([1, 2], [1, 2], None)
 
 

@@ -10,15 +10,14 @@ import pytest
 
 from pe_helpers import shift_operator, sinusoidal_pe
 from pe_helpers.lessons.rotation_property import (
-    MAX_LABELLED_POSITIONS,
     PairRotation,
     check_rotation_angle,
     check_shift_block,
     check_sin_collision,
     pair_points,
     plot_shift_scatter,
-    rotation_caption,
 )
+from pe_helpers.lessons.rotation_property.figures import MAX_LABELLED_POSITIONS
 from pe_helpers.live import snapshot
 
 
@@ -43,30 +42,43 @@ def test_pair_points_are_columns_2k_and_2k_plus_1_of_the_encoding():
     assert angle == pytest.approx(100.0 ** (-6 / 16) * 2.5)
 
 
+def _points(**kwargs):
+    return pair_points(**{"positions": [0.0], "delta": 1.0, "pair_index": 0, **kwargs})
+
+
 @pytest.mark.parametrize(
-    ("kwargs", "error", "match"),
+    ("call", "error", "name"),
     [
-        ({"frequency_index": 8}, ValueError, "frequency_index must be < d_model/2 = 8, got 8"),
-        ({"frequency_index": 1.5}, TypeError, "frequency_index must be an integer"),
-        ({"delta": float("nan")}, ValueError, "delta must be finite"),
-        ({"positions": [[1.0]]}, ValueError, "positions must be 1-D"),
-        ({"positions": 2_000_000}, ValueError, "at most 1,000,000"),
-        ({"d_model": 15}, ValueError, "d_model must be even"),
+        (lambda: _points(pair_index=8), ValueError, "pair_index"),
+        (lambda: _points(pair_index=1.5), TypeError, "pair_index"),
+        (lambda: _points(delta=float("nan")), ValueError, "delta"),
+        (lambda: _points(positions=[[1.0]]), ValueError, "positions"),
+        (lambda: _points(positions=2_000_000), ValueError, "positions"),
+        (lambda: _points(positions=10**18), ValueError, "positions"),
+        (lambda: _points(d_model=10**9), ValueError, "d_model"),
+        (lambda: _points(d_model=15), ValueError, "d_model"),
+        (lambda: plot_shift_scatter([1.0, 2.0], [1.0]), ValueError, "after"),
+        (lambda: plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0]), ValueError, "highlight"),
+        (
+            lambda: plot_shift_scatter([1.0], [1.0], highlight=[[1.0, 2.0, 3.0]]),
+            ValueError,
+            "highlight",
+        ),
+        (lambda: plot_shift_scatter([1.0], [1.0], slope="1"), TypeError, "slope"),
+        (lambda: PairRotation().draw(pair_index=8), ValueError, "pair_index"),
+        (lambda: PairRotation(d_model=64), TypeError, "d_model"),
+        (lambda: PairRotation(positions=5000), ValueError, "positions"),
+        (lambda: PairRotation(positions=np.arange(13)), ValueError, "positions"),
+        (lambda: PairRotation(positions=[]), ValueError, "positions"),
+        (lambda: PairRotation(base=-1.0), ValueError, "base"),
     ],
 )
-def test_pair_points_names_bad_arguments(kwargs, error, match):
-    arguments = {"positions": [0.0], "delta": 1.0, "frequency_index": 0, "d_model": 16}
-    with pytest.raises(error, match=match):
-        pair_points(**{**arguments, **kwargs})
-
-
-def test_rotation_caption_reports_radians_degrees_and_wraps_full_turns():
-    assert rotation_caption(1.0, 2) == "w_2·Δ = 1.000 rad = 57.3° (clockwise)"
-    assert "≡ 53.5°" in rotation_caption(13.5, 0)
-    with pytest.raises(ValueError, match="frequency_index"):
-        rotation_caption(1.0, -1)
-    with pytest.raises(TypeError, match="angle"):
-        rotation_caption("1", 0)
+def test_doors_name_bad_arguments_before_drawing(call, error, name):
+    # Issue 18 item 3: positions=5000 took 37 s to build and about 10 s per step.
+    figures = plt.get_fignums()
+    with pytest.raises(error, match=name):
+        call()
+    assert plt.get_fignums() == figures
 
 
 def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
@@ -86,7 +98,7 @@ def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
 
 
 def test_pair_rotation_draws_points_their_images_chords_and_labels():
-    figure = PairRotation().draw(delta=2.5, frequency_index=3)
+    figure = PairRotation().draw(delta=2.5, pair_index=3)
     ax = figure.axes[0]
     pairs, shifted, angle = pair_points([0, 2, 4], 2.5, 3)
     offsets = [c.get_offsets() for c in ax.collections if c.get_offsets().shape == (3, 2)]
@@ -94,10 +106,12 @@ def test_pair_rotation_draws_points_their_images_chords_and_labels():
     np.testing.assert_allclose(offsets[1], shifted)
     assert ax.get_title() == "Pair k = 3 of d = 16, shifted by Δ = 2.5"
     texts = [t.get_text() for t in ax.texts]
-    caption = rotation_caption(angle, 3).replace(" rad = ", " rad\n= ").replace(" (", "\n(")
+    assert angle == pytest.approx(2.5 * 10000 ** (-6 / 16))
     # Pair 3 turns 0.03 rad per position: the three points nearly coincide and share a label.
-    assert texts == [caption, "0, 2, 4", "", ""]
-    fast = PairRotation().draw(delta=0.0, frequency_index=0).axes[0]  # 1 rad per position
+    assert texts == ["w_3·Δ = 0.079 rad\n= 4.5°\n(clockwise)", "0, 2, 4", "", ""]
+    wrapped = PairRotation().draw(delta=13.5, pair_index=0).axes[0].texts[0]
+    assert wrapped.get_text() == "w_0·Δ = 13.500 rad\n= 773.5° ≡ 53.5°\n(clockwise)"
+    fast = PairRotation().draw(delta=0.0, pair_index=0).axes[0]  # 1 rad per position
     assert [t.get_text() for t in fast.texts][1:] == ["0", "2", "4"]
     np.testing.assert_allclose(np.hypot(*ax.lines[0].get_data()), 1.0)  # the unit circle
 
@@ -106,40 +120,19 @@ def test_pair_rotation_view_steps_on_one_figure_and_blits():
     view = PairRotation().view()
     figure = view.figure
     view.controls["delta"].value = 6.5
-    view.controls["frequency_index"].value = 7
+    view.controls["pair_index"].value = 7
     assert view.figure is figure and view.renders == 3 and view.blits == 2
-    assert snapshot(figure) == snapshot(PairRotation().draw(delta=6.5, frequency_index=7))
+    assert snapshot(figure) == snapshot(PairRotation().draw(delta=6.5, pair_index=7))
     view.close()
 
 
 def test_the_k_slider_is_declared_once_and_covers_the_pairs_of_the_width():
-    view = PairRotation(base=100.0, positions=[1, 3]).view(frequency_index=7)
-    slider = view.controls["frequency_index"]
+    view = PairRotation(base=100.0, positions=[1, 3]).view(pair_index=7)
+    slider = view.controls["pair_index"]
     assert (slider.min, slider.max, slider.description) == (0, 7, "pair k (frequency w_k)")
     assert PairRotation.d_model // 2 - 1 == 7
     assert "controls" not in vars(PairRotation(base=100.0))  # never rewritten per figure
-    with pytest.raises(ValueError, match=r"frequency_index must lie in \[0, 7\], got 8"):
-        PairRotation().draw(frequency_index=8)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'd_model'"):
-        PairRotation(d_model=64)
     view.close()
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"positions": 5000}, f"1 to {MAX_LABELLED_POSITIONS} positions"),
-        ({"positions": np.arange(13)}, f"1 to {MAX_LABELLED_POSITIONS} positions"),
-        ({"positions": []}, "1 to 12 positions"),
-        ({"base": -1.0}, "base must be > 0"),
-    ],
-)
-def test_pair_rotation_refuses_sizes_before_drawing(kwargs, match):
-    # Issue 18 item 3: positions=5000 took 37 s to build and about 10 s per step.
-    figures = plt.get_fignums()
-    with pytest.raises(ValueError, match=match):
-        PairRotation(**kwargs)
-    assert plt.get_fignums() == figures
 
 
 def test_pair_rotation_at_its_largest_still_blits():
@@ -155,47 +148,80 @@ def test_plot_shift_scatter_holds_points_line_and_highlight():
     np.testing.assert_allclose(ax.collections[0].get_offsets()[:, 1], np.sin(t + 1))
     np.testing.assert_allclose(ax.collections[1].get_offsets(), [[0.1, 0.2]])
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [-0.5, 0.5])
-    with pytest.raises(ValueError, match="after must have the shape of before"):
-        plot_shift_scatter([1.0, 2.0], [1.0])
-    with pytest.raises(ValueError, match="highlight must be 2-D"):
-        plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="highlight must have 2 columns"):
-        plot_shift_scatter([1.0], [1.0], highlight=[[1.0, 2.0, 3.0]])
-    with pytest.raises(TypeError, match="slope must be a real number"):
-        plot_shift_scatter([1.0], [1.0], slope="1")
 
 
-# --- Exercise 1: check_shift_block ---------------------------------------------------------------
-
-
-def test_check_shift_block_accepts_the_block_in_float64_and_float32():
-    assert check_shift_block(good_block).passed
-    assert check_shift_block(lambda d, w: good_block(d, w).astype(np.float32)).passed
-    assert check_shift_block(lambda d, w: good_block(d, w).tolist()).passed
+# --- the exercise checkers ----------------------------------------------------------------------
 
 
 def _seed(delta, w):
     return good_block(-delta, w)
 
 
+def _crashes():
+    raise ZeroDivisionError("oops")
+
+
 @pytest.mark.parametrize(
-    ("answer", "status", "message"),
+    ("check", "answer", "status", "message"),
     [
-        (stub, "todo", "not done yet"),
-        (lambda delta, w: None, "todo", "not done yet"),
-        (_seed, "wrong", "(cos, sin)"),
-        (lambda delta, w: good_block(delta, 1.0), "wrong", "w·Δ, not Δ"),
-        (lambda delta, w: np.eye(3), "wrong", "must have shape (2, 2), got (3, 3)"),
-        (lambda delta, w: good_block(2 * delta, w), "wrong", "angle-addition"),
-        (lambda delta, w: np.full((2, 2), np.nan), "wrong", "NaN or infinite"),
-        (lambda delta, w: "[[1, 0], [0, 1]]", "wrong", "must be an array of numbers, got str"),
-        (lambda delta, w: [[1, 0], [0]], "wrong", "ragged"),
-        (lambda delta: good_block(delta, 1.0), "wrong", "your function raised TypeError"),
-        (np.eye(2), "wrong", "expected a function, got ndarray"),
+        (check_shift_block, good_block, "correct", "correct"),
+        (check_shift_block, lambda d, w: good_block(d, w).astype(np.float32), "correct", "correct"),
+        (check_shift_block, lambda d, w: good_block(d, w).tolist(), "correct", "correct"),
+        (check_shift_block, stub, "todo", "not done yet"),
+        (check_shift_block, lambda delta, w: None, "todo", "not done yet"),
+        (check_shift_block, _seed, "wrong", "(cos, sin)"),
+        (check_shift_block, lambda delta, w: good_block(delta, 1.0), "wrong", "w·Δ, not Δ"),
+        (check_shift_block, lambda delta, w: np.eye(3), "wrong", "must have shape (2, 2)"),
+        (check_shift_block, lambda delta, w: good_block(2 * delta, w), "wrong", "angle-addition"),
+        (check_shift_block, lambda delta, w: np.full((2, 2), np.nan), "wrong", "NaN or infinite"),
+        (check_shift_block, lambda delta, w: "[[1, 0], [0, 1]]", "wrong", "got str"),
+        (check_shift_block, lambda delta, w: [[1, 0], [0]], "wrong", "ragged"),
+        (check_shift_block, lambda delta: good_block(delta, 1.0), "wrong", "raised TypeError"),
+        (check_shift_block, np.eye(2), "wrong", "expected a function, got ndarray"),
+        (check_sin_collision, (1.0, np.pi - 1.0), "correct", "correct"),
+        (check_sin_collision, [1.0, np.pi - 1.0], "correct", "correct"),
+        (check_sin_collision, np.array([1.0, np.pi - 1.0]), "correct", "correct"),
+        (
+            check_sin_collision,
+            (np.float32(1.0), np.float32(np.pi) - np.float32(1.0)),
+            "correct",
+            "",
+        ),
+        (check_sin_collision, np.array([-1.0, np.pi + 1.0], dtype=np.float32), "correct", ""),
+        (check_sin_collision, lambda: (-1.0, np.pi + 1.0), "correct", "correct"),
+        (check_sin_collision, None, "todo", "not done yet"),
+        (check_sin_collision, stub, "todo", "not done yet"),
+        (check_sin_collision, (np.pi - 0.5, 0.5), "wrong", "used in the lesson"),
+        (check_sin_collision, (1.0, 1.0 + 2 * np.pi), "wrong", "period"),
+        (check_sin_collision, (0.3, 0.4), "wrong", "must be equal"),
+        (check_sin_collision, (2.0, 2.0), "wrong", "different positions"),
+        (check_sin_collision, (1.0,), "wrong", "pair of two items"),
+        # Issue 18 item 5: (nan, nan) and (inf, -inf) were graded correct, with a RuntimeWarning.
+        (check_sin_collision, (float("nan"), float("nan")), "wrong", "t1 is nan"),
+        (check_sin_collision, (float("inf"), -float("inf")), "wrong", "t1 is inf"),
+        (check_sin_collision, (1.0, "2.14"), "wrong", "t2 is text"),
+        (check_sin_collision, (1e6, np.pi - 1e6), "wrong", "within ±10,000"),
+        (check_sin_collision, _crashes, "wrong", "your function raised ZeroDivisionError: oops"),
+        (check_rotation_angle, np.degrees(1.0), "correct", "correct"),
+        (check_rotation_angle, 57.3, "correct", "correct"),
+        (check_rotation_angle, np.float32(57.29578), "correct", "correct"),
+        (check_rotation_angle, np.array(57.3), "correct", "correct"),
+        (check_rotation_angle, np.array([57.3]), "correct", "correct"),
+        (check_rotation_angle, lambda: 57.3, "correct", "correct"),
+        (check_rotation_angle, stub, "todo", "not done yet"),
+        (check_rotation_angle, 1.0, "wrong", "radians"),
+        (check_rotation_angle, np.degrees(0.01), "wrong", "pair index"),
+        (check_rotation_angle, np.degrees(100.0), "wrong", "k = 0"),
+        (check_rotation_angle, 45.0, "wrong", "within 0.1"),
+        (check_rotation_angle, float("nan"), "wrong", "the angle is nan"),
+        (check_rotation_angle, -float("inf"), "wrong", "the angle is -inf"),
+        (check_rotation_angle, "57.3", "wrong", "is text"),
+        (check_rotation_angle, True, "wrong", "must be a number, got bool"),
+        (check_rotation_angle, np.array([57.3, 57.3]), "wrong", "must be one number"),
     ],
 )
-def test_check_shift_block_names_each_slip(answer, status, message):
-    feedback = check_shift_block(answer)
+def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, message):
+    feedback = check(answer)
     assert feedback.status == status
     assert message in feedback.message
 
@@ -209,86 +235,3 @@ def test_check_shift_block_calls_the_learner_once_per_case():
 
     assert check_shift_block(counted).passed
     assert set(calls.values()) == {1} and len(calls) >= 4
-
-
-# --- Exercise 2: check_sin_collision -------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        (1.0, np.pi - 1.0),
-        [1.0, np.pi - 1.0],
-        np.array([1.0, np.pi - 1.0]),
-        (np.float32(1.0), np.float32(np.pi) - np.float32(1.0)),
-        np.array([-1.0, np.pi + 1.0], dtype=np.float32),
-        lambda: (-1.0, np.pi + 1.0),
-    ],
-)
-def test_check_sin_collision_accepts_mirror_pairs(answer):
-    assert check_sin_collision(answer).passed
-
-
-@pytest.mark.parametrize(
-    ("answer", "status", "message"),
-    [
-        (None, "todo", "not done yet"),
-        (stub, "todo", "not done yet"),
-        ((np.pi - 0.5, 0.5), "wrong", "used in the lesson"),
-        ((1.0, 1.0 + 2 * np.pi), "wrong", "period"),
-        ((0.3, 0.4), "wrong", "must be equal"),
-        ((2.0, 2.0), "wrong", "different positions"),
-        ((1.0,), "wrong", "pair of two items"),
-        ((float("nan"), float("nan")), "wrong", "t1 is nan"),
-        ((float("inf"), -float("inf")), "wrong", "t1 is inf"),
-        ((1.0, "2.14"), "wrong", "t2 is text"),
-        ((1e6, np.pi - 1e6), "wrong", "within ±10,000"),
-    ],
-)
-def test_check_sin_collision_names_each_slip(answer, status, message):
-    # Issue 18 item 5: (nan, nan) and (inf, -inf) were graded correct, with a RuntimeWarning
-    # (the suite turns warnings into errors).
-    feedback = check_sin_collision(answer)
-    assert feedback.status == status
-    assert message in feedback.message
-
-
-def test_check_sin_collision_reports_a_crashing_function():
-    def crashes():
-        raise ZeroDivisionError("oops")
-
-    feedback = check_sin_collision(crashes)
-    assert feedback.status == "wrong"
-    assert feedback.message == "your function raised ZeroDivisionError: oops"
-
-
-# --- Exercise 3: check_rotation_angle ------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [np.degrees(1.0), 57.3, np.float32(57.29578), np.array(57.3), np.array([57.3]), lambda: 57.3],
-)
-def test_check_rotation_angle_accepts_the_angle(answer):
-    assert check_rotation_angle(answer).passed
-
-
-@pytest.mark.parametrize(
-    ("answer", "status", "message"),
-    [
-        (stub, "todo", "not done yet"),
-        (1.0, "wrong", "radians"),
-        (np.degrees(0.01), "wrong", "pair index"),
-        (np.degrees(100.0), "wrong", "k = 0"),
-        (45.0, "wrong", "within 0.1"),
-        (float("nan"), "wrong", "the angle is nan"),
-        (-float("inf"), "wrong", "the angle is -inf"),
-        ("57.3", "wrong", "is text"),
-        (True, "wrong", "must be a number, got bool"),
-        (np.array([57.3, 57.3]), "wrong", "must be one number"),
-    ],
-)
-def test_check_rotation_angle_names_each_slip(answer, status, message):
-    feedback = check_rotation_angle(answer)
-    assert feedback.status == status
-    assert message in feedback.message

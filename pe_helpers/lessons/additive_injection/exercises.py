@@ -1,7 +1,4 @@
-"""Lesson 02 · Injecting position by addition: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.additive_injection` for the lesson's overview.
-"""
+"""Lesson 02 exercise checkers: concatenate then project, add a position vector, a probe."""
 
 from __future__ import annotations
 
@@ -15,8 +12,6 @@ __all__ = [
     "check_concat_then_project",
     "check_fit_position_probe",
 ]
-
-# --- exercises ------------------------------------------------------------------------------
 
 
 def _concat_case(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

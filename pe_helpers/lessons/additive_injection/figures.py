@@ -1,7 +1,4 @@
-"""Lesson 02 · Injecting position by addition: the figures and the width slider.
-
-See :mod:`pe_helpers.lessons.additive_injection` for the lesson's overview.
-"""
+"""Lesson 02 figures: cosines and probe against the width, and the width slider."""
 
 from __future__ import annotations
 
@@ -13,24 +10,14 @@ from matplotlib.ticker import FixedLocator
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ..._validate import show_value as _show
 from ...figures import WIDE_FIGSIZE, course_style, legend_below, new_axes, plain_log_ticks
 from ...live import LiveFigure, even_control, side_by_side
-from .maths import ProbeResult, _position_probe, _random_cosines
+from .maths import ProbeResult, position_probe, random_cosines
 
-__all__ = [
-    "COSINE_BINS",
-    "DIMENSION_PAIRS",
-    "DimensionPanels",
-    "plot_cosine_vs_dim",
-    "plot_probe_vs_dim",
-]
+__all__ = ["DimensionPanels", "plot_cosine_vs_dim", "plot_probe_vs_dim"]
 
 #: Bin edges of the cosine histogram (fixed, so a step of the slider changes only heights).
 COSINE_BINS = np.linspace(-1.0, 1.0, 41)
-
-
-# --- figures --------------------------------------------------------------------------------
 
 
 def _dimensions(name: str, values: ArrayLike) -> np.ndarray:
@@ -76,7 +63,7 @@ def plot_cosine_vs_dim(
     d = _dimensions("dims", dims)
     measured = _curve("mean_abs_cosines", mean_abs_cosines, d)
     if measured.min() <= 0 or measured.max() > 1:
-        raise ValueError(f"mean_abs_cosines must lie in (0, 1], got {_show(mean_abs_cosines)}")
+        raise ValueError(f"mean_abs_cosines must lie in (0, 1], got {mean_abs_cosines!r:.60}")
     ax = new_axes(ax)
     ax.plot(d, measured, marker="o", color="C0", label="measured: mean |cos| of random pairs")
     ax.plot(
@@ -183,18 +170,13 @@ class DimensionPanels(LiveFigure):
     layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
 
     def __init__(self, seed: int = 0) -> None:
-        self.seed = check_int("seed", seed, minimum=0)
-        if self.seed >= 2**32:
-            raise ValueError(f"seed must be < 2**32, got {self.seed}")
+        self.seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
 
     def data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
-        """The cosines and the probe drawn for width ``d_model``."""
-        return self._data(self.controls["d_model"].check("d_model", d_model))
-
-    def _data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
-        """:meth:`data` of a checked width: what a step draws."""
-        cosines = _random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
-        probe = _position_probe(d_model, np.random.default_rng(self.seed))  # its defaults
+        """The cosines and the probe drawn for width ``d_model`` (2 to 256, even)."""
+        d_model = self.controls["d_model"].check("d_model", d_model)
+        cosines = random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
+        probe = position_probe(d_model, np.random.default_rng(self.seed))  # its defaults
         return cosines, probe
 
     def build(self, axes) -> SimpleNamespace:
@@ -217,7 +199,7 @@ class DimensionPanels(LiveFigure):
         return SimpleNamespace(left=left, right=right, histogram=histogram, points=points)
 
     def update(self, art: SimpleNamespace, d_model: int) -> None:
-        cosines, probe = self._data(d_model)
+        cosines, probe = self.data(d_model)
         counts, _ = np.histogram(cosines, bins=COSINE_BINS)
         art.histogram.set_data(counts / cosines.size)
         art.points.set_offsets(np.column_stack([probe.true_positions, probe.predicted_positions]))

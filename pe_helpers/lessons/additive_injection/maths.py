@@ -1,7 +1,4 @@
-"""Lesson 02 · Injecting position by addition: random cosines and the position probe.
-
-See :mod:`pe_helpers.lessons.additive_injection` for the lesson's overview.
-"""
+"""Lesson 02 maths: random cosines and the position probe."""
 
 from __future__ import annotations
 
@@ -10,12 +7,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_d_model, check_int, check_real
-from ..._validate import show_value as _show
+from ..._validate import as_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 
 __all__ = [
-    "MAX_CELLS",
     "ProbeResult",
     "position_probe",
     "random_cosines",
@@ -26,13 +21,10 @@ __all__ = [
 MAX_CELLS = 2**22
 
 
-# --- maths ----------------------------------------------------------------------------------
-
-
 def _generator(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
-            f"rng must be a numpy Generator (np.random.default_rng(seed)), got {_show(rng)}"
+            f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.60}"
         )
     return rng
 
@@ -70,12 +62,9 @@ def random_cosines(d_model: int, n_pairs: int, rng: np.random.Generator) -> np.n
     """
     d_model = check_int("d_model", d_model, minimum=1)
     n_pairs = check_int("n_pairs", n_pairs, minimum=1)
-    _cells(f"random_cosines({d_model}, {n_pairs})", 2 * d_model * n_pairs)
-    return _random_cosines(d_model, n_pairs, _generator(rng))
-
-
-def _random_cosines(d_model: int, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
-    """:func:`random_cosines` of checked sizes: ``u·v / (|u| |v|)`` per pair, ``(n_pairs,)``."""
+    _cells(f"n_pairs = {n_pairs} and d_model = {d_model}", 2 * d_model * n_pairs)
+    rng = _generator(rng)
+    # cos = u·v / (|u| |v|) per pair, shape (n_pairs,)
     u = rng.standard_normal((n_pairs, d_model))
     v = rng.standard_normal((n_pairs, d_model))
     cos = np.sum(u * v, axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
@@ -109,8 +98,10 @@ def slow_columns(d_model: int, span: int, base: float = 10000.0) -> np.ndarray:
     [4, 5, 6, 7]
     """
     d_model = check_d_model(d_model)
+    if d_model > MAX_CELLS:
+        raise ValueError(f"d_model must be at most {MAX_CELLS}, got {d_model}")
     span = check_int("span", span, minimum=1)
-    wavelengths = np.repeat(2.0 * np.pi / frequencies(d_model, check_base(base)), 2)
+    wavelengths = np.repeat(2.0 * np.pi / frequencies(d_model, base), 2)
     return np.flatnonzero(wavelengths > span)
 
 
@@ -177,28 +168,13 @@ def position_probe(
     n_positions = check_int("n_positions", n_positions, minimum=2)
     n_samples = check_int("n_samples", n_samples, minimum=8)
     vocab_size = check_int("vocab_size", vocab_size, minimum=1)
-    _cells("the samples", n_samples * d_model + n_positions * d_model)
-    _cells("the embedding table", vocab_size * d_model)
+    sizes = f"n_samples = {n_samples}, n_positions = {n_positions} and d_model = {d_model}"
+    _cells(sizes, (n_samples + n_positions) * d_model)
+    _cells(f"vocab_size = {vocab_size} and d_model = {d_model}", vocab_size * d_model)
     scale = check_real("embedding_scale", embedding_scale)
     if scale < 0:
         raise ValueError(f"embedding_scale must be >= 0, got {scale}")
     keep = np.arange(d_model) if columns is None else _columns(columns, d_model)
-    base = check_base(base)
-    return _position_probe(d_model, rng, n_positions, n_samples, vocab_size, base, scale, keep)
-
-
-def _position_probe(
-    d_model: int,
-    rng: np.random.Generator,
-    n_positions: int = 32,
-    n_samples: int = 1600,
-    vocab_size: int = 1000,
-    base: float = 10000.0,
-    scale: float = 1.0,
-    keep: np.ndarray | None = None,
-) -> ProbeResult:
-    """:func:`position_probe` of checked arguments (same defaults); it sees the columns ``keep``."""
-    keep = np.arange(d_model) if keep is None else keep
     pe = sinusoidal_pe(n_positions, d_model, base)
     embeddings = scale * rng.standard_normal((vocab_size, d_model))
     tokens = rng.integers(0, vocab_size, n_samples)
@@ -215,9 +191,9 @@ def _position_probe(
 
 
 def _columns(columns: ArrayLike, d_model: int) -> np.ndarray:
-    arr = np.asarray(columns)
+    arr = as_array("columns", columns)
     if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"columns must be a non-empty 1-D array of integers, got {_show(columns)}")
+        raise TypeError(f"columns must be a non-empty 1-D array of integers, got {columns!r:.60}")
     if arr.min() < 0 or arr.max() >= d_model:
-        raise ValueError(f"columns must lie in [0, {d_model - 1}], got {_show(columns)}")
+        raise ValueError(f"columns must lie in [0, {d_model - 1}], got {columns!r:.60}")
     return arr

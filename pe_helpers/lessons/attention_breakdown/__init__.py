@@ -1,17 +1,10 @@
-"""Lesson 06 · Where additive encoding breaks down.
+"""Lesson 06 · Where additive encoding breaks down (``notebooks/06_attention_breakdown.ipynb``).
 
-The notebook ``notebooks/06_attention_breakdown.ipynb`` splits the attention score of
-inputs ``e + p`` into four terms and measures how far each one is from depending on
-``j - i`` alone. What only this lesson needs lives here:
-
-* the blend sweep, both projections on the line ``(1 - t) I + t W_random``
-  (:func:`random_projection`, :func:`blend_inputs`,
-  :func:`blend_position_scores`, :func:`blend_deviations`), and a stack of random
-  attention layers to weigh the article's verdict (:func:`attention_stack`,
-  :func:`encoding_readout`);
-* the figure :class:`AttentionBlend` (slider);
-* the exercise checkers :func:`check_position_position` and
-  :func:`check_relative_projections`.
+The attention score of inputs ``e + p`` splits into four terms; this home measures how far
+the position–position term is from depending on ``j - i`` alone as both projections move
+from the identity to random matrices (the slider figure is :class:`AttentionBlend`), runs
+a stack of random attention layers to weigh the article's verdict, and checks the
+exercises.
 """
 
 from . import exercises, figures, maths

@@ -16,9 +16,6 @@ from .maths import (
 __all__ = ["check_position_position", "check_relative_projections"]
 
 
-# --- exercise checkers ----------------------------------------------------------------------
-
-
 def check_position_position(position_position: Callable) -> Feedback:
     """Lesson 06, exercise 1: ``position_position(p, w_q, w_k)`` returns ``p W_Q W_Kᵀ pᵀ``.
 

@@ -10,17 +10,9 @@ from ..._validate import check_int
 from ...attention import relative_deviation
 from ...figures import diverging_cmap
 from ...live import LiveFigure, even_control, float_control, side_by_side
-from .maths import (
-    BLEND_T_VALUES,
-    _deviations,
-    _inputs,
-    _position_scores,
-)
+from .maths import BLEND_T_VALUES, blend_deviations, blend_inputs, position_scores
 
 __all__ = ["AttentionBlend"]
-
-
-# --- figures --------------------------------------------------------------------------------
 
 
 class AttentionBlend(LiveFigure):
@@ -62,8 +54,8 @@ class AttentionBlend(LiveFigure):
     def sweep(self, d_model: int) -> tuple[np.ndarray, ...]:
         """``(p, w_q_random, w_k_random, deviation curve)`` for one width, computed once."""
         if d_model not in self._sweeps:
-            p, w_q, w_k = _inputs(d_model, self.n_positions, self.seed)
-            self._sweeps[d_model] = (p, w_q, w_k, _deviations(p, w_q, w_k, BLEND_T_VALUES))
+            p, w_q, w_k = blend_inputs(d_model, self.n_positions, self.seed)
+            self._sweeps[d_model] = (p, w_q, w_k, blend_deviations(p, w_q, w_k, BLEND_T_VALUES))
         return self._sweeps[d_model]
 
     def build(self, axes) -> SimpleNamespace:
@@ -101,7 +93,7 @@ class AttentionBlend(LiveFigure):
 
     def update(self, art: SimpleNamespace, d_model: int, t: float) -> None:
         p, w_q, w_k, curve = self.sweep(d_model)
-        scores = _position_scores(p, w_q, w_k, t)
+        scores = position_scores(p, w_q, w_k, t)
         deviation = relative_deviation(scores)
         art.image.set_data(scores / (float(np.abs(scores).max()) or 1.0))
         title = f"p W_Q W_Kᵀ pᵀ at t = {t:.2f}\nrelative deviation {deviation:.3f}"

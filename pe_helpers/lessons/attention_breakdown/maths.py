@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_bool, check_d_model, check_int, check_real, check_square
+from ..._validate import check_array, check_bool, check_d_model, check_int, check_square
 from ...attention import attention, relative_deviation
 from ...encodings import sinusoidal_pe
 
 __all__ = [
     "BLEND_T_VALUES",
-    "MAX_POSITIONS",
-    "MAX_WIDTH",
     "attention_stack",
     "blend_deviations",
     "blend_inputs",
-    "blend_position_scores",
     "encoding_readout",
     "random_projection",
 ]
@@ -30,40 +25,17 @@ MAX_WIDTH = 2048
 MAX_POSITIONS = 2048
 #: Blends at which the deviation curve of the blend figure is sampled.
 BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
-#: Most blends one call of :func:`blend_deviations` evaluates.
-MAX_BLENDS = 1001
-#: Most multiply-adds one call of the blend helpers may take (a few seconds at most).
-MAX_WORK = 5e9
+#: Most positions and widest encoding :func:`blend_deviations` takes, and its most blends.
+MAX_BLEND_SIZE, MAX_BLENDS = 256, 101
 
 
-# --- maths: the identity-to-random blend ---------------------------------------------------
-
-
-def _check_blend(name: str, value: object) -> float:
-    t = check_real(name, value)
-    if not 0.0 <= t <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {t}")
-    return t
-
-
-def _check_rows(name: str, value: object) -> np.ndarray:
+def _check_rows(name: str, value: object, most: int = MAX_POSITIONS) -> np.ndarray:
     arr = check_array(name, value, ndim=2).astype(np.float64)
-    if arr.shape[0] > MAX_POSITIONS or arr.shape[1] > MAX_WIDTH:
+    if max(arr.shape) > most:
         raise ValueError(
-            f"{name} may have at most {MAX_POSITIONS} rows and {MAX_WIDTH} columns "
-            f"(keeps memory small), got shape {arr.shape}"
+            f"{name} may have at most {most} rows and {most} columns, got shape {arr.shape}"
         )
     return arr
-
-
-def _check_work(p: np.ndarray, blends: int) -> None:
-    work = p.shape[0] * p.shape[1] * (p.shape[0] + 2 * p.shape[1]) * blends
-    if work > MAX_WORK:
-        raise ValueError(
-            f"p of shape {p.shape} with {blends} blend(s) is too much work "
-            f"(n·d·(n + 2d)·blends = {work:.1e} > {MAX_WORK:.0e}): use fewer positions, "
-            "a smaller width or fewer blends"
-        )
 
 
 def random_projection(
@@ -103,11 +75,6 @@ def random_projection(
         generator = seed
     else:
         generator = np.random.default_rng(check_int("seed", seed, minimum=0))
-    return _random_projection(d_model, d_k, generator)
-
-
-def _random_projection(d_model: int, d_k: int, generator: np.random.Generator) -> np.ndarray:
-    """:func:`random_projection` of checked widths: ``N(0, 1 / d_model)`` entries."""
     return generator.normal(size=(d_model, d_k)) / np.sqrt(d_model)
 
 
@@ -116,50 +83,9 @@ def _blend(t: float, w: np.ndarray) -> np.ndarray:
     return (1.0 - t) * np.eye(w.shape[0]) + t * w
 
 
-def _position_scores(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, t: float) -> np.ndarray:
+def position_scores(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, t: float) -> np.ndarray:
     """``(p W_Q)(p W_K)ᵀ`` with both projections blended by ``t``: shape ``(n, n)``."""
     return (p @ _blend(t, w_q)) @ (p @ _blend(t, w_k)).T
-
-
-def blend_position_scores(
-    p: ArrayLike, w_q_random: ArrayLike, w_k_random: ArrayLike, t: float
-) -> np.ndarray:
-    """The position–position term ``p W_Q W_Kᵀ pᵀ`` with both projections blended.
-
-    ``W_Q = (1 - t) I + t w_q_random`` and ``W_K = (1 - t) I + t w_k_random``: at
-    ``t = 0`` this is ``p pᵀ``, at ``t = 1`` the term with the random matrices.
-
-    Parameters
-    ----------
-    p : array_like
-        Positional encodings, shape ``(n, d)``; ``n·d·(n + 2d)`` at most :data:`MAX_WORK`.
-    w_q_random, w_k_random : array_like
-        ``(d, d)`` matrices reached at ``t = 1``.
-    t : float
-        Blend, in ``[0, 1]``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n, n)``; row ``i`` is query position ``i``, column ``j`` key position ``j``.
-
-    Examples
-    --------
-    >>> p = np.eye(2)
-    >>> blend_position_scores(p, 3 * p, p, 1.0).tolist()
-    [[3.0, 0.0], [0.0, 3.0]]
-    """
-    p = _check_rows("p", p)
-    w_q = check_square("w_q_random", w_q_random, p.shape[1])
-    w_k = check_square("w_k_random", w_k_random, p.shape[1])
-    t = _check_blend("t", t)
-    _check_work(p, 1)
-    return _position_scores(p, w_q, w_k, t)
-
-
-def _deviations(p: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, ts: Sequence[float]) -> np.ndarray:
-    """The relative deviation of the blended position term at each blend in ``ts``."""
-    return np.array([relative_deviation(_position_scores(p, w_q, w_k, t)) for t in ts])
 
 
 def blend_deviations(
@@ -167,18 +93,19 @@ def blend_deviations(
 ) -> np.ndarray:
     """Relative deviation of the position–position term along the identity-to-random blend.
 
-    For each ``t`` the value is ``relative_deviation(blend_position_scores(p, w_q_random,
-    w_k_random, t))``: 0 when the term depends on ``j - i`` only.
+    Both projections are blended, ``W_Q = (1 - t) I + t w_q_random`` and ``W_K = (1 - t) I
+    + t w_k_random``; for each ``t`` the value is the relative deviation
+    (:func:`pe_helpers.attention.relative_deviation`) of the position–position term
+    ``p W_Q W_Kᵀ pᵀ``: 0 when it depends on ``j - i`` only, as at ``t = 0`` (``p pᵀ``).
 
     Parameters
     ----------
     p : array_like
-        Positional encodings, shape ``(n, d)``.
+        Positional encodings, shape ``(n, d)``, ``n`` and ``d`` at most 256.
     w_q_random, w_k_random : array_like
         ``(d, d)`` matrices reached at ``t = 1``.
     t_values : array_like
-        1-D blends, each in ``[0, 1]``; at most :data:`MAX_BLENDS` of them, and
-        ``n·d·(n + 2d)·len(t_values)`` at most :data:`MAX_WORK`.
+        1-D blends, each in ``[0, 1]``; at most 101 of them.
 
     Returns
     -------
@@ -191,7 +118,7 @@ def blend_deviations(
     >>> blend_deviations(p, np.ones((4, 4)), np.ones((4, 4)), [0.0]).tolist()
     [0.0]
     """
-    p = _check_rows("p", p)
+    p = _check_rows("p", p, MAX_BLEND_SIZE)
     w_q = check_square("w_q_random", w_q_random, p.shape[1])
     w_k = check_square("w_k_random", w_k_random, p.shape[1])
     ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
@@ -201,15 +128,7 @@ def blend_deviations(
     if outside.size:
         index = int(outside[0])
         raise ValueError(f"t_values must lie in [0, 1], got {ts[index]} at index {index}")
-    _check_work(p, ts.size)
-    return _deviations(p, w_q, w_k, ts.tolist())
-
-
-def _inputs(d_model: int, n_positions: int, seed: int) -> tuple[np.ndarray, ...]:
-    """:func:`blend_inputs` of checked sizes and seed."""
-    p = sinusoidal_pe(n_positions, d_model)
-    w_q = _random_projection(d_model, d_model, np.random.default_rng(seed))
-    return p, w_q, _random_projection(d_model, d_model, np.random.default_rng(seed + 1))
+    return np.array([relative_deviation(position_scores(p, w_q, w_k, t)) for t in ts.tolist()])
 
 
 def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -240,7 +159,9 @@ def blend_inputs(d_model: int, n_positions: int = 32, seed: int = 0) -> tuple[np
     if d_model > MAX_WIDTH:
         raise ValueError(f"d_model must be at most {MAX_WIDTH} (keeps memory small), got {d_model}")
     n_positions = check_int("n_positions", n_positions, minimum=2, maximum=MAX_POSITIONS)
-    return _inputs(d_model, n_positions, check_int("seed", seed, minimum=0))
+    seed = check_int("seed", seed, minimum=0)
+    p = sinusoidal_pe(n_positions, d_model)
+    return p, random_projection(d_model, seed=seed), random_projection(d_model, seed=seed + 1)
 
 
 def attention_stack(

@@ -7,12 +7,7 @@ import numpy as np
 from ...encodings import frequencies, sinusoidal_pe
 from ...grading import Feedback, as_array, as_number, close, grade
 
-__all__ = [
-    "EXPONENT_HINT",
-    "check_longest_wavelength",
-    "check_pair_frequencies",
-    "check_pe_row",
-]
+__all__ = ["check_longest_wavelength", "check_pair_frequencies", "check_pe_row"]
 
 #: The exponent slip every checker of this lesson looks for first.
 EXPONENT_HINT = (

@@ -13,8 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import check_base, check_d_model, check_int, check_real
-from ..._validate import show_value as _show
+from ..._validate import check_array, check_base, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
@@ -26,7 +25,7 @@ from ...figures import (
     plot_curves,
 )
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
-from .maths import _column_reading, _wavelengths, binary_digits
+from .maths import binary_digits, column_frequencies, wavelengths
 
 __all__ = [
     "EncodingAndWavelengths",
@@ -77,8 +76,8 @@ def _build_wavelengths(ax: Axes, with_position: bool) -> SimpleNamespace:
 
 
 def _update_wavelengths(art, d_model: int, base: float, position=None, ylim=None) -> None:
-    """Set the ladder, lines, limits and title for a checked ``d_model`` and ``base``."""
-    lam = _wavelengths(d_model, base)
+    """Set the ladder, lines, limits and title for ``d_model`` and ``base``."""
+    lam = wavelengths(d_model, base)
     art.ladder.set_data(np.arange(lam.size, dtype=np.float64), lam)
     art.top.set_ydata([2 * np.pi * base] * 2)
     if art.position is not None:
@@ -156,7 +155,7 @@ def plot_frequency_readings(
     )
     ax.semilogy(
         columns,
-        _column_reading(d_model, base),
+        column_frequencies(d_model, base),
         marker="x",
         linestyle="--",
         color="C3",
@@ -244,8 +243,14 @@ def plot_min_distance(
     >>> plot_min_distance([2, 3], {"a": [1.0, 0.5]}).get_legend().get_texts()[0].get_text()
     'a'
     """
+    n = check_array("lengths", lengths, ndim=1)
+    if not isinstance(curves, Mapping) or not curves:
+        raise TypeError(f"curves must be a non-empty dict of label -> values, got {curves!r:.60}")
+    for label, values in curves.items():
+        if check_array(f"curves[{label!r}]", values, ndim=1).shape != n.shape:
+            raise ValueError(f"curves[{label!r}] must have one value per entry of lengths")
     ax = plot_curves(
-        lengths,
+        n,
         curves,
         new_axes(ax),
         xlabel="number of positions n",
@@ -294,7 +299,7 @@ def plot_counter_analogy(
     if axes is None:
         axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
     elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
-        raise TypeError(f"axes must be a pair of matplotlib Axes, got {_show(axes)}")
+        raise TypeError(f"axes must be a pair of matplotlib Axes, got {axes!r:.60}")
     left, right = axes
     heatmap(
         binary_digits(n_positions, d_model // 2),

@@ -8,13 +8,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_base, check_d_model, check_int
-from ..._validate import show_value as _show
 from ...encodings import frequencies
 
 __all__ = [
-    "MAX_BITS",
-    "MAX_CELLS",
-    "MAX_DISTANCE_WORK",
     "binary_digits",
     "column_reading_pe",
     "running_min_distance",
@@ -30,11 +26,6 @@ MAX_BITS = 63
 MAX_DISTANCE_WORK = 3 * 10**10
 #: Working block of :func:`running_min_distance`: numbers per tile, rows per tile.
 _BLOCK, _TILE = 2**17, 256
-
-
-def _real_array(name: str, value: object, ndim: int) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` axes (ragged input is named)."""
-    return np.asarray(check_array(name, value, ndim=ndim), dtype=np.float64)
 
 
 def _check_cells(what: str, count: int) -> None:
@@ -65,17 +56,11 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> (wavelengths(4, base=100.0) / (2 * np.pi)).round(12).tolist()
     [1.0, 10.0]
     """
-    d_model = check_d_model(d_model)
-    _check_cells("the wavelengths", d_model // 2)
-    return _wavelengths(d_model, check_base(base))
-
-
-def _wavelengths(d_model: int, base: float) -> np.ndarray:
-    """:func:`wavelengths` of a checked width and base: ``2π / w_k``, shape ``(d // 2,)``."""
+    _check_cells(f"d_model = {d_model}", check_d_model(d_model) // 2)
     return 2.0 * np.pi / frequencies(d_model, base)
 
 
-def _column_reading(d_model: int, base: float) -> np.ndarray:
+def column_frequencies(d_model: int, base: float) -> np.ndarray:
     """Per-column frequencies ``base^(-2i/d)`` of the column reading (``i`` the column)."""
     return base ** (-2.0 * np.arange(d_model) / d_model)
 
@@ -110,15 +95,15 @@ def column_reading_pe(
     [[0.0, 1.0, 0.0, 1.0]]
     """
     d_model, base = check_d_model(d_model), check_base(base)
-    _check_cells("the encoding", d_model)
-    w = _column_reading(d_model, base)
+    _check_cells(f"d_model = {d_model}", d_model)
+    w = column_frequencies(d_model, base)
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         count = check_int("positions", positions, minimum=0)
-        _check_cells("the encoding", count * w.size)
+        _check_cells(f"positions = {count} and d_model = {d_model}", count * w.size)
         t = np.arange(count, dtype=np.float64)
     else:
-        t = _real_array("positions", positions, ndim=1)
-        _check_cells("the encoding", t.size * w.size)
+        t = check_array("positions", positions, ndim=1).astype(np.float64)
+        _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * w.size)
     angles = np.multiply.outer(t, w)
     out = np.cos(angles)
     out[:, 0::2] = np.sin(angles[:, 0::2])
@@ -152,7 +137,7 @@ def running_min_distance(vectors: ArrayLike) -> np.ndarray:
     >>> running_min_distance([[1e8], [1e8 + 1]]).tolist()
     [1.0]
     """
-    x = _real_array("vectors", vectors, ndim=2)
+    x = np.asarray(check_array("vectors", vectors, ndim=2), dtype=np.float64)
     n, d = x.shape
     if n < 2:
         raise ValueError(f"vectors must have shape (n, d) with n >= 2, got {x.shape}")
@@ -243,11 +228,11 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
         raise ValueError(f"n_bits must be at most MAX_BITS = {MAX_BITS}, got {n_bits}")
     if isinstance(values, (numbers.Integral, np.integer)) and not isinstance(values, bool):
         count = check_int("values", values, minimum=1)
-        _check_cells("the digits", count * n_bits)
+        _check_cells(f"values = {count} and n_bits = {n_bits}", count * n_bits)
         ints = np.arange(count, dtype=np.int64)
     else:
         ints = _whole_numbers(values)
-        _check_cells("the digits", ints.size * n_bits)
+        _check_cells(f"{ints.size} values and n_bits = {n_bits}", ints.size * n_bits)
     if int(ints.max()) >= 2**n_bits:
         raise ValueError(f"values must be < 2**n_bits = {2**n_bits}, got {int(ints.max())}")
     return (ints[:, None] >> np.arange(n_bits, dtype=np.int64)) & 1
@@ -258,15 +243,15 @@ def _whole_numbers(values: object) -> np.ndarray:
     try:
         arr = np.asarray(values)
     except (ValueError, OverflowError) as exc:
-        raise ValueError(f"values must be a 1-D list of integers, got {_show(values)}") from exc
+        raise ValueError(f"values must be a 1-D list of integers, got {values!r:.60}") from exc
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     if arr.dtype == object and all(isinstance(v, numbers.Integral) for v in arr.tolist()):
         arr = np.array([2**MAX_BITS])  # Python integers too large for numpy's int64
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(
-            f"values must be integers (floats are whole only below 2**53), got {_show(values)}"
+            f"values must be integers (floats are whole only below 2**53), got {values!r:.60}"
         )
     if int(arr.max()) >= 2**MAX_BITS or int(arr.min()) < 0:
-        raise ValueError(f"values must lie in [0, 2**{MAX_BITS}), got {_show(values)}")
+        raise ValueError(f"values must lie in [0, 2**{MAX_BITS}), got {values!r:.60}")
     return arr.astype(np.int64)

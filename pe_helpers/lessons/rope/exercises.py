@@ -13,9 +13,6 @@ from ...rope import apply_rope
 __all__ = ["check_rope_adjacent", "check_rotate_pair", "check_unwrapped_pairs"]
 
 
-# --- exercise checkers ----------------------------------------------------------------------
-
-
 def check_rotate_pair(rotate_pair: Callable) -> Feedback:
     """Lesson 07, exercise 1: ``rotate_pair(x0, x1, angle)`` turns ``(x0, x1)`` counter-clockwise.
 

@@ -12,31 +12,9 @@ from ...attention import relative_deviation
 from ...figures import diverging_cmap, format_base, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import rope_scores
-from .maths import (
-    _check_width,
-)
+from .maths import check_width
 
-__all__ = ["RopeOffset", "offset_title"]
-
-
-# --- figure ---------------------------------------------------------------------------------
-
-
-def offset_title(offset: float, n_positions: int, deviation: float) -> str:
-    """Title of the RoPE score heatmap: the positions shown and the relative deviation.
-
-    A deviation at rounding level is shown as a bound: its digits differ from CPU to CPU.
-
-    Examples
-    --------
-    >>> offset_title(100, 24, 1.4e-15)
-    'positions 100 to 123\\nrelative deviation below 1e-12'
-    >>> offset_title(0, 24, 0.25)
-    'positions 0 to 23\\nrelative deviation 0.250'
-    """
-    last = offset + n_positions - 1
-    shown = "below 1e-12" if deviation < 1e-12 else f"{deviation:.3f}"
-    return f"positions {offset:g} to {last:g}\nrelative deviation {shown}"
+__all__ = ["RopeOffset"]
 
 
 class RopeOffset(LiveFigure):
@@ -92,7 +70,7 @@ class RopeOffset(LiveFigure):
             k = q + 0.5 * rng.normal(size=64)
         self.q = check_array("q", q, ndim=1).astype(np.float64)
         self.k = check_array("k", k, ndim=1).astype(np.float64)
-        _check_width("q.size", self.q.size)
+        check_width("q.size", self.q.size)
         if self.k.size != self.q.size:
             raise ValueError(
                 f"q and k must have the same width, got {self.q.size} and {self.k.size}"
@@ -137,18 +115,18 @@ class RopeOffset(LiveFigure):
         )
 
     def update(self, art: SimpleNamespace, base: float, offset: int) -> None:
-        q, k = self.q, self.k
-        distances = self.distances.astype(np.float64)
+        q, k, distances = self.q, self.k, self.distances.astype(np.float64)
         grid = offset + np.arange(self.n_positions, dtype=np.float64)
-        at = np.array([offset], dtype=np.float64)
         matrix = rope_scores(q, k, grid, grid, base)
-        art.curve.set_ydata(rope_scores(q, k, at, offset + distances, base)[0])
-        art.reference.set_ydata(rope_scores(q, k, np.zeros(1), distances, base)[0])
+        art.curve.set_ydata(rope_scores(q, k, [offset], offset + distances, base)[0])
+        art.reference.set_ydata(rope_scores(q, k, [0], distances, base)[0])
         art.curve_ax.title.set_text(f"Score vs distance, base = {format_base(base)}")
         art.image.set_data(matrix)
-        art.heat_ax.title.set_text(
-            offset_title(offset, self.n_positions, relative_deviation(matrix))
-        )
+        # A deviation at rounding level is shown as a bound: its digits differ from CPU to CPU.
+        deviation = relative_deviation(matrix)
+        shown = "below 1e-12" if deviation < 1e-12 else f"{deviation:.3f}"
+        last = offset + self.n_positions - 1
+        art.heat_ax.title.set_text(f"positions {offset:g} to {last:g}\nrelative deviation {shown}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.curve, art.reference, art.curve_ax.title, art.image, art.heat_ax.title]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_base, check_d_model, check_int, check_positions
 from ...encodings import frequencies
 
-__all__ = ["MAX_WIDTH", "mean_abs_scores", "unseen_angle_gaps"]
+__all__ = ["mean_abs_scores", "unseen_angle_gaps"]
 
 
 #: Largest vector width the helpers accept.
@@ -19,14 +21,12 @@ MAX_SCORES = 10_000_000
 MAX_LENGTH = 100_000
 
 
-def _check_width(name: str, width: int) -> int:
+def check_width(name: str, width: int) -> int:
+    """Return ``width`` if it is even, positive and at most :data:`MAX_WIDTH`."""
     check_d_model(width, name=name)
     if width > MAX_WIDTH:
         raise ValueError(f"{name} must be at most {MAX_WIDTH}, got {width}")
     return width
-
-
-# --- maths: how large scores are, and which angles are new -----------------------------------
 
 
 def mean_abs_scores(
@@ -64,7 +64,9 @@ def mean_abs_scores(
     k = check_array("keys", keys, ndim=2).astype(np.float64)
     if q.shape != k.shape:
         raise ValueError(f"queries and keys must have the same shape, got {q.shape} and {k.shape}")
-    _check_width("queries.shape[1]", q.shape[1])
+    check_width("queries.shape[1]", q.shape[1])
+    if isinstance(distances, numbers.Integral):  # a count: bounded before any array is made
+        check_int("distances", distances, maximum=MAX_SCORES)
     r = check_positions(distances, name="distances")
     if r.size == 0:
         raise ValueError("distances must not be empty")
@@ -113,7 +115,7 @@ def unseen_angle_gaps(d_model: int, base: float, train_length: int, test_length:
     >>> bool(gaps[0] <= 0.5), round(float(gaps[1]), 2)
     (True, 2.78)
     """
-    d_model = _check_width("d_model", d_model)
+    d_model = check_width("d_model", d_model)
     w = frequencies(d_model, check_base(base))
     train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
     test_length = check_int("test_length", test_length, minimum=train_length, maximum=MAX_LENGTH)

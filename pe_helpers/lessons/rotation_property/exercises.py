@@ -20,9 +20,6 @@ from ...grading import (
 __all__ = ["check_rotation_angle", "check_shift_block", "check_sin_collision"]
 
 
-# --- exercise checkers ---------------------------------------------------------------------------
-
-
 def _shift_block(delta: float, w: float) -> np.ndarray:
     c, s = np.cos(w * delta), np.sin(w * delta)
     return np.array([[c, s], [-s, c]])

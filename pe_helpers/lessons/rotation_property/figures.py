@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -11,21 +12,15 @@ from matplotlib.collections import LineCollection
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
-from ..._validate import (
-    check_array,
-    check_base,
-    check_positions,
-    check_real,
-)
-from ...encodings import frequencies
+from ..._validate import check_array, check_base, check_int, check_positions, check_real
 from ...figures import FIGSIZE, course_style, new_axes
 from ...live import Layout, LiveFigure, float_control, int_control
-from .maths import MAX_LABELLED_POSITIONS, _pair_points, _rotation_caption
+from .maths import pair_points
 
 __all__ = ["PairRotation", "plot_shift_scatter"]
 
-
-# --- figures -------------------------------------------------------------------------------------
+#: Most positions the pair-rotation figure draws: each gets a label, and a step must stay fast.
+MAX_LABELLED_POSITIONS = 12
 
 
 class PairRotation(LiveFigure):
@@ -48,7 +43,7 @@ class PairRotation(LiveFigure):
     Examples
     --------
     >>> view = PairRotation().view()
-    >>> view.controls["frequency_index"].value = 1
+    >>> view.controls["pair_index"].value = 1
     >>> view.figure.axes[0].get_title()
     'Pair k = 1 of d = 16, shifted by Δ = 1'
     >>> print(view.figure.axes[0].texts[0].get_text())  # the angle every point turns by
@@ -63,23 +58,24 @@ class PairRotation(LiveFigure):
     # half a radian at first, then wider apart.
     site_grid = {
         "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
-        "frequency_index": tuple(range(8)),
+        "pair_index": tuple(range(8)),
     }
     controls = {
         "delta": float_control("shift Δ", 1.0, 0.0, 20.0, 0.25),
-        "frequency_index": int_control("pair k (frequency w_k)", 0, 0, d_model // 2 - 1),
+        "pair_index": int_control("pair k (frequency w_k)", 0, 0, d_model // 2 - 1),
     }
     layout = Layout(figsize=(8.0, 5.0))  # a square circle and its legend, no empty margins
 
     def __init__(self, *, base: float = 10000.0, positions: ArrayLike = (0, 2, 4)) -> None:
         self.base = check_base(base)
+        if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
+            check_int("positions", positions, maximum=MAX_LABELLED_POSITIONS)
         self.positions = check_positions(positions)
         if not 1 <= self.positions.size <= MAX_LABELLED_POSITIONS:
             raise ValueError(
                 f"positions must hold 1 to {MAX_LABELLED_POSITIONS} positions (each is "
                 f"labelled), got {self.positions.size:,}"
             )
-        self.w = frequencies(self.d_model, self.base)  # w_k of every pair, checked once
 
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)
@@ -108,13 +104,18 @@ class PairRotation(LiveFigure):
             axes=axes, before=before, after=after, chords=chords, caption=caption, labels=labels
         )
 
-    def update(self, art: SimpleNamespace, delta: float, frequency_index: int) -> None:
-        pairs, shifted, angle = _pair_points(self.positions, delta, self.w[frequency_index])
+    def update(self, art: SimpleNamespace, delta: float, pair_index: int) -> None:
+        pairs, shifted, angle = pair_points(
+            self.positions, delta, pair_index, self.d_model, self.base
+        )
         art.before.set_offsets(pairs)
         art.after.set_offsets(shifted)
         art.chords.set_segments(list(np.stack([pairs, shifted], axis=1)))
-        caption = _rotation_caption(angle, frequency_index)
-        art.caption.set_text(caption.replace(" rad = ", " rad\n= ").replace(" (", "\n("))
+        degrees = float(np.degrees(angle))  # the angle w_k·Δ every point turns by
+        turns = f" ≡ {degrees % 360:.1f}°" if abs(degrees) >= 360 else ""
+        art.caption.set_text(
+            f"w_{pair_index}·Δ = {angle:.3f} rad\n= {degrees:.1f}°{turns}\n(clockwise)"
+        )
         # Positions whose points (nearly) coincide share one label: "0, 2".
         shown: list[tuple[Text, np.ndarray, list[str]]] = []
         for label, point, t in zip(art.labels, pairs, self.positions, strict=True):
@@ -127,9 +128,7 @@ class PairRotation(LiveFigure):
                 shown.append((label, point, [f"{t:g}"]))
         for label, _, names in shown:
             label.set_text(", ".join(names))
-        art.axes.set_title(
-            f"Pair k = {frequency_index} of d = {self.d_model}, shifted by Δ = {delta:g}"
-        )
+        art.axes.set_title(f"Pair k = {pair_index} of d = {self.d_model}, shifted by Δ = {delta:g}")
 
     def moving(self, art: SimpleNamespace) -> list:
         return [art.chords, art.before, art.after, art.caption, *art.labels, art.axes.title]
@@ -185,6 +184,7 @@ def plot_shift_scatter(
     marks = None if highlight is None else check_array("highlight", highlight, ndim=2)
     if marks is not None and marks.shape[1] != 2:
         raise ValueError(f"highlight must have 2 columns (x, y), got shape {marks.shape}")
+    slope = None if slope is None else check_real("slope", slope)
     ax = new_axes(ax, FIGSIZE)
     ax.scatter(x, y, s=14, color="C0", label="one position t")
     if marks is not None:
@@ -198,7 +198,6 @@ def plot_shift_scatter(
             label="same x, different y",
         )
     if slope is not None:
-        slope = check_real("slope", slope)
         ends = np.array([-1.0, 1.0])
         ax.plot(ends, slope * ends, color="C2", label=f"best line y = {slope:.2f}·x")
     ax.set_xlabel(xlabel)

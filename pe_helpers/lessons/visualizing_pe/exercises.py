@@ -12,9 +12,6 @@ from .maths import (
 __all__ = ["check_dot_from_frequencies", "check_dot_value", "check_first_rise"]
 
 
-# --- exercise checkers ---------------------------------------------------------------------------
-
-
 def check_dot_from_frequencies(dot_from_frequencies) -> Feedback:
     """Exercise 1: ``dot_from_frequencies(delta, d_model, base)`` returns PE(t)·PE(t+Δ).
 

@@ -14,7 +14,7 @@ from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
-from ...encodings import frequencies, sinusoidal_pe
+from ...encodings import sinusoidal_pe
 from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
@@ -25,11 +25,7 @@ from ...figures import (
     new_axes,
 )
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
-from .maths import (
-    _RAW_DOT,
-    _dot_profile,
-    sines_then_cosines,
-)
+from .maths import dot_profile, sines_then_cosines
 
 __all__ = [
     "PEOverview",
@@ -40,12 +36,7 @@ __all__ = [
     "plot_pe_heatmap",
 ]
 
-
-# --- figures -------------------------------------------------------------------------------------
-
-
-def _check_encoding(pe: ArrayLike) -> np.ndarray:
-    return check_array("pe", pe, ndim=2).astype(np.float64)
+_RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
 
 
 @course_style
@@ -78,7 +69,7 @@ def plot_pe_heatmap(
     >>> plot_pe_heatmap(np.zeros((5, 8))).get_title()
     'Positional encoding: 5 positions × 8 dimensions'
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     n_positions, d_model = arr.shape
     return heatmap(
         arr,
@@ -116,7 +107,7 @@ def plot_pe_dimensions(pe: ArrayLike, dimensions: ArrayLike, ax: Axes | None = N
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['dim 1: cos, k = 0', 'dim 2: sin, k = 1']
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     listed = np.asarray(dimensions, dtype=object)
     if listed.ndim != 1 or not 1 <= listed.size <= 10:
         raise ValueError(
@@ -211,7 +202,7 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     >>> [ax.get_title() for ax in figure.axes[:2]]
     ['interleaved: sin, cos, sin, cos, …', 'sines, then cosines']
     """
-    arr = _check_encoding(pe)
+    arr = check_array("pe", pe, ndim=2).astype(np.float64)
     split = sines_then_cosines(arr)
     if not isinstance(cmap, str):
         raise TypeError(f"cmap must be the name of a matplotlib colour map, got {cmap!r}")
@@ -258,6 +249,8 @@ def plot_column_means(
     [0.0, 0.1, 1.0, 0.9]
     """
     values = check_array("means", means, ndim=1).astype(np.float64)
+    if values.size > 1024:
+        raise ValueError(f"means may hold at most 1024 columns, got {values.size}")
     first = check_int("first_dimension", first_dimension, minimum=0)
     ax = new_axes(ax, FIGSIZE)
     dims = first + np.arange(values.size)
@@ -345,8 +338,7 @@ class PEOverview(LiveFigure):
 
     def update(self, art: SimpleNamespace, n_positions: int, d_model: int, base: float) -> None:
         deltas = np.arange(-(n_positions - 1), n_positions, dtype=np.float64)
-        w = frequencies(d_model, base)
-        dots = _dot_profile(np.multiply.outer(deltas, w))
+        dots = dot_profile(deltas, d_model, base)
         art.image.set_data(sinusoidal_pe(n_positions, d_model, base))
         art.image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
         art.heat_ax.set_xlim(-0.5, d_model - 0.5)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_d_model, check_positions, check_real
+from ..._validate import check_array, check_d_model, check_int, check_positions, check_real
 from ...encodings import frequencies
 
-__all__ = ["J", "MAX_ANGLES", "dot_profile", "pair_form", "pair_form_profile", "sines_then_cosines"]
+__all__ = ["J", "dot_profile", "pair_form", "pair_form_profile", "sines_then_cosines"]
 
 
 #: The quarter turn ``[[0, −1], [1, 0]]``: on a (sin, cos) pair, ``u(t) J u(t+Δ)ᵀ = sin(wΔ)``.
@@ -18,22 +20,18 @@ MAX_ANGLES = 10_000_000
 #: Widest model :func:`pair_form` builds as a dense d × d matrix.
 MAX_FORM_WIDTH = 4096
 
-_RAW_DOT = r"$\mathrm{PE}(t)\cdot\mathrm{PE}(t+\Delta)$"
-
-
-# --- the lesson's maths --------------------------------------------------------------------------
-
 
 def _angles(deltas: ArrayLike, d_model: int, base: float) -> np.ndarray:
     """The checked angles ``w_k Δ``, shape ``(len(deltas), d_model // 2)``."""
-    offsets = check_positions(deltas, "deltas")
-    w = frequencies(d_model, base)
-    if offsets.size * w.size > MAX_ANGLES:
+    if isinstance(deltas, numbers.Integral):  # a count: bounded before any array is made
+        check_int("deltas", deltas, maximum=MAX_ANGLES)
+    offsets, pairs = check_positions(deltas, "deltas"), check_d_model(d_model) // 2
+    if offsets.size * pairs > MAX_ANGLES:
         raise ValueError(
             f"len(deltas) × d_model/2 must be at most {MAX_ANGLES:,}, "
-            f"got {offsets.size:,} × {w.size:,}"
+            f"got {offsets.size:,} × {pairs:,}"
         )
-    return np.multiply.outer(offsets, w)
+    return np.multiply.outer(offsets, frequencies(d_model, base))
 
 
 def dot_profile(deltas: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -58,12 +56,7 @@ def dot_profile(deltas: int | ArrayLike, d_model: int, base: float = 10000.0) ->
     >>> dot_profile([0, 1, 10], 128).round(2).tolist()
     [64.0, 62.09, 42.82]
     """
-    return _dot_profile(_angles(deltas, d_model, base))
-
-
-def _dot_profile(angles: np.ndarray) -> np.ndarray:
-    """:func:`dot_profile` of the angles ``w_k Δ`` (n, d / 2): ``Σ_k cos(w_k Δ)`` per row."""
-    return np.cos(angles).sum(axis=1)
+    return np.cos(_angles(deltas, d_model, base)).sum(axis=1)
 
 
 def pair_form(d_model: int, a: float = 1.0, b: float = 0.0) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from types import SimpleNamespace
 
@@ -14,52 +13,12 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_real
+from ..._validate import check_array
 from ...figures import WIDE_FIGSIZE, course_style, heatmap, legend_below, plot_curves
 from ...live import LiveFigure, float_control, int_control
-from .maths import _recurrence_weights, _steps
+from .maths import recurrence_weights
 
-__all__ = [
-    "RecurrenceWeights",
-    "plot_serial_steps",
-    "plot_token_outputs",
-    "recurrence_caption",
-]
-
-
-def _power_text(base: float, exponent: int) -> str:
-    """``base ** exponent`` to three digits, through logarithms when a float would overflow."""
-    if exponent == 0:
-        return "1"
-    if base == 0:
-        return "0"
-    sign = "-" if base < 0 and exponent % 2 else ""
-    log10 = exponent * math.log10(abs(base))
-    if abs(log10) < 300:
-        return f"{sign}{abs(base) ** exponent:.3g}"
-    power = math.floor(log10)
-    return f"{sign}{10 ** (log10 - power):.3g}e{power:+d}"
-
-
-def recurrence_caption(decay: float, n_steps: int) -> str:
-    """Caption of the recurrence figure: the weight ``a^(n-1)`` of the first input.
-
-    Any finite ``decay`` is described, however large the power (no overflow).
-
-    Examples
-    --------
-    >>> recurrence_caption(0.5, 3)
-    'weight of x_1 in h_3: a^(n-1) = 0.5^2 = 0.25'
-    >>> recurrence_caption(1e300, 4)
-    'weight of x_1 in h_4: a^(n-1) = 1e+300^3 = 1e+900'
-    """
-    return _recurrence_caption(check_real("decay", decay), _steps(n_steps))
-
-
-def _recurrence_caption(decay: float, n_steps: int) -> str:
-    """:func:`recurrence_caption` of a checked factor and length."""
-    power = _power_text(decay, n_steps - 1)
-    return f"weight of x_1 in h_{n_steps}: a^(n-1) = {decay:g}^{n_steps - 1} = {power}"
+__all__ = ["RecurrenceWeights", "plot_serial_steps", "plot_token_outputs"]
 
 
 class RecurrenceWeights(LiveFigure):
@@ -101,8 +60,11 @@ class RecurrenceWeights(LiveFigure):
         return SimpleNamespace(axes=axes, line=line, caption=caption)
 
     def update(self, art: SimpleNamespace, decay: float, n_steps: int) -> None:
-        art.line.set_data(np.arange(1, n_steps + 1), _recurrence_weights(decay, n_steps))
-        art.caption.set_text(_recurrence_caption(decay, n_steps))
+        art.line.set_data(np.arange(1, n_steps + 1), recurrence_weights(decay, n_steps))
+        first = decay ** (n_steps - 1)  # the weight of x_1 in h_n
+        art.caption.set_text(
+            f"weight of x_1 in h_{n_steps}: a^(n-1) = {decay:g}^{n_steps - 1} = {first:.3g}"
+        )
         art.axes.title.set_text(
             f"h_t = a·h_(t-1) + x_t with a = {decay:.2f}\nwhat is left of each input in h_{n_steps}"
         )
@@ -142,10 +104,14 @@ def plot_token_outputs(
     '"a b"'
     """
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(f"sentences must be a list of word lists, got {type(sentences).__name__}")
+        raise TypeError(f"sentences must be a list of word lists, got {sentences!r:.60}")
+    if isinstance(outputs, str) or not hasattr(outputs, "__len__"):
+        raise TypeError(
+            f"outputs must be a list of matrices, one per sentence, got {outputs!r:.60}"
+        )
     if not 1 <= len(sentences) <= 4 or len(outputs) != len(sentences):
         raise ValueError(
-            "need one to four sentences and one output matrix per sentence, "
+            "sentences must hold one to four sentences, and outputs one matrix per sentence; "
             f"got {len(sentences)} sentences and {len(outputs)} matrices"
         )
     matrices = []
@@ -207,15 +173,14 @@ def plot_serial_steps(
     [1.0, 2.0]
     """
     n = check_array("lengths", lengths, ndim=1)
-    chains = [
-        check_array(name, values, ndim=1)
-        for name, values in (
-            ("recurrent_chain", recurrent_chain),
-            ("attention_chain", attention_chain),
-        )
-    ]
-    if any(chain.shape != n.shape for chain in chains):
-        raise ValueError(f"each chain must have one value per length ({n.size})")
+    chains = []
+    for name, values in (
+        ("recurrent_chain", recurrent_chain),
+        ("attention_chain", attention_chain),
+    ):
+        chains.append(check_array(name, values, ndim=1))
+        if chains[-1].shape != n.shape:
+            raise ValueError(f"{name} must have one value per entry of lengths ({n.size})")
     labels = (
         "recurrent layer: one product per token, in a chain",
         "self-attention: the same short chain at every length",

@@ -12,9 +12,6 @@ from ..._validate import check_array, check_int, check_real, check_square
 
 __all__ = [
     "LayerRun",
-    "MAX_LAYER_TOKENS",
-    "MAX_TOKENS",
-    "MAX_WIDTH",
     "attention_layer",
     "recurrence_states",
     "recurrence_weights",
@@ -224,17 +221,5 @@ def recurrence_weights(decay: float, n_steps: int) -> np.ndarray:
     >>> recurrence_weights(0.5, 3).tolist()
     [0.25, 0.5, 1.0]
     """
-    return _recurrence_weights(_decay(decay), _steps(n_steps))
-
-
-def _recurrence_weights(decay: float, n_steps: int) -> np.ndarray:
-    """:func:`recurrence_weights` of a checked factor and length: ``a^(n-t)``, shape ``(n,)``."""
-    return decay ** np.arange(n_steps - 1, -1, -1, dtype=np.float64)
-
-
-def _steps(value: object) -> int:
-    """The checked sequence length, 1 to MAX_TOKENS."""
-    n_steps = check_int("n_steps", value, minimum=1)
-    if n_steps > MAX_TOKENS:
-        raise ValueError(f"n_steps must be <= {MAX_TOKENS}, got {n_steps}")
-    return n_steps
+    n_steps = check_int("n_steps", n_steps, minimum=1, maximum=MAX_TOKENS)
+    return _decay(decay) ** np.arange(n_steps - 1, -1, -1, dtype=np.float64)
