@@ -282,10 +282,11 @@ def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(pr
 
 
 def _site_project(folder: Path) -> None:
-    """A healthy venv plus the site's build script (an input of the site target)."""
+    """A healthy venv plus the site's scripts (inputs of the site target)."""
     _healthy_venv(folder)
     (folder / "scripts").mkdir(exist_ok=True)
-    shutil.copy(ROOT / "scripts" / "build_site.py", folder / "scripts")
+    for script in ("build_site.py", "navigation.py"):
+        shutil.copy(ROOT / "scripts" / script, folder / "scripts")
 
 
 def test_site_adds_its_extra_to_the_same_venv_once_then_builds(project):
