@@ -15,6 +15,8 @@ import numpy as np
 MEMORY_BUDGET = 2**30
 #: The largest integer :func:`check_int` accepts, in size: numpy's int64 (2**63 - 1).
 INT64_MAX = 2**63 - 1
+#: The largest count of positions :func:`check_positions` turns into ``0 .. n-1`` (128 MiB).
+MAX_POSITIONS = 2**24
 
 
 def show_value(value: object) -> str:
@@ -128,13 +130,13 @@ def _is_real_dtype(dtype: np.dtype) -> bool:
 def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     """Turn a count ``n`` or a 1-D array of positions into a float64 array.
 
-    An integer ``n`` means ``0, 1, ..., n-1``. Arrays may hold fractional or
-    negative positions but must be 1-D, real and finite.
+    An integer ``n`` (at most :data:`MAX_POSITIONS`) means ``0, 1, ..., n-1``. Arrays may hold
+    fractional or negative positions but must be 1-D, real and finite.
     """
     if isinstance(positions, (numbers.Number, np.generic)) and not isinstance(
         positions, np.ndarray
     ):
-        count = check_int(name, positions, minimum=0)
+        count = check_int(name, positions, minimum=0, maximum=MAX_POSITIONS)
         return np.arange(count, dtype=np.float64)
     arr = as_array(name, positions)
     if not _is_real_dtype(arr.dtype):
@@ -187,12 +189,12 @@ def check_square(name: str, value: object, size: int, why: str = "") -> np.ndarr
 
 
 def check_float_dtype(value: object) -> np.dtype:
-    """Return ``value`` as a numpy floating dtype."""
+    """Return ``value`` as a numpy floating dtype (not None, which numpy reads as float64)."""
     try:
         dtype = np.dtype(value)
     except TypeError as exc:
         raise TypeError(f"dtype must be a floating dtype, got {show_value(value)}") from exc
-    if not np.issubdtype(dtype, np.floating):
+    if value is None or not np.issubdtype(dtype, np.floating):
         raise TypeError(f"dtype must be a floating dtype, got {show_value(value)}")
     return dtype
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, check_array, check_int
+from ._validate import as_array, check_array, check_int, check_memory, show_value
 
 __all__ = [
     "softmax",
@@ -138,8 +138,8 @@ def attention(
         raise ValueError(f"k and v must have the same number of rows, got {k.shape} and {v.shape}")
     if mask is not None:
         mask = as_array("mask", mask)
-        if mask.dtype != bool:
-            raise TypeError(f"mask must be a boolean array, got dtype {mask.dtype}")
+        if mask.dtype != bool or mask.ndim == 0:
+            raise TypeError(f"mask must be an array of bools, got {show_value(mask)}")
         shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2]) + (q.shape[-2], k.shape[-2])
         try:
             mask = np.broadcast_to(mask, shape)
@@ -169,7 +169,8 @@ def causal_mask(n: int) -> np.ndarray:
     [[True, False], [True, True]]
     """
     n = check_int("n", n, minimum=1)
-    return np.tril(np.ones((n, n), dtype=bool))
+    check_memory(f"n = {n}", n * n)
+    return np.tri(n, dtype=bool)
 
 
 class ScoreTerms(NamedTuple):

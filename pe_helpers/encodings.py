@@ -12,6 +12,7 @@ from ._validate import (
     check_base,
     check_d_model,
     check_float_dtype,
+    check_memory,
     check_positions,
     check_real,
 )
@@ -22,6 +23,9 @@ __all__ = [
     "rotation_matrix",
     "shift_operator",
 ]
+
+#: The widest encoding the doors here and in :mod:`pe_helpers.rope` accept.
+MAX_D_MODEL = 2**16
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -34,7 +38,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     Parameters
     ----------
     d_model : int
-        Width of the encoding; positive and even.
+        Width of the encoding; positive, even, at most :data:`MAX_D_MODEL`.
     base : float, default 10000.0
         Ratio that the wavelengths sweep; must be > 0.
 
@@ -48,7 +52,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> frequencies(4, base=100.0)
     array([1. , 0.1])
     """
-    d_model, base = check_d_model(d_model), check_base(base)
+    d_model, base = check_d_model(d_model, maximum=MAX_D_MODEL), check_base(base)
     return base ** (-2.0 * np.arange(d_model // 2, dtype=np.float64) / d_model)
 
 
@@ -92,6 +96,7 @@ def sinusoidal_pe(
     t = check_positions(positions)
     w = frequencies(d_model, base)
     dtype = check_float_dtype(dtype)
+    check_memory(f"{t.size} positions with d_model = {d_model}", 24 * t.size * w.size)
     angles = np.multiply.outer(t, w)
     pe = np.empty((t.size, w.size, 2), dtype=dtype)
     np.sin(angles, out=pe[..., 0], casting="same_kind")
@@ -182,4 +187,6 @@ def shift_operator(delta: float, d_model: int, base: float = 10000.0) -> np.ndar
     True
     """
     delta = check_real("delta", delta)
-    return block_rotation(-delta * frequencies(d_model, base))
+    w = frequencies(d_model, base)
+    check_memory(f"d_model = {d_model}", 8 * (2 * w.size) ** 2)
+    return block_rotation(-delta * w)

@@ -11,8 +11,6 @@ Pure numpy, with ``ml_dtypes`` for bfloat16: nothing here draws.
 
 from __future__ import annotations
 
-import numbers
-
 import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -33,6 +31,8 @@ __all__ = ["FLOAT_DTYPES", "largest_exact_integer", "low_precision_rope_scores",
 
 #: Most angles (positions × pairs) one call computes: about 32 MB per float64 array.
 MAX_ENTRIES = 1 << 22
+#: The largest |position|: past 2**53 even float64 no longer tells neighbouring positions apart.
+MAX_POSITION = 2**53
 
 _NAMED = {
     "float64": np.dtype(np.float64),
@@ -101,7 +101,7 @@ def rope_angle_error(
     Parameters
     ----------
     positions : int or array_like
-        A count n (positions 0 .. n-1) or a 1-D array of positions.
+        A count n (positions 0 .. n-1) or a 1-D array of positions within ±2**53.
     d_model : int
         Width; positive and even.
     base : float, default 10000.0
@@ -132,14 +132,13 @@ def rope_angle_error(
 
 
 def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
-    """``check_positions``, refusing more than MAX_ENTRIES angles before anything is allocated."""
-    too_many = f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once"
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        if positions * pairs > MAX_ENTRIES:  # a count: refused before it is allocated
-            raise ValueError(too_many)
+    """``check_positions``, refusing more than MAX_ENTRIES angles and a position past
+    MAX_POSITION."""
     t = check_positions(positions, name=name)
     if t.size * pairs > MAX_ENTRIES:
-        raise ValueError(too_many)
+        raise ValueError(f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once")
+    if t.size and np.abs(t).max() > MAX_POSITION:
+        raise ValueError(f"{name} must lie within ±2**53, got {show_value(positions)}")
     return t
 
 
@@ -191,10 +190,10 @@ def low_precision_rope_scores(
     q, k : array_like
         1-D vectors of the same even width.
     query_position : float
-        Position of the query.
+        Position of the query, within ±2**53 (:data:`MAX_POSITION`).
     key_positions : int or array_like
-        A count n (positions 0 .. n-1) or a 1-D array; with ``q``'s pairs, at most
-        :data:`MAX_ENTRIES` angles.
+        A count n (positions 0 .. n-1) or a 1-D array within ±2**53; with ``q``'s pairs, at
+        most :data:`MAX_ENTRIES` angles.
     dtype : {"float32", "float64", "float16", "bfloat16"} or numpy dtype
         Precision the angles are computed in.
     base : float, default 10000.0
@@ -221,7 +220,9 @@ def low_precision_rope_scores(
     check_d_model(q.size, name="q.size")
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same width, got {q.size} and {k.size}")
-    t_query = np.array([check_real("query_position", query_position)])
+    t_query = _checked_positions(
+        "query_position", [check_real("query_position", query_position)], 1
+    )
     t_keys = _checked_positions("key_positions", key_positions, q.size // 2)
     if t_keys.size == 0:
         raise ValueError("key_positions must hold at least one position")

@@ -14,11 +14,12 @@ from ._validate import (
     check_array,
     check_choice,
     check_d_model,
+    check_memory,
     check_positions,
     check_real,
     show_value,
 )
-from .encodings import block_rotation, frequencies
+from .encodings import MAX_D_MODEL, block_rotation, frequencies
 
 __all__ = [
     "apply_rope",
@@ -164,7 +165,9 @@ def rope_matrix(position: float, d_model: int, base: float = 10000.0) -> np.ndar
     True
     """
     m = check_real("position", position)
-    return block_rotation(m * frequencies(d_model, base))
+    w = frequencies(d_model, base)
+    check_memory(f"d_model = {d_model}", 8 * (2 * w.size) ** 2)
+    return block_rotation(m * w)
 
 
 def halves_permutation(d_model: int) -> np.ndarray:
@@ -176,7 +179,7 @@ def halves_permutation(d_model: int) -> np.ndarray:
     Parameters
     ----------
     d_model : int
-        Width; positive and even.
+        Width; positive, even, at most :data:`~pe_helpers.encodings.MAX_D_MODEL`.
 
     Returns
     -------
@@ -188,7 +191,7 @@ def halves_permutation(d_model: int) -> np.ndarray:
     >>> halves_permutation(6).tolist()
     [0, 2, 4, 1, 3, 5]
     """
-    d_model = check_d_model(d_model)
+    d_model = check_d_model(d_model, maximum=MAX_D_MODEL)
     return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
 
 
@@ -244,6 +247,7 @@ def rope_scores(
     for name, t in (("query_positions", tq), ("key_positions", tk)):
         if t.size == 0:
             raise ValueError(f"{name} must hold at least one position, got none")
+    check_memory(f"{tq.size} query_positions by {tk.size} key_positions", 8 * tq.size * tk.size)
     swapped = tq.size > tk.size  # the score is symmetric: rotate the shorter side once
     if swapped:
         q, k, tq, tk = k, q, tk, tq

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import difflib
+import importlib.util
 import json
 import os
 import platform
@@ -470,8 +471,11 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
 
     Raises
     ------
+    ValueError
+        ``lesson`` is no lesson of the course (it has no home in :mod:`pe_helpers.lessons`),
+        or ``folder`` holds no results for it.
     FileNotFoundError
-        The folder holds no results for ``lesson``.
+        The folder read by default holds no results for ``lesson``.
     ResultsFileError
         The file is damaged or not a results file of ``lesson`` (a ``ValueError`` saying what
         is wrong, and how to restore or regenerate it).
@@ -488,11 +492,16 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
         there = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
         close = difflib.get_close_matches(lesson, there, n=3)
         hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        if importlib.util.find_spec(f"{__package__}.lessons.{lesson}") is None:
+            raise ValueError(f"lesson {lesson!r} is no lesson of the course{hint}")
         named = f" (the folder {named_by} names)" if named_by else ""
-        raise FileNotFoundError(
+        message = (
             f"no results for lesson {lesson!r} at {path}{named}{hint}: run "
             f"`make experiments LESSONS={lesson}` to produce them"
         )
+        if folder is not None:  # the folder passed lacks the file: a bad argument
+            raise ValueError(f"folder {str(where)!r} holds {message}")
+        raise FileNotFoundError(message)
     try:
         return _read(path, lesson, named_by)
     except ResultsFileError as error:  # the learner's traceback ends here, at their call

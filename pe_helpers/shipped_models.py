@@ -14,18 +14,12 @@ How the pieces fit:
 * ``make models`` (``scripts/ship_models.py``) trains them under the notebooks' CPU kernels
   and writes the file (:func:`save_models`);
 * the notebook loads them (:func:`shipped_models`).
-
-Examples
---------
->>> models = shipped_models("two_layers", ["RoPE, one layer"])
->>> model = models["RoPE, one layer"]
->>> model.config.n_layers, model.length, len(model.losses)
-(1, 24, 400)
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -107,7 +101,7 @@ def shipped_models(
     ----------
     lesson : str
         The lesson's slug (``"two_layers"``).
-    names : sequence of str, optional
+    names : list or tuple of str, optional
         The models wanted, in this order; default every model of the file.
     folder : path-like, optional
         Where the file is; default :data:`MODELS_FOLDER`.
@@ -119,19 +113,31 @@ def shipped_models(
     Raises
     ------
     TypeError
-        ``lesson`` not text, or ``names`` not a list of text.
+        ``lesson`` not text, ``names`` not a list of text, or ``folder`` not a path.
     ValueError
-        No file for ``lesson``, or a name it does not hold.
+        No file for ``lesson`` in ``folder``, or a name it does not hold.
+
+    Examples
+    --------
+    >>> models = shipped_models("two_layers", ["RoPE, one layer"])
+    >>> model = models["RoPE, one layer"]
+    >>> model.config.n_layers, model.length, len(model.losses)
+    (1, 24, 400)
     """
     if not isinstance(lesson, str):
         raise TypeError(f"lesson must be a lesson's slug (text), got {_show(lesson)}")
     if names is not None and (
-        isinstance(names, str) or not all(isinstance(name, str) for name in names)
+        not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names)
     ):
         raise TypeError(f"names must be a list of model names (text), got {_show(names)}")
+    if folder is not None and not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"folder must be a path (a str or a pathlib.Path), got {_show(folder)}")
     path = Path(MODELS_FOLDER if folder is None else folder) / f"{lesson}.npz"
     if not path.is_file():
-        raise ValueError(f"no shipped models for lesson {lesson!r} (no {path.name})")
+        raise ValueError(
+            f"no shipped models for lesson {lesson!r}: folder {str(path.parent)!r} has no "
+            f"{path.name}"
+        )
     models, _ = load_models(path)
     if names is None:
         return models

@@ -186,7 +186,7 @@ def task_batch(
     seed = check_int("seed", seed, minimum=0)
     check_fits(task, length, vocab_size)
     check_memory(  # the batch, and for repeated a shuffled vocabulary per sequence
-        f"batch_size = {batch_size} sequences of length = {length}",
+        f"batch_size = {batch_size} sequences of length = {length} with vocab_size = {vocab_size}",
         2 * BATCH_BYTES * batch_size * length + 16 * batch_size * vocab_size,
     )
     return task.batch(batch_size, length, vocab_size, seed)
@@ -469,7 +469,7 @@ def order_blind_accuracy(
     batch = task.batch(n_samples, length, vocab_size, seed)
     tokens = batch.tokens
     n = tokens.shape[1]
-    onehot = np.eye(vocab_size)[tokens]  # (B, n, V)
+    onehot = (tokens[..., None] == np.arange(vocab_size)).astype(np.float64)  # (B, n, V)
     if causal:
         counts = np.cumsum(onehot, axis=1)
     else:

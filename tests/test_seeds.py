@@ -81,12 +81,12 @@ def test_spread_numbers_and_text():
     assert high.tolist() == [1.0, 1.0]
 
 
-def test_a_lesson_with_no_file_is_named_with_the_closest_and_how_to_make_it():
+def test_a_lesson_with_no_file_is_named_with_the_closest_and_how_to_make_it(tmp_path):
     # bad names, scales and levels at the doors: tests/test_seeds_inputs.py
-    with pytest.raises(FileNotFoundError, match="did you mean 'two_layers'"):
+    with pytest.raises(ValueError, match=r"\blesson\b.*did you mean 'two_layers'"):
         load_results("two_layer")
-    with pytest.raises(FileNotFoundError, match="make experiments"):
-        load_results("no_such_lesson")
+    with pytest.raises(ValueError, match=r"\bfolder\b.*make experiments"):
+        load_results("train_it", tmp_path)
 
 
 def test_run_experiments_checks_its_groups():

@@ -24,7 +24,8 @@ def _spread() -> SeedResults:
 @pytest.mark.parametrize(
     "lesson, error",
     [(None, TypeError), (3, TypeError), ({"a": 1}, TypeError), (b"ab", TypeError)]
-    + [("../etc", ValueError), ("", ValueError), ("two layers", ValueError)],
+    + [("../etc", ValueError), ("", ValueError), ("two layers", ValueError)]
+    + [("no_such_lesson", ValueError)],
 )
 def test_load_results_names_a_bad_lesson(lesson, error):
     with pytest.raises(error, match=r"\blesson\b"):
