@@ -260,6 +260,11 @@ def rope_scores(
     return out.T if swapped else out
 
 
+#: Most terms ``len(distances) * d_model / 2`` :func:`rope_score_bound` sums: 10**6 distances
+#: of a 256-wide head, a few seconds of a core.
+MAX_BOUND_TERMS = 2**27
+
+
 def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
     """RoFormer's long-range bound on the RoPE score, as a function of relative distance.
 
@@ -291,6 +296,11 @@ def rope_score_bound(distances: int | ArrayLike, d_model: int, base: float = 100
     """
     r = check_positions(distances, name="distances")
     theta = frequencies(d_model, base)
+    if r.size * theta.size > MAX_BOUND_TERMS:
+        raise ValueError(
+            f"distances x d_model / 2 must be at most {MAX_BOUND_TERMS:,} terms (a size limit), "
+            f"got {r.size:,} distances with d_model = {d_model}"
+        )
     out = np.empty(r.size)
     rows = _block_rows(theta.size)
     for start in range(0, r.size, rows):

@@ -16,6 +16,7 @@ from pe_helpers import (
     rope_matrix,
     rotation_matrix,
 )
+from pe_helpers.rope import rope_score_bound
 
 FAST = settings(max_examples=50, deadline=None)
 
@@ -181,3 +182,9 @@ def test_rope_matrix_matches_apply_rope(seed, d, m, base):
 def test_rope_matrix_relative_property(m, n, d):
     lhs = rope_matrix(m, d).T @ rope_matrix(n, d)
     np.testing.assert_allclose(lhs, rope_matrix(n - m, d), atol=1e-11)
+
+
+def test_rope_score_bound_refuses_a_product_of_sizes_past_its_limit():
+    # each size alone is within its own limit; together they would run for hours
+    with pytest.raises(ValueError, match="distances"):
+        rope_score_bound(2**24, 2**16)
