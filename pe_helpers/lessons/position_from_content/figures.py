@@ -15,18 +15,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ..._validate import check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel
+from ..two_layers.figures import check_results
 from .maths import (
     LESSON_METHODS,
     METHOD_NAMES,
     SCALES,
     SKIP_BACK,
-    _default_models,
     cope_positions,
+    default_models,
     forget_gates,
     test_sequence,
     word_counts,
@@ -73,7 +73,7 @@ class ContentGates(LiveFigure):
     layout = side_by_side()
 
     def __init__(self, models: Mapping[str, TrainedModel] | None = None) -> None:
-        models = _default_models() if models is None else models
+        models = default_models() if models is None else models
         if not isinstance(models, Mapping) or list(models) != list(_GATE_MODELS):
             raise ValueError(
                 f"models must be a dict with the keys {list(_GATE_MODELS)}, got {shown(models)}"
@@ -109,30 +109,23 @@ class ContentGates(LiveFigure):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole positions
         # The y label keeps one place for both methods (their tick labels differ in width).
         gate_ax.yaxis.set_label_coords(-0.09, 0.5)
-        (measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
-        (reference,) = gate_ax.plot([], [], color="0.3", linestyle="--", drawstyle="steps-mid")
-        (gates,) = gate_ax.plot([], [], color="C1", marker="s", linestyle="none")
-        (words,) = gate_ax.plot([], [], color="C2", marker="^", linestyle="none", label="a word")
-        (row,) = look_ax.plot([], [], color="C0", marker="o", markersize=4)
-        (target,) = look_ax.plot(
+        # legend_of: the method the gate panel's legend was made for
+        art = SimpleNamespace(gate_ax=gate_ax, look_ax=look_ax, legend_of=None)
+        (art.measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
+        (art.reference,) = gate_ax.plot([], [], color="0.3", linestyle="--", drawstyle="steps-mid")
+        (art.gates,) = gate_ax.plot([], [], color="C1", marker="s", linestyle="none")
+        (art.words,) = gate_ax.plot(
+            [], [], color="C2", marker="^", linestyle="none", label="a word"
+        )
+        (art.row,) = look_ax.plot([], [], color="C0", marker="o", markersize=4)
+        (art.target,) = look_ax.plot(
             [0, 0], [0, 1], color="C3", linestyle="--", label="the second word back"
         )
-        (look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
+        (art.look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
         look_ax.set_ylim(-0.08, 1.45)  # room above the weights for the legend
         look_ax.set_ylabel("attention weight of the query")
         look_ax.legend(loc="upper left")
-        return SimpleNamespace(
-            gate_ax=gate_ax,
-            look_ax=look_ax,
-            measured=measured,
-            reference=reference,
-            gates=gates,
-            words=words,
-            row=row,
-            target=target,
-            look_words=look_words,
-            legend_of=None,  # the method the gate panel's legend was made for
-        )
+        return art
 
     def update(self, art: SimpleNamespace, method: str, sequence: int, query: int) -> None:
         tokens, targets, gate, weights, answers = self._measured(method, sequence)
@@ -201,17 +194,6 @@ class ContentGates(LiveFigure):
         ]
 
 
-def _check_results(results: object, seed: int) -> SeedResults:
-    """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
-    from ...seeds import SeedResults
-
-    if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
-    if check_int("seed", seed) not in results.seeds:
-        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
-    return results
-
-
 def _group(method: str) -> str:
     return "content" if method in ("cope", "forgetting") else "counting"
 
@@ -229,7 +211,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> plot_skip_back(load_results("position_from_content")).axes[0].get_xlabel()
     'test length (trained at L = 16)'
     """
-    results = _check_results(results, seed)
+    results = check_results(results, seed)
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     ax = figure.subplots()
     xs = np.array(list(SCALES.values()), dtype=np.float64)

@@ -320,17 +320,9 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
 
 
 @functools.lru_cache(maxsize=1)
-def _default_models() -> dict[str, TrainedModel]:
+def default_models() -> dict[str, TrainedModel]:
     """The notebook's two content models (seed 0): their shipped weights, loaded once."""
     return shipped_models("position_from_content", list(SHIPPED_MODELS))
-
-
-def _experiment(methods: tuple[str, ...], seed: int) -> dict[str, float]:
-    found = {}
-    for method in methods:
-        accuracies = skip_back_accuracies(train_skip_back(method, seed=seed))
-        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
-    return found
 
 
 def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float]:
@@ -394,7 +386,11 @@ def _content_experiment(seed: int) -> dict[str, float]:
 
 def _counting_experiment(seed: int) -> dict[str, float]:
     """Section 2's table: the methods that count tokens (NoPE, RoPE, ALiBi)."""
-    return _experiment(("none", "rope_adjacent", "alibi"), seed)
+    found = {}
+    for method in ("none", "rope_adjacent", "alibi"):
+        accuracies = skip_back_accuracies(train_skip_back(method, seed=seed))
+        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
+    return found
 
 
 #: Group -> function of a seed (``scripts/experiments.py position_from_content`` writes

@@ -19,8 +19,6 @@ __all__ = [
     "check_partial_rope",
 ]
 
-# --- exercise checkers ---------------------------------------------------------------------------
-
 
 def check_partial_rope(partial_rope: Callable) -> Feedback:
     """Lesson 12, exercise 1: ``partial_rope(x, positions, rotary_dim, base)``.

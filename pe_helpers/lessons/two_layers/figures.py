@@ -25,8 +25,7 @@ from .maths import (
     INDUCTION,
     LESSON_METHODS,
     SCALES,
-    _default_induction_models,
-    _default_passkey_model,
+    default_models,
     induction_score,
     induction_targets,
     passkey_accuracies,
@@ -52,7 +51,7 @@ _METHOD_NAMES = {
 }
 
 
-def _check_results(results: object, seed: int = 0) -> SeedResults:
+def check_results(results: object, seed: int = 0) -> SeedResults:
     """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
     from ...seeds import SeedResults
 
@@ -113,7 +112,7 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> [ax.get_title() for ax in figure.axes]
     ['position methods', 'RoPE stretched to 4L\\ndashed: as is, solid: fine-tuned']
     """
-    results = _check_results(results, seed)
+    results = check_results(results, seed)
     figure = plt.figure(figsize=(WIDE_FIGSIZE[0], 6.0), layout="constrained")
     methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
     for index, method in enumerate(LESSON_METHODS):
@@ -195,7 +194,7 @@ class InductionHeads(LiveFigure):
     layout = side_by_side()
 
     def __init__(self, models: Mapping[str, TrainedModel] | None = None) -> None:
-        models = _default_induction_models() if models is None else models
+        models = default_models(*_INDUCTION_NAMES) if models is None else models
         self.models = _check_models(models, _INDUCTION_NAMES)
         self.length = INDUCTION["length"]
         task = self.models[_INDUCTION_NAMES[0]].task
@@ -226,10 +225,13 @@ class InductionHeads(LiveFigure):
             ax.set_xticks(keys[:: max(1, self.period)])
             ax.set_xlabel(f"key position (repeats every {self.period})")
         first_ax.set_ylabel("attention weight")
-        (first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
-        (previous,) = first_ax.plot([0, 0], [0, 1], color="0.3", linestyle="--", label="key t − 1")
-        (last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
-        (targets,) = last_ax.plot(
+        art = SimpleNamespace(first_ax=first_ax, last_ax=last_ax)
+        (art.first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
+        (art.previous,) = first_ax.plot(
+            [0, 0], [0, 1], color="0.3", linestyle="--", label="key t − 1"
+        )
+        (art.last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
+        (art.targets,) = last_ax.plot(
             [],
             [],
             color="C3",
@@ -241,18 +243,12 @@ class InductionHeads(LiveFigure):
         )
         # One legend under both panels: the marks above the data are never covered.
         first_ax.figure.legend(
-            handles=[first, previous, last, targets], loc="outside lower center", ncols=4
+            handles=[art.first, art.previous, art.last, art.targets],
+            loc="outside lower center",
+            ncols=4,
         )
-        note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
-        return SimpleNamespace(
-            first_ax=first_ax,
-            last_ax=last_ax,
-            first=first,
-            previous=previous,
-            last=last,
-            targets=targets,
-            note=note,
-        )
+        art.note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
+        return art
 
     def update(self, art: SimpleNamespace, model: str, query: int) -> None:
         first, last = self._attention(model)
@@ -323,8 +319,8 @@ class PasskeyLengths(LiveFigure):
     def __init__(self, results: SeedResults | None = None, model: TrainedModel | None = None):
         from ...seeds import load_results
 
-        self.results = load_results("two_layers") if results is None else _check_results(results)
-        model = _default_passkey_model() if model is None else model
+        self.results = load_results("two_layers") if results is None else check_results(results)
+        model = default_models("passkey, RoPE")["passkey, RoPE"] if model is None else model
         if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
             raise TypeError(f"model must be a RoPE TrainedModel, got {shown(model)}")
         self.model = model
