@@ -45,12 +45,10 @@ _MARKERS = ("o", "s", "D", "^", "v")
 class ContentGates(LiveFigure):
     """What a content method measures along one test sequence, seen from one query.
 
-    Left, for CoPE: its position of every key, p_ij = Σ_{t=j..i} σ(s_it) (dots), beside the
-    number of words in ``tokens[j .. i]`` (dashed steps), the count it should learn; for the
-    forget gate: each token's gate f_t (squares; 1 keeps everything) and what reaches the
-    query from key j, F_ij = Π_{l=j+1..i} f_l (dots). Words are marked along the bottom
-    (triangles), blanks left bare. Right: the query's attention over its keys, the key that
-    holds the answer (the second word back) dashed; the title says what the model answers.
+    Left, for CoPE: its position of every key, p_ij (dots), beside the words in
+    ``tokens[j .. i]`` (dashed steps); for the forget gate: each token's gate f_t (squares)
+    and F_ij = Π_{l=j+1..i} f_l (dots). Words are marked along the bottom. Right: the query's
+    attention, the key holding the answer dashed; the title says what the model answers.
 
     Parameters
     ----------
@@ -200,10 +198,8 @@ def _group(method: str) -> str:
 
 @course_style
 def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
-    """Accuracy on the second word back against test length, over seeds, one line a method.
-
-    Each method has a band (the range over the shipped seeds) and a line (the run of
-    ``seed``); the dotted line marks the training length L.
+    """Accuracy on the second word back against test length: per method, the range over the
+    shipped seeds (band) and the run of ``seed`` (line); dotted, the training length L.
 
     Examples
     --------

@@ -46,8 +46,7 @@ METHOD_NAMES = {
     "forgetting": "forget gate (FoX)",
     "cope": "CoPE",
 }
-#: Most tokens and widest vectors :func:`path_scores` (and :func:`path_transform`) take: with
-#: transforms, n products of an (up to n, d) block by a (d, d) matrix.
+#: Most tokens and widest vectors :func:`path_scores` (and :func:`path_transform`) take.
 MAX_PATH_TOKENS = 512
 MAX_PATH_WIDTH = 256
 #: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length).
@@ -139,10 +138,8 @@ def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[s
 def query_kind_accuracies(
     model: TrainedModel, *, length: int = 16, n_samples: int = 128
 ) -> dict[str, float]:
-    """Accuracy at word queries and at blank queries, apart.
-
-    A query is the token whose prediction is scored: after a word the answer is the word
-    before it; after a blank it is still the second word back, now with blanks between.
+    """Accuracy at word queries and at blank queries (the second word back, blanks between),
+    apart.
 
     Parameters
     ----------
@@ -273,11 +270,11 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     Parameters
     ----------
     q, k : array_like
-        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` (512) tokens of width
-        :data:`MAX_PATH_WIDTH` (256).
+        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` tokens of width
+        :data:`MAX_PATH_WIDTH`.
     transforms : array_like, optional
-        One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
-        key and itself). Default: identities, the logits plain ``q_i · k_j`` (one product).
+        One matrix per token, ``(n, d, d)`` (the first is never used). Default: identities,
+        the logits plain ``q_i · k_j``.
 
     Returns
     -------
@@ -326,12 +323,10 @@ def default_models() -> dict[str, TrainedModel]:
 
 
 def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float]:
-    """What a content model's gates hold on test sequences of the training length.
-
-    For CoPE, ``position_error``: the mean of ``|p_ij - c_ij|`` over the pairs whose word
-    count ``c_ij`` (:func:`word_counts`, clipped as CoPE clips) is at most 3, the counts the
-    task reads. For the forget gate, ``gate_word`` and ``gate_blank``: the mean gate on words
-    and on blanks.
+    """What a content model's gates hold on test sequences of the training length: for CoPE,
+    ``position_error``, the mean ``|p_ij - c_ij|`` where the clipped :func:`word_counts`
+    ``c_ij <= 3`` (the counts the task reads); for the forget gate, ``gate_word`` and
+    ``gate_blank``, the mean gate on words and on blanks.
 
     Examples
     --------
@@ -398,10 +393,8 @@ def _counting_experiment(seed: int) -> dict[str, float]:
 SEED_EXPERIMENTS = {"content": _content_experiment, "counting": _counting_experiment}
 
 
-#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
-#: weights ship in ``pe_helpers/data/models/position_from_content.npz``
-#: (:mod:`pe_helpers.shipped_models`), so Run All loads them unless the notebook sets
-#: ``RETRAIN = True`` or another seed.
+#: The models the notebook trains with seed 0, by name; their weights ship in
+#: ``pe_helpers/data/models/position_from_content.npz`` (:mod:`pe_helpers.shipped_models`).
 SHIPPED_MODELS = {
     "CoPE": lambda: train_skip_back("cope", seed=0),
     "forget gate (FoX)": lambda: train_skip_back("forgetting", seed=0),

@@ -62,17 +62,12 @@ def check_results(results: object, seed: int = 0) -> SeedResults:
     return results
 
 
-def _band(results: SeedResults, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lengths, low and high of the metrics ``prefix.L`` .. ``prefix.8L`` that exist."""
+def _band(results: SeedResults, prefix: str, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Lengths, low, high and ``seed``'s run of the metrics ``prefix.L`` .. ``prefix.8L``."""
     scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
     low, _, high = results.band([f"{prefix}.{s}" for s in scales])
-    return np.array([SCALES[s] for s in scales], dtype=np.float64), low, high
-
-
-def _seed_row(results: SeedResults, prefix: str, seed: int) -> np.ndarray:
-    scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
-    at = results.seeds.index(seed)
-    return np.array([results[f"{prefix}.{s}"][at] for s in scales])
+    row = [results[f"{prefix}.{s}"][results.seeds.index(seed)] for s in scales]
+    return np.array([SCALES[s] for s in scales], dtype=np.float64), low, high, np.array(row)
 
 
 def _length_axes(ax, title: str) -> None:
@@ -89,10 +84,9 @@ def _length_axes(ax, title: str) -> None:
 def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     """Passkey accuracy against test length, over seeds: the methods, then RoPE stretched.
 
-    Left: one band (range over the seeds) and one line (the run of ``seed``) per position
-    method. Right: the RoPE model run with PI, NTK-aware or YaRN and no training (dashed) and
-    after the short fine-tune at 4L (solid, ``tuned_``), same colours. The learned table refuses
-    lengths past L: its line stops there.
+    Left: per position method, the range over the seeds (band) and the run of ``seed`` (line;
+    the learned table's stops at L). Right: RoPE run with PI, NTK-aware or YaRN as is (dashed)
+    and after the short fine-tune at 4L (solid).
 
     Parameters
     ----------
@@ -117,23 +111,23 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
     for index, method in enumerate(LESSON_METHODS):
         group = "extension.RoPE" if method == "rope_adjacent" else f"passkey.{method}"
-        xs, low, high = _band(results, group)
+        xs, low, high, row = _band(results, group, seed)
         draw_seed_band(methods_ax, xs, 100 * low, 100 * high, color=f"C{index}")
         methods_ax.plot(
             xs,
-            100 * _seed_row(results, group, seed),
+            100 * row,
             color=f"C{index}",
             marker=_MARKERS[index],
             label=_METHOD_NAMES[method],
         )
     for index, extension in enumerate(EXTENSIONS):
         for prefix, style in ((extension, "--"), (f"tuned_{extension}", "-")):
-            xs, low, high = _band(results, f"extension.{prefix}")
+            xs, low, high, row = _band(results, f"extension.{prefix}", seed)
             if style == "-":
                 draw_seed_band(stretch_ax, xs, 100 * low, 100 * high, color=f"C{index}")
             stretch_ax.plot(
                 xs,
-                100 * _seed_row(results, f"extension.{prefix}", seed),
+                100 * row,
                 color=f"C{index}",
                 linestyle=style,
                 marker=_MARKERS[index],
@@ -166,19 +160,15 @@ _INDUCTION_NAMES = ("RoPE, two layers", "NoPE, two layers", "RoPE, one layer")
 class InductionHeads(LiveFigure):
     """Where one query looks in each layer of an induction model, for one repeated sequence.
 
-    Left: the first layer's attention row of the query at position *query* (the dashed line
-    marks the key just before it: a previous-token head puts its weight there). Right: the
-    last layer's row, with the keys an induction head should pick — those right after an
-    earlier copy of the query's token — marked by squares. The model is picked by name:
-    RoPE or NoPE with two layers, or RoPE with one layer (its single layer is on the left;
-    there is no right panel to fill). Titles give each layer's score on this sequence.
+    Left: the first layer's attention row of the query (dashed, the key just before it).
+    Right: the last layer's row, the :func:`induction_targets` marked by squares (empty for
+    the one-layer model). Titles give each layer's score on this sequence.
 
     Parameters
     ----------
     models : dict of str to TrainedModel, optional
         The three models, keyed as the model choice (``"RoPE, two layers"``, ``"NoPE, two
-        layers"``, ``"RoPE, one layer"``), trained on the lesson's repeated task. Default: the
-        lesson's, trained once per session (seed 0).
+        layers"``, ``"RoPE, one layer"``). Default: the lesson's shipped ones (seed 0).
 
     Examples
     --------
@@ -207,8 +197,7 @@ class InductionHeads(LiveFigure):
         self._rows: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
 
     def _attention(self, name: str) -> tuple[np.ndarray, np.ndarray | None]:
-        """The first and last layer's weights of the shown sequence, (n, n) each (the one-layer
-        model has no second)."""
+        """The first and last layer's weights of the shown sequence (last None for one layer)."""
         if name not in self._rows:
             model = self.models[name]
             first = model.attention(self.tokens, layer=1)[0]
@@ -288,20 +277,17 @@ class InductionHeads(LiveFigure):
 class PasskeyLengths(LiveFigure):
     """Passkey accuracy against test length for the RoPE model run one way, and where it looks.
 
-    Left: for the extension picked by name (plain RoPE, PI, NTK-aware or YaRN, context factor
-    4), the range over the shipped seeds without training (grey band, dashed line: this run)
-    and after the short fine-tune at 4L (coloured band; the fine-tuned runs are not repeated
-    live); the dotted line marks the test length picked. Right: on one test sequence of that
-    length, the last layer's attention of the final marker over every key, with the key's
-    position marked; the title says whether this run answers it.
+    Left: for the extension picked, the range over the seeds as is (grey band; dashed, this
+    run) and fine-tuned at 4L (coloured band); dotted, the test length. Right: on one sequence
+    of that length, the last marker's attention over the keys, the key marked; the title says
+    whether this run answers it.
 
     Parameters
     ----------
     results : SeedResults, optional
         ``load_results("two_layers")`` (default: loaded).
     model : TrainedModel, optional
-        The RoPE passkey model of this run; default the lesson's (seed 0), trained once per
-        session.
+        The RoPE passkey model of this run; default the lesson's shipped one (seed 0).
 
     Examples
     --------
@@ -345,9 +331,9 @@ class PasskeyLengths(LiveFigure):
         curve_ax, look_ax = axes
         art = SimpleNamespace(curve_ax=curve_ax, look_ax=look_ax, bands={}, tuned={})
         for extension in EXTENSIONS:
-            xs, low, high = _band(self.results, f"extension.{extension}")
+            xs, low, high, _ = _band(self.results, f"extension.{extension}")
             art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.3")
-            xs, low, high = _band(self.results, f"extension.tuned_{extension}")
+            xs, low, high, _ = _band(self.results, f"extension.tuned_{extension}")
             art.tuned[extension] = draw_seed_band(
                 curve_ax, xs, 100 * low, 100 * high, color="C2", hatch="\\\\"
             )
@@ -408,8 +394,7 @@ class PasskeyLengths(LiveFigure):
 
 
 def _passkey_sequence(tokens: np.ndarray, length: int) -> np.ndarray:
-    """A passkey sequence of ``length`` from the figure's longest one: its marker and key moved
-    to the same share of the way along, the filler cut."""
+    """The figure's sequence cut to ``length``, its marker and key moved proportionally."""
     longest = tokens.size
     where = int(np.flatnonzero(tokens[:-1] == 0)[0])
     out = np.concatenate([tokens[: length - 1].copy(), [0]])

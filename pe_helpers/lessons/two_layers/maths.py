@@ -432,9 +432,8 @@ SEED_EXPERIMENTS = {
 }
 
 
-#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
-#: weights ship in ``pe_helpers/data/models/two_layers.npz`` (:mod:`pe_helpers.shipped_models`),
-#: so Run All loads them unless the notebook sets ``RETRAIN = True`` or another seed.
+#: The models the notebook trains with seed 0, by name; their weights ship in
+#: ``pe_helpers/data/models/two_layers.npz`` (:mod:`pe_helpers.shipped_models`).
 SHIPPED_MODELS = {
     "RoPE, two layers": lambda: train_induction("rope_adjacent", seed=0),
     "NoPE, two layers": lambda: train_induction("none", seed=0),
