@@ -1,7 +1,4 @@
-"""Lesson 11 · Conventions and numerics: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+"""Lesson 11 · Conventions and numerics: the exercise checkers."""
 
 from __future__ import annotations
 
@@ -66,10 +63,8 @@ def _detector_says(answer: object, pairing: str, what: str) -> str | None:
 
 
 def check_rope_complex(rope_complex: Callable) -> Feedback:
-    """Lesson 11, exercise 1: ``rope_complex(x, positions, base)``, RoPE as Meta's Llama code does.
-
-    Graded by :func:`~pe_helpers.conventions.identify_rope` alone, at bases 10000 and 500:
-    adjacent pairs, counter-clockwise, ``t * base ** (-2k / d)``.
+    """Lesson 11, exercise 1: ``rope_complex(x, positions, base)``, RoPE as Meta's Llama code does,
+    graded by :func:`~pe_helpers.conventions.identify_rope` at bases 10000 and 500.
 
     Examples
     --------
@@ -294,10 +289,8 @@ def repository_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarra
 
 
 def check_llama2_loader(convert: Callable) -> Feedback:
-    """Lesson 11, exercise 4: ``convert(w_q, w_k)`` makes the repository reproduce the reference.
-
-    ``repository_scores(x, *convert(w_q, w_k))`` must equal ``reference_scores(x, w_q, w_k)``
-    for the checkpoint of :func:`llama2_checkpoint` and for a second one.
+    """Lesson 11, exercise 4: ``repository_scores(x, *convert(w_q, w_k))`` must equal
+    ``reference_scores(x, w_q, w_k)``, for :func:`llama2_checkpoint` and a second checkpoint.
 
     Examples
     --------

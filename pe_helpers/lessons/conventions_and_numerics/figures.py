@@ -1,7 +1,4 @@
-"""Lesson 11 · Conventions and numerics: the figures and the live angle error per pair.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+"""Lesson 11 · Conventions and numerics: the figures and the live angle error per pair."""
 
 from __future__ import annotations
 

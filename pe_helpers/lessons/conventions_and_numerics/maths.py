@@ -1,8 +1,5 @@
 """Lesson 11 · Conventions and numerics: the pairing fix, the trained models over seeds, and the
-slips, one function each.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+slips, one function each."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Lesson 14 · Position from content: its live figure of the gates and its static figure.
-
-See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
-"""
+"""Lesson 14 · Position from content: its live figure of the gates and its static figure."""
 
 from __future__ import annotations
 

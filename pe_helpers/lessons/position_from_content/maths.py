@@ -1,7 +1,4 @@
-"""Lesson 14 · Position from content: the lesson's models, their gates, PaTH and the seeds.
-
-See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
-"""
+"""Lesson 14 · Position from content: the lesson's models, their gates, PaTH and the seeds."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from ...grading import shown
 from ...shipped_models import shipped_models
 from ...tasks import TEST_SEED, make_task, task_batch
 from ...training import TrainedModel, train
+from ..two_layers.maths import checked_samples
 
 __all__ = [
     "LESSON_METHODS",
@@ -112,12 +110,6 @@ def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     return train(make_task(*SKIP_BACK["task"]), method, seed=seed, **options)
 
 
-def _check_model(model: object) -> TrainedModel:
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    return model
-
-
 def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
     """Accuracy on fresh sequences at each length of :data:`SCALES`.
 
@@ -127,8 +119,7 @@ def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[s
     >>> sorted(skip_back_accuracies(model, n_samples=4))
     ['2L', '4L', 'L']
     """
-    model = _check_model(model)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    n_samples = checked_samples(model, n_samples)
     return {
         scale: model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
         for scale, length in SCALES.items()
@@ -161,9 +152,8 @@ def query_kind_accuracies(
     >>> sorted(query_kind_accuracies(model, n_samples=4))
     ['blank_queries', 'word_queries']
     """
-    model = _check_model(model)
+    n_samples = checked_samples(model, n_samples)
     length = check_int("length", length, minimum=2, maximum=256)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=TEST_SEED)
     hits = (model.predict(batch.tokens) == batch.targets) & batch.scored
     found = {}
@@ -334,8 +324,7 @@ def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float
     >>> sorted(gate_summary(model, n_samples=2))
     ['gate_blank', 'gate_word']
     """
-    model = _check_model(model)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=64)
+    n_samples = checked_samples(model, n_samples, maximum=64)
     if n_samples * model.length > MAX_SUMMARY_TOKENS:
         raise ValueError(
             f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS}, got "

@@ -1,7 +1,4 @@
-"""Lesson 12 · RoPE in today's architectures: which pairs turn, and the multimodal score map.
-
-See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
-"""
+"""Lesson 12 · RoPE in today's architectures: which pairs turn, and the multimodal score map."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Lesson 12 · RoPE in today's architectures: the published settings and the measurements.
-
-See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
-"""
+"""Lesson 12 · RoPE in today's architectures: the published settings and the measurements."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: the exercise checkers."""
 
 from __future__ import annotations
 

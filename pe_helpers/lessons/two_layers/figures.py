@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: its static figure and its two live figures.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: its static figure and its two live figures."""
 
 from __future__ import annotations
 

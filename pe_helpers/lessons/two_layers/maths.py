@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: the lesson's models, its two scores, its limits and its seeds.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: the lesson's models, its two scores, its limits and its seeds."""
 
 from __future__ import annotations
 
@@ -327,11 +324,11 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
     )
 
 
-def _checked_samples(model: object, n_samples: object) -> int:
+def checked_samples(model: object, n_samples: object, maximum: int = 2048) -> int:
     """``n_samples`` for a :class:`TrainedModel` ``model``, both checked."""
     if not isinstance(model, TrainedModel):
         raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    return check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    return check_int("n_samples", n_samples, minimum=1, maximum=maximum)
 
 
 def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
@@ -343,7 +340,7 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     >>> passkey_accuracies(model, n_samples=8)["2L"]
     nan
     """
-    n_samples = _checked_samples(model, n_samples)
+    n_samples = checked_samples(model, n_samples)
     learned = model.config.method == "learned"  # its table has no row past max_len
     return {
         scale: math.nan
@@ -363,7 +360,7 @@ def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> floa
     >>> 0.0 <= passkey_previous_token(model, n_samples=4) <= 1.0
     True
     """
-    n_samples = _checked_samples(model, n_samples)
+    n_samples = checked_samples(model, n_samples)
     batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     return float(previous_token_score(first, batch.tokens).max())
