@@ -1,7 +1,4 @@
-"""Lesson 11 · Conventions and numerics: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+"""Lesson 11 · Conventions and numerics: the exercise checkers."""
 
 from __future__ import annotations
 
@@ -66,10 +63,8 @@ def _detector_says(answer: object, pairing: str, what: str) -> str | None:
 
 
 def check_rope_complex(rope_complex: Callable) -> Feedback:
-    """Lesson 11, exercise 1: ``rope_complex(x, positions, base)``, RoPE as Meta's Llama code does.
-
-    Graded by :func:`~pe_helpers.conventions.identify_rope` alone, at bases 10000 and 500:
-    adjacent pairs, counter-clockwise, ``t * base ** (-2k / d)``.
+    """Lesson 11, exercise 1: ``rope_complex(x, positions, base)``, RoPE as Meta's Llama code does,
+    graded by :func:`~pe_helpers.conventions.identify_rope` at bases 10000 and 500.
 
     Examples
     --------
@@ -112,10 +107,8 @@ SNIPPETS: dict[str, tuple[str, str]] = {
 def check_snippet(letter: str, fixed: Callable) -> Feedback:
     """Lesson 11, exercise 2: the corrected snippet ``letter`` (``"A"``, ``"B"`` or ``"C"``).
 
-    Each snippet is a RoPE function ``f(x, positions, base)`` with one slip; the fixed function
-    is graded by :func:`~pe_helpers.conventions.identify_rope`, at bases 10000 and 500, against
-    the pairing the snippet is meant to have (:data:`SNIPPETS`). ``letter`` may be lower case;
-    another letter (or no letter) gets feedback saying which letters there are.
+    Graded as :func:`check_rope_complex`, against the pairing the snippet is meant to have
+    (:data:`SNIPPETS`); ``letter`` may be lower case, another letter gets feedback.
 
     Examples
     --------
@@ -151,9 +144,9 @@ _CACHE_CASES = ((4096, 64, np.dtype(ml_dtypes.bfloat16)), (4096, 64, np.dtype(np
 def check_cos_sin_cache(cos_sin_cache: Callable) -> Feedback:
     """Lesson 11, exercise 3: ``cos_sin_cache(n_positions, d_model, dtype)`` → ``(cos, sin)``.
 
-    Both ``(n_positions, d_model // 2)`` in ``dtype``, base 10000. Graded by the angle each
-    (cos, sin) pair encodes: within a few roundings of ``dtype`` of ``t * base ** (-2k / d)`` at
-    every one of 4,096 positions, in bfloat16 and in float16.
+    Both ``(n_positions, d_model // 2)`` in ``dtype``, base 10000; each (cos, sin) pair must
+    encode ``t * base ** (-2k / d)`` within a few roundings at 4,096 positions, in bfloat16
+    and float16.
 
     Examples
     --------
@@ -228,10 +221,8 @@ LOADER_HEAD_DIM, LOADER_D_MODEL = 8, 16
 
 
 def llama2_checkpoint(seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """``(W_Q, W_K)`` of one head, ``(d_model, d_head)`` each, laid out for adjacent pairs.
-
-    Stands for Meta's Llama 2 checkpoint, whose reference code turns neighbouring features
-    ``(2k, 2k + 1)`` as one complex number; ``q = x @ W_Q``, so the features are the columns.
+    """``(W_Q, W_K)`` of one head, ``(d_model, d_head)`` each, laid out for adjacent pairs as
+    Meta's Llama 2 checkpoint is; ``q = x @ W_Q``, so the features are the columns.
 
     Examples
     --------
@@ -269,9 +260,8 @@ MAX_TOKENS = 4096
 def reference_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarray:
     """Logits of one head as Meta's reference code computes them: RoPE on adjacent pairs.
 
-    ``x`` is ``(tokens, d_model)``, one token per position ``0, 1, ...`` (at most
-    :data:`MAX_TOKENS`); ``w_q`` and ``w_k`` are ``(d_model, LOADER_HEAD_DIM)``, all finite
-    real arrays; returns ``(tokens, tokens)``.
+    ``x`` is ``(tokens, d_model)`` at positions ``0, 1, ...`` (at most :data:`MAX_TOKENS`);
+    ``w_q`` and ``w_k`` are ``(d_model, LOADER_HEAD_DIM)``; returns ``(tokens, tokens)``.
 
     Examples
     --------
@@ -285,8 +275,7 @@ def reference_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarray
 def repository_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarray:
     """The same logits as a teaching repository computes them: RoPE with ``rotate_half``.
 
-    Arguments as in :func:`reference_scores`; the rotation pairs feature ``k`` with feature
-    ``k + d/2`` (the split-halves layout of GPT-NeoX and transformers).
+    Arguments as in :func:`reference_scores`; the rotation pairs feature ``k`` with ``k + d/2``.
 
     Examples
     --------
@@ -300,10 +289,8 @@ def repository_scores(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike) -> np.ndarra
 
 
 def check_llama2_loader(convert: Callable) -> Feedback:
-    """Lesson 11, exercise 4: ``convert(w_q, w_k)`` makes the repository reproduce the reference.
-
-    ``repository_scores(x, *convert(w_q, w_k))`` must equal ``reference_scores(x, w_q, w_k)``
-    for the checkpoint of :func:`llama2_checkpoint` and for a second one.
+    """Lesson 11, exercise 4: ``repository_scores(x, *convert(w_q, w_k))`` must equal
+    ``reference_scores(x, w_q, w_k)``, for :func:`llama2_checkpoint` and a second checkpoint.
 
     Examples
     --------

@@ -1,7 +1,4 @@
-"""Lesson 11 · Conventions and numerics: the figures and the live angle error per pair.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+"""Lesson 11 · Conventions and numerics: the figures and the live angle error per pair."""
 
 from __future__ import annotations
 
@@ -44,13 +41,12 @@ def plot_position_accuracy(
     accuracies : mapping of str to array_like
         Legend label -> accuracy per position (in [0, 1]; NaN where nothing is scored), as from
         ``TrainedModel.accuracy(per_position=True)``: 1 to 10 curves of one length (at most
-        4096). Each curve gets its own line style and marker, so equal curves stay visible.
+        4096), each in its own line style and marker.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure when None.
     bands : mapping of str to (array_like, array_like), optional
-        For some of the curves (by their label), the lowest and highest accuracy each position
-        took over seeds (the first and last arrays of ``SeedResults.band``): hatched in the
-        curve's colour under its line, which then reads as this run in the range of the others.
+        For some curves (by label), the lowest and highest accuracy at each position over seeds
+        (as from ``SeedResults.band``), hatched in the curve's colour under its line.
 
     Returns
     -------
@@ -156,10 +152,9 @@ def plot_angle_error(
 ) -> Axes:
     """Worst RoPE angle error over the pairs against position, for each dtype (log-log).
 
-    One line per dtype of :data:`DTYPES` with the angles computed in that dtype, and a dashed
-    line for bfloat16 with the fix (angles in float64, cast after cos and sin). Dotted
-    vertical lines mark where bfloat16 and float16 stop holding every integer; float16's line
-    ends where positions overflow (65,504). Errors of exactly 0 are not drawn.
+    One line per dtype of :data:`DTYPES`, the angles computed in it, and bfloat16 fixed
+    (float64 angles, cast after cos and sin), dashed; float16's line ends where positions
+    overflow (65,504). Errors of exactly 0 are not drawn.
 
     Parameters
     ----------
@@ -175,8 +170,8 @@ def plot_angle_error(
     Returns
     -------
     matplotlib.axes.Axes
-        The axes, log-log: one line per dtype and the dashed bfloat16 fix, each
-        labelled, with dotted marks where bfloat16 and float16 stop being exact and at π.
+        One labelled line per dtype and the fix; dotted marks where bfloat16 and float16 stop
+        holding every integer, and at π.
 
     Examples
     --------
@@ -229,11 +224,10 @@ def _exact_note(name: str) -> str:
 class AngleErrorPerPair(LiveFigure):
     """The angle error of every RoPE pair at one position, with the angles computed in a dtype.
 
-    Controls: the position (a logarithmic slider, rounded to a whole number) and the dtype, one
-    of :data:`DTYPES` picked by name. Red: the angles computed in that dtype, as a careless
-    implementation does; green, dashed: the fix (angles in float64, cast after cos and sin).
-    Errors below 1e-12 are drawn at 1e-12; the caption says how the dtype stores the position.
-    ``d_model`` and ``base`` as in :func:`plot_angle_error`.
+    Controls: the position (logarithmic, rounded) and the dtype. Red: the angles computed in
+    the dtype; green, dashed: the fix of :func:`plot_angle_error`, whose ``d_model`` and
+    ``base`` it takes. Errors below 1e-12 are drawn at 1e-12; the caption says how the dtype
+    stores the position.
 
     Examples
     --------
@@ -244,8 +238,7 @@ class AngleErrorPerPair(LiveFigure):
     'position 257 is stored as 256'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): positions 1-2-5 per
-    # decade, every dtype.
+    # The website's pictures (scripts/build_site.py): positions 1-2-5 per decade, every dtype.
     site_grid = {"position": (*(m * 10.0**e for e in range(6) for m in (1, 2, 5)), 1e6)}
     controls = {
         "position": log_control("position", 1000.0, 1.0, 1e6, 0.05),

@@ -1,8 +1,5 @@
 """Lesson 11 · Conventions and numerics: the pairing fix, the trained models over seeds, and the
-slips, one function each.
-
-See :mod:`pe_helpers.lessons.conventions_and_numerics` for the lesson's overview.
-"""
+slips, one function each."""
 
 from __future__ import annotations
 
@@ -38,10 +35,8 @@ def swap_pairing(model: TrainedModel) -> TrainedModel:
 
     ``apply_rope(x[..., p], pairing="halves") == apply_rope(x)[..., p]`` with
     ``p = halves_permutation(d_head)``, and a dot product is unchanged when both vectors are
-    permuted alike: so permuting the head features of W_Q and W_K (their columns here, as
-    ``q = x W_Q``; the rows of a PyTorch ``nn.Linear`` weight) leaves every output the same.
-    ``model`` uses ``"rope_adjacent"`` or ``"rope_halves"`` on every dimension of its heads; the
-    result uses the other, with the permuted W_Q and W_K.
+    permuted alike: permuting the head features of W_Q and W_K (their columns, as
+    ``q = x W_Q``) leaves every output the same. ``model`` rotates every dimension of its heads.
 
     Examples
     --------
@@ -127,8 +122,7 @@ def pairing_metrics(adjacent: TrainedModel, halves: TrainedModel) -> dict[str, f
 
 
 def pairing_experiment(seed: int) -> dict[str, float]:
-    """The notebook's two trained models for one seed (``token_at``, each layout), measured by
-    :func:`pairing_metrics`: the ``"pairing"`` group of :data:`SEED_EXPERIMENTS`."""
+    """:func:`pairing_metrics` of the notebook's two models (``token_at``) for one seed."""
     adjacent = train("token_at", "rope_adjacent", seed=seed)
     halves = train("token_at", "rope_halves", seed=seed)
     return pairing_metrics(adjacent, halves)
@@ -142,13 +136,9 @@ SEED_EXPERIMENTS = {"pairing": pairing_experiment}
 
 
 def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The source article's ``T_Δ``: counter-clockwise blocks ``[[cos, -sin], [sin, cos]]``.
-
-    It moves a (cos, sin) table forward, but the article pairs it with the (sin, cos) table of
-    :func:`~pe_helpers.encodings.sinusoidal_pe`, which needs its transpose,
-    :func:`~pe_helpers.encodings.shift_operator`.
-
-    Arguments as in ``shift_operator`` (``d_model`` up to 4096); returns its transpose.
+    """The source article's ``T_Δ``, blocks ``[[cos, -sin], [sin, cos]]``: the transpose of
+    :func:`~pe_helpers.encodings.shift_operator` (same arguments, ``d_model`` up to 4096), which
+    moves a (cos, sin) table forward, not the (sin, cos) table the article pairs it with.
 
     Examples
     --------
@@ -161,7 +151,7 @@ def erratum_shift_operator(delta: float, d_model: int, base: float = 10000.0) ->
 
 
 def pe_table_variants(base: float = 10000.0) -> dict[str, Callable[[int, int], np.ndarray]]:
-    """Sinusoidal-table functions ``g(n_positions, d_model)``: the layouts in use, and two slips.
+    """Sinusoidal-table functions ``g(n_positions, d_model)``: the layouts in use, two slips.
 
     Parameters
     ----------
@@ -228,15 +218,13 @@ def rope_mutants(base: float = 10000.0) -> dict[str, Callable[..., np.ndarray]]:
     Returns
     -------
     dict of str to callable
-        Keyed by slip; :func:`~pe_helpers.conventions.identify_rope` reports each as the issue
-        of the same name: ``"clockwise"`` (sign of sin flipped), ``"column_index"`` (pair k at
-        ``base ** (-2(2k) / d)``), ``"divided"`` (``t / theta``), ``"wrong_axis"`` (RoPE of
-        ``x.T``; needs an even number of rows), ``"ignores_positions"`` (row index used),
-        ``"sin_cos_swapped"``, ``"mixed_layout"`` (``rotate_half`` with cos and sin repeated
-        for adjacent pairs). Also ``"column_index_per_feature"`` (feature j at
-        ``base ** (-2j / d)``), reported as ``"column_index"``, and ``"half_split"``, a right
-        RoPE in the other layout, reported as ``"pairing"`` when the weights expect adjacent
-        pairs.
+        Keyed by the issue :func:`~pe_helpers.conventions.identify_rope` reports:
+        ``"clockwise"``, ``"column_index"`` (pair k at ``base ** (-2(2k) / d)``), ``"divided"``
+        (``t / theta``), ``"wrong_axis"`` (RoPE of ``x.T``; an even number of rows),
+        ``"ignores_positions"``, ``"sin_cos_swapped"``, ``"mixed_layout"`` (``rotate_half``
+        with cos and sin laid out for adjacent pairs); also ``"column_index_per_feature"``
+        (reported as ``"column_index"``) and ``"half_split"`` (right, in the other layout:
+        ``"pairing"``).
 
     Examples
     --------

@@ -1,7 +1,4 @@
-"""Lesson 14 · Position from content: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
-"""
+"""Lesson 14 · Position from content: the exercise checkers."""
 
 from __future__ import annotations
 
@@ -65,11 +62,8 @@ def _where_they_differ(got: np.ndarray, want: np.ndarray) -> str:
 
 
 def check_cope_positions(function: Callable) -> Feedback:
-    """Lesson 14, exercise 1: CoPE's positions from a query-by-key matrix of gates.
-
-    ``function(gates)`` gets ``g`` of shape ``(n, n)`` (row ``i`` the query, column ``t`` the
-    key; entries past the diagonal are to be ignored) and must return ``p`` of the same
-    shape: ``p[i, j] = Σ_{t=j..i} g[i, t]`` for ``j <= i`` and 0 above the diagonal.
+    """Lesson 14, exercise 1: ``function(gates)``, CoPE's positions from gates ``(n, n)`` (row
+    ``i`` the query, column ``t`` the key): ``p[i, j] = Σ_{t=j..i} g[i, t]``, 0 for ``j > i``.
 
     Examples
     --------
@@ -114,11 +108,8 @@ def check_cope_positions(function: Callable) -> Feedback:
 
 
 def check_forget_bias(function: Callable) -> Feedback:
-    """Lesson 14, exercise 2: the forget gate's bias from the gates of a sequence.
-
-    ``function(forget)`` gets ``f`` of shape ``(n,)``, each in (0, 1], and must return ``D``
-    of shape ``(n, n)``: ``D[i, j] = Σ_{l=j+1..i} log f[l]`` for ``j <= i`` (0 on the
-    diagonal: no token lies between a key and itself) and 0 above the diagonal.
+    """Lesson 14, exercise 2: ``function(forget)``, the forget gate's bias from gates ``f`` in
+    (0, 1], ``(n,)``: ``D[i, j] = Σ_{l=j+1..i} log f[l]`` for ``j <= i``, else 0.
 
     Examples
     --------

@@ -1,7 +1,4 @@
-"""Lesson 14 · Position from content: its live figure of the gates and its static figure.
-
-See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
-"""
+"""Lesson 14 · Position from content: its live figure of the gates and its static figure."""
 
 from __future__ import annotations
 
@@ -15,18 +12,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ..._validate import check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
 from ...training import TrainedModel
+from ..two_layers.figures import check_results
 from .maths import (
     LESSON_METHODS,
     METHOD_NAMES,
     SCALES,
     SKIP_BACK,
-    _default_models,
     cope_positions,
+    default_models,
     forget_gates,
     test_sequence,
     word_counts,
@@ -45,12 +42,10 @@ _MARKERS = ("o", "s", "D", "^", "v")
 class ContentGates(LiveFigure):
     """What a content method measures along one test sequence, seen from one query.
 
-    Left, for CoPE: its position of every key, p_ij = Σ_{t=j..i} σ(s_it) (dots), beside the
-    number of words in ``tokens[j .. i]`` (dashed steps), the count it should learn; for the
-    forget gate: each token's gate f_t (squares; 1 keeps everything) and what reaches the
-    query from key j, F_ij = Π_{l=j+1..i} f_l (dots). Words are marked along the bottom
-    (triangles), blanks left bare. Right: the query's attention over its keys, the key that
-    holds the answer (the second word back) dashed; the title says what the model answers.
+    Left, for CoPE: its position of every key, p_ij (dots), beside the words in
+    ``tokens[j .. i]`` (dashed steps); for the forget gate: each token's gate f_t (squares)
+    and F_ij = Π_{l=j+1..i} f_l (dots). Words are marked along the bottom. Right: the query's
+    attention, the key holding the answer dashed; the title says what the model answers.
 
     Parameters
     ----------
@@ -73,7 +68,7 @@ class ContentGates(LiveFigure):
     layout = side_by_side()
 
     def __init__(self, models: Mapping[str, TrainedModel] | None = None) -> None:
-        models = _default_models() if models is None else models
+        models = default_models() if models is None else models
         if not isinstance(models, Mapping) or list(models) != list(_GATE_MODELS):
             raise ValueError(
                 f"models must be a dict with the keys {list(_GATE_MODELS)}, got {shown(models)}"
@@ -109,30 +104,23 @@ class ContentGates(LiveFigure):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole positions
         # The y label keeps one place for both methods (their tick labels differ in width).
         gate_ax.yaxis.set_label_coords(-0.09, 0.5)
-        (measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
-        (reference,) = gate_ax.plot([], [], color="0.3", linestyle="--", drawstyle="steps-mid")
-        (gates,) = gate_ax.plot([], [], color="C1", marker="s", linestyle="none")
-        (words,) = gate_ax.plot([], [], color="C2", marker="^", linestyle="none", label="a word")
-        (row,) = look_ax.plot([], [], color="C0", marker="o", markersize=4)
-        (target,) = look_ax.plot(
+        # legend_of: the method the gate panel's legend was made for
+        art = SimpleNamespace(gate_ax=gate_ax, look_ax=look_ax, legend_of=None)
+        (art.measured,) = gate_ax.plot([], [], color="C0", marker="o", markersize=5)
+        (art.reference,) = gate_ax.plot([], [], color="0.3", linestyle="--", drawstyle="steps-mid")
+        (art.gates,) = gate_ax.plot([], [], color="C1", marker="s", linestyle="none")
+        (art.words,) = gate_ax.plot(
+            [], [], color="C2", marker="^", linestyle="none", label="a word"
+        )
+        (art.row,) = look_ax.plot([], [], color="C0", marker="o", markersize=4)
+        (art.target,) = look_ax.plot(
             [0, 0], [0, 1], color="C3", linestyle="--", label="the second word back"
         )
-        (look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
+        (art.look_words,) = look_ax.plot([], [], color="C2", marker="^", linestyle="none")
         look_ax.set_ylim(-0.08, 1.45)  # room above the weights for the legend
         look_ax.set_ylabel("attention weight of the query")
         look_ax.legend(loc="upper left")
-        return SimpleNamespace(
-            gate_ax=gate_ax,
-            look_ax=look_ax,
-            measured=measured,
-            reference=reference,
-            gates=gates,
-            words=words,
-            row=row,
-            target=target,
-            look_words=look_words,
-            legend_of=None,  # the method the gate panel's legend was made for
-        )
+        return art
 
     def update(self, art: SimpleNamespace, method: str, sequence: int, query: int) -> None:
         tokens, targets, gate, weights, answers = self._measured(method, sequence)
@@ -201,27 +189,14 @@ class ContentGates(LiveFigure):
         ]
 
 
-def _check_results(results: object, seed: int) -> SeedResults:
-    """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
-    from ...seeds import SeedResults
-
-    if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
-    if check_int("seed", seed) not in results.seeds:
-        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
-    return results
-
-
 def _group(method: str) -> str:
     return "content" if method in ("cope", "forgetting") else "counting"
 
 
 @course_style
 def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
-    """Accuracy on the second word back against test length, over seeds, one line a method.
-
-    Each method has a band (the range over the shipped seeds) and a line (the run of
-    ``seed``); the dotted line marks the training length L.
+    """Accuracy on the second word back against test length: per method, the range over the
+    shipped seeds (band) and the run of ``seed`` (line); dotted, the training length L.
 
     Examples
     --------
@@ -229,7 +204,7 @@ def plot_skip_back(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> plot_skip_back(load_results("position_from_content")).axes[0].get_xlabel()
     'test length (trained at L = 16)'
     """
-    results = _check_results(results, seed)
+    results = check_results(results, seed)
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     ax = figure.subplots()
     xs = np.array(list(SCALES.values()), dtype=np.float64)

@@ -1,7 +1,4 @@
-"""Lesson 14 · Position from content: the lesson's models, their gates, PaTH and the seeds.
-
-See :mod:`pe_helpers.lessons.position_from_content` for the lesson's overview.
-"""
+"""Lesson 14 · Position from content: the lesson's models, their gates, PaTH and the seeds."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ from ...grading import shown
 from ...shipped_models import shipped_models
 from ...tasks import TEST_SEED, make_task, task_batch
 from ...training import TrainedModel, train
+from ..two_layers.maths import checked_samples
 
 __all__ = [
     "LESSON_METHODS",
@@ -46,8 +44,7 @@ METHOD_NAMES = {
     "forgetting": "forget gate (FoX)",
     "cope": "CoPE",
 }
-#: Most tokens and widest vectors :func:`path_scores` (and :func:`path_transform`) take: with
-#: transforms, n products of an (up to n, d) block by a (d, d) matrix.
+#: Most tokens and widest vectors :func:`path_scores` (and :func:`path_transform`) take.
 MAX_PATH_TOKENS = 512
 MAX_PATH_WIDTH = 256
 #: Most tokens :func:`gate_summary` reads (``n_samples`` times the model's length).
@@ -113,12 +110,6 @@ def train_skip_back(method: str, *, seed: int = 0) -> TrainedModel:
     return train(make_task(*SKIP_BACK["task"]), method, seed=seed, **options)
 
 
-def _check_model(model: object) -> TrainedModel:
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    return model
-
-
 def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
     """Accuracy on fresh sequences at each length of :data:`SCALES`.
 
@@ -128,8 +119,7 @@ def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[s
     >>> sorted(skip_back_accuracies(model, n_samples=4))
     ['2L', '4L', 'L']
     """
-    model = _check_model(model)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    n_samples = checked_samples(model, n_samples)
     return {
         scale: model.accuracy(length=length, n_samples=n_samples, seed=TEST_SEED)
         for scale, length in SCALES.items()
@@ -139,10 +129,8 @@ def skip_back_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[s
 def query_kind_accuracies(
     model: TrainedModel, *, length: int = 16, n_samples: int = 128
 ) -> dict[str, float]:
-    """Accuracy at word queries and at blank queries, apart.
-
-    A query is the token whose prediction is scored: after a word the answer is the word
-    before it; after a blank it is still the second word back, now with blanks between.
+    """Accuracy at word queries and at blank queries (the second word back, blanks between),
+    apart.
 
     Parameters
     ----------
@@ -164,9 +152,8 @@ def query_kind_accuracies(
     >>> sorted(query_kind_accuracies(model, n_samples=4))
     ['blank_queries', 'word_queries']
     """
-    model = _check_model(model)
+    n_samples = checked_samples(model, n_samples)
     length = check_int("length", length, minimum=2, maximum=256)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     batch = task_batch(model.task, n_samples, length, model.config.vocab_size, seed=TEST_SEED)
     hits = (model.predict(batch.tokens) == batch.targets) & batch.scored
     found = {}
@@ -273,11 +260,11 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
     Parameters
     ----------
     q, k : array_like
-        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` (512) tokens of width
-        :data:`MAX_PATH_WIDTH` (256).
+        Queries and keys, ``(n, d)``: at most :data:`MAX_PATH_TOKENS` tokens of width
+        :data:`MAX_PATH_WIDTH`.
     transforms : array_like, optional
-        One matrix per token, ``(n, d, d)`` (the first is never used: no token lies between a
-        key and itself). Default: identities, the logits plain ``q_i · k_j`` (one product).
+        One matrix per token, ``(n, d, d)`` (the first is never used). Default: identities,
+        the logits plain ``q_i · k_j``.
 
     Returns
     -------
@@ -320,26 +307,16 @@ def path_scores(q: ArrayLike, k: ArrayLike, transforms: ArrayLike | None = None)
 
 
 @functools.lru_cache(maxsize=1)
-def _default_models() -> dict[str, TrainedModel]:
+def default_models() -> dict[str, TrainedModel]:
     """The notebook's two content models (seed 0): their shipped weights, loaded once."""
     return shipped_models("position_from_content", list(SHIPPED_MODELS))
 
 
-def _experiment(methods: tuple[str, ...], seed: int) -> dict[str, float]:
-    found = {}
-    for method in methods:
-        accuracies = skip_back_accuracies(train_skip_back(method, seed=seed))
-        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
-    return found
-
-
 def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float]:
-    """What a content model's gates hold on test sequences of the training length.
-
-    For CoPE, ``position_error``: the mean of ``|p_ij - c_ij|`` over the pairs whose word
-    count ``c_ij`` (:func:`word_counts`, clipped as CoPE clips) is at most 3, the counts the
-    task reads. For the forget gate, ``gate_word`` and ``gate_blank``: the mean gate on words
-    and on blanks.
+    """What a content model's gates hold on test sequences of the training length: for CoPE,
+    ``position_error``, the mean ``|p_ij - c_ij|`` where the clipped :func:`word_counts`
+    ``c_ij <= 3`` (the counts the task reads); for the forget gate, ``gate_word`` and
+    ``gate_blank``, the mean gate on words and on blanks.
 
     Examples
     --------
@@ -347,8 +324,7 @@ def gate_summary(model: TrainedModel, *, n_samples: int = 32) -> dict[str, float
     >>> sorted(gate_summary(model, n_samples=2))
     ['gate_blank', 'gate_word']
     """
-    model = _check_model(model)
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=64)
+    n_samples = checked_samples(model, n_samples, maximum=64)
     if n_samples * model.length > MAX_SUMMARY_TOKENS:
         raise ValueError(
             f"n_samples * the model's length must be at most {MAX_SUMMARY_TOKENS}, got "
@@ -394,7 +370,11 @@ def _content_experiment(seed: int) -> dict[str, float]:
 
 def _counting_experiment(seed: int) -> dict[str, float]:
     """Section 2's table: the methods that count tokens (NoPE, RoPE, ALiBi)."""
-    return _experiment(("none", "rope_adjacent", "alibi"), seed)
+    found = {}
+    for method in ("none", "rope_adjacent", "alibi"):
+        accuracies = skip_back_accuracies(train_skip_back(method, seed=seed))
+        found |= {f"{method}.{scale}": value for scale, value in accuracies.items()}
+    return found
 
 
 #: Group -> function of a seed (``scripts/experiments.py position_from_content`` writes
@@ -402,10 +382,8 @@ def _counting_experiment(seed: int) -> dict[str, float]:
 SEED_EXPERIMENTS = {"content": _content_experiment, "counting": _counting_experiment}
 
 
-#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
-#: weights ship in ``pe_helpers/data/models/position_from_content.npz``
-#: (:mod:`pe_helpers.shipped_models`), so Run All loads them unless the notebook sets
-#: ``RETRAIN = True`` or another seed.
+#: The models the notebook trains with seed 0, by name; their weights ship in
+#: ``pe_helpers/data/models/position_from_content.npz`` (:mod:`pe_helpers.shipped_models`).
 SHIPPED_MODELS = {
     "CoPE": lambda: train_skip_back("cope", seed=0),
     "forget gate (FoX)": lambda: train_skip_back("forgetting", seed=0),

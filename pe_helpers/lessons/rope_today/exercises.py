@@ -1,7 +1,4 @@
-"""Lesson 12 · RoPE in today's architectures: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
-"""
+"""Lesson 12 · RoPE in today's architectures: the exercise checkers."""
 
 from __future__ import annotations
 
@@ -19,14 +16,10 @@ __all__ = [
     "check_partial_rope",
 ]
 
-# --- exercise checkers ---------------------------------------------------------------------------
-
 
 def check_partial_rope(partial_rope: Callable) -> Feedback:
-    """Lesson 12, exercise 1: ``partial_rope(x, positions, rotary_dim, base)``.
-
-    Rotate the first ``rotary_dim`` columns of ``x`` with RoPE of width ``rotary_dim``
-    (adjacent pairs); leave the other columns as they are.
+    """Lesson 12, exercise 1: ``partial_rope(x, positions, rotary_dim, base)`` rotates the first
+    ``rotary_dim`` columns of ``x`` with RoPE of width ``rotary_dim``, keeps the others.
 
     Examples
     --------
@@ -126,9 +119,8 @@ _MLA = (128, 128, 512, 64)
 
 
 def check_mla_cache(answer: object) -> Feedback:
-    """Lesson 12, exercise 2: numbers a DeepSeek-V2 layer caches per token (MLA + decoupled RoPE).
-
-    ``answer`` is a whole number, or a function with no arguments that returns it.
+    """Lesson 12, exercise 2: numbers a DeepSeek-V2 layer caches per token (MLA + decoupled RoPE),
+    or a function with no arguments that returns it.
 
     Examples
     --------
@@ -160,9 +152,8 @@ def check_mla_cache(answer: object) -> Feedback:
 
 
 def check_mrope_ids(mrope_ids: Callable) -> Feedback:
-    """Lesson 12, exercise 3: ``mrope_ids(text_before, grid_h, grid_w, text_after)``.
-
-    Return Qwen2-VL's position ids, shape ``(3, n)``, rows t, h, w.
+    """Lesson 12, exercise 3: ``mrope_ids(text_before, grid_h, grid_w, text_after)``, Qwen2-VL's
+    position ids ``(3, n)``, rows t, h, w.
 
     Examples
     --------

@@ -1,7 +1,4 @@
-"""Lesson 12 · RoPE in today's architectures: which pairs turn, and the multimodal score map.
-
-See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
-"""
+"""Lesson 12 · RoPE in today's architectures: which pairs turn, and the multimodal score map."""
 
 from __future__ import annotations
 
@@ -25,19 +22,14 @@ __all__ = [
     "plot_turning_pairs",
 ]
 
-# --- figures -------------------------------------------------------------------------------------
-
 
 @course_style
 def plot_turning_pairs(
     head_dim: int = 128, fraction: float = 0.75, base: float = 10000.0, ax: Axes | None = None
 ) -> Axes:
-    """Frequency of each pair under RoPE, partial rotation and p-RoPE with the same fraction.
-
-    The same ``partial_rotary_factor`` read the two ways transformers reads it: partial
-    rotation under ``rope_type="default"``, p-RoPE under ``"proportional"``. Pairs that never
-    turn (the unrotated part of partial rotation, the stopped pairs of p-RoPE) are marked
-    along the bottom edge.
+    """Frequency of each pair under RoPE, and under ``partial_rotary_factor`` read the two ways
+    transformers reads it: partial rotation (``rope_type="default"``) and p-RoPE
+    (``"proportional"``); pairs that never turn are marked along the bottom edge.
 
     Parameters
     ----------
@@ -104,13 +96,8 @@ def plot_nope_temperature(
     margin: float = 9.0, max_keys: int = 2**21, ax: Axes | None = None
 ) -> Axes:
     """Weight of the best key in a NoPE layer as the context grows, with and without Llama 4's
-    query temperature.
-
-    The query at position ``n - 1`` sees ``n`` keys; one of them scores ``margin`` above the
-    others, which all score the same. Without the temperature its softmax weight is
-    :func:`~pe_helpers.lessons.rope_today.top_key_weight` ``(n, margin)``; Llama 4 multiplies
-    the query, so the margin, by :func:`~pe_helpers.lessons.rope_today.nope_query_scale`
-    ``(n - 1)``. The dotted line marks 8,192 keys, where the temperature starts.
+    query temperature: :func:`top_key_weight` ``(n, margin)`` and ``(n, margin * s)`` with
+    ``s =`` :func:`nope_query_scale` ``(n - 1)``; a dotted line at 8,192 keys, where it starts.
 
     Parameters
     ----------
@@ -153,13 +140,10 @@ def plot_nope_temperature(
 class MropeScoreMap(LiveFigure):
     """Multimodal-RoPE score of one query patch against every patch of an image.
 
-    The query and the key carry the same content (all ones), so every colour is the
-    work of the positions: pair ``k`` contributes ``2 cos(w_k · Δ)`` where ``Δ`` is the
-    row offset or the column offset (or 0 for the temporal pairs), as its section says.
-    The colours span the map's own range, from its lowest score to its highest (``head_dim``,
-    at the query patch), which the title's last line gives.
-    Sliders: the grid (rows, columns), the number of temporal pairs (the rest split
-    evenly between rows and columns) and the query patch (clamped to the grid).
+    Query and key are all ones, so every colour is the work of the positions: pair ``k``
+    adds ``2 cos(w_k · Δ)``, ``Δ`` the row or column offset (0 for temporal pairs). The
+    colours span the map's own range, given in the title. Sliders: the grid, the temporal
+    pairs (the rest split evenly between rows and columns) and the query patch (clamped).
 
     Parameters
     ----------
@@ -177,9 +161,8 @@ class MropeScoreMap(LiveFigure):
     scores from 7.07 to 8.00
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the query at a corner,
-    # near the middle and at the far side of the default 12 x 16 grid; then, one at a time,
-    # the grid's rows and columns and the temporal pairs.
+    # The website's pictures (scripts/build_site.py): the query at a corner, the middle and
+    # the far side of the default grid; then, one at a time, the grid and the temporal pairs.
     site_grid = {
         "grid_h": (6, 12, 24),
         "grid_w": (8, 16, 24),
@@ -210,9 +193,8 @@ class MropeScoreMap(LiveFigure):
         return t, rest - rest // 2, rest // 2
 
     def build(self, axes) -> SimpleNamespace:
-        # Cells fill the panel (aspect "auto"): a box that followed the grid would move the
-        # title and labels off a layout made once. The colours are the scores rescaled to
-        # [0, 1] over the map, so the colour bar never changes; the title gives the range.
+        # Cells fill the panel (aspect "auto"), so the layout made once holds; the scores are
+        # rescaled to [0, 1] over the map, so the colour bar never changes.
         image = axes.imshow(
             np.zeros((2, 2)),
             cmap="viridis",

@@ -1,7 +1,4 @@
-"""Lesson 12 · RoPE in today's architectures: the published settings and the measurements.
-
-See :mod:`pe_helpers.lessons.rope_today` for the lesson's overview.
-"""
+"""Lesson 12 · RoPE in today's architectures: the published settings and the measurements."""
 
 from __future__ import annotations
 
@@ -98,14 +95,6 @@ PUBLISHED_SETTINGS: tuple[PublishedSetting, ...] = (
     ),
 )
 
-#: Llama 4's defaults for the query temperature of its NoPE layers (transformers'
-#: ``Llama4TextConfig``: ``floor_scale`` 8192, ``attn_scale`` 0.1).
-LLAMA4_FLOOR_SCALE = 8192
-LLAMA4_ATTN_SCALE = 0.1
-
-
-# --- measurements -------------------------------------------------------------------------------
-
 
 def position_scores(
     rotate: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -113,18 +102,15 @@ def position_scores(
     k: ArrayLike,
     positions: ArrayLike,
 ) -> np.ndarray:
-    """Entry ``[a, b]``: ``rotate(q at positions[a]) · rotate(k at positions[b])``.
-
-    The same two vectors at every position, so the matrix shows what the positions
-    alone do to the score under the encoding ``rotate(x, positions)``.
+    """Entry ``[a, b]``: ``rotate(q at positions[a]) · rotate(k at positions[b])``, what the
+    positions alone do to the score under the encoding ``rotate(x, positions)``.
 
     Parameters
     ----------
     rotate : callable
         ``rotate(x, positions)`` returns ``x`` (shape ``(n, d)``) with row ``i`` encoded
-        at ``positions[i]``, e.g. ``lambda x, t: apply_partial_rope(x, t, 0.25)``: a finite
-        real array of that shape. Anything else (or an error it raises) is a ``ValueError``
-        naming ``rotate``.
+        at ``positions[i]``, e.g. ``lambda x, t: apply_partial_rope(x, t, 0.25)``; anything
+        else (or an error it raises) is a ``ValueError`` naming ``rotate``.
     q, k : array_like
         1-D vectors of the same width, at most :data:`MAX_WIDTH`.
     positions : array_like
@@ -177,11 +163,8 @@ def patch_scores(
     mrope_section: object,
     base: float = 10000.0,
 ) -> np.ndarray:
-    """Multimodal-RoPE scores of ``q`` at every patch of an image against ``k`` at every patch.
-
-    Patches are numbered row by row; patch ``p`` has ids ``(t, h, w) = (0, p // grid_w,
-    p % grid_w)`` (the image alone, as :func:`pe_helpers.rope_variants.mrope_position_ids`
-    numbers it with no text before).
+    """Multimodal-RoPE scores of ``q`` at every patch of an image against ``k`` at every patch,
+    numbered row by row with the ids of :func:`pe_helpers.rope_variants.mrope_position_ids`.
 
     Parameters
     ----------
@@ -219,17 +202,13 @@ def patch_scores(
 
 
 def relative_2d_deviation(scores: ArrayLike, grid_h: int, grid_w: int) -> float:
-    """How far patch scores are from depending on ``(Δh, Δw)`` only, relative to their size.
-
-    Groups the entries of ``scores`` (as from :func:`patch_scores`) by the offset
-    ``(Δh, Δw)`` from the query patch to the key patch; returns the largest spread
-    within a group divided by the largest ``|score|``. Zero means the score depends on
-    the 2-D offset only.
+    """The largest spread of patch scores sharing one offset ``(Δh, Δw)``, over the largest
+    ``|score|``: zero when the score depends on the 2-D offset only.
 
     Parameters
     ----------
     scores : array_like
-        Shape ``(grid_h * grid_w, grid_h * grid_w)``, finite.
+        As from :func:`patch_scores`, ``(grid_h * grid_w, grid_h * grid_w)``.
     grid_h, grid_w : int
         The grid the patches come from.
 
@@ -264,10 +243,8 @@ def relative_2d_deviation(scores: ArrayLike, grid_h: int, grid_w: int) -> float:
 
 
 def nope_layers(num_layers: int, interval: int) -> list[int]:
-    """Indices (from 0) of the layers with no RoPE when every ``interval``-th layer skips it.
-
-    The rule of Meta's Llama 4 code (``(layer_id + 1) % nope_layer_interval == 0``) and
-    of transformers' SmolLM3 and Llama 4 configs (``no_rope_layers``).
+    """Indices (from 0) of the layers with no RoPE when every ``interval``-th layer skips it:
+    ``(layer_id + 1) % nope_layer_interval == 0``, as Llama 4 and SmolLM3 have it.
 
     Parameters
     ----------
@@ -292,16 +269,15 @@ def nope_layers(num_layers: int, interval: int) -> list[int]:
 
 def nope_query_scale(
     positions: ArrayLike,
-    floor_scale: int = LLAMA4_FLOOR_SCALE,
-    attn_scale: float = LLAMA4_ATTN_SCALE,
+    floor_scale: int = 8192,
+    attn_scale: float = 0.1,
 ) -> np.ndarray:
     """Llama 4's temperature for the query at each position of a NoPE layer.
 
-    ``s(t) = attn_scale * ln(floor((t + 1) / floor_scale) + 1) + 1``, as transformers'
-    ``Llama4TextAttention`` computes it when ``attn_temperature_tuning`` is on (``torch.log1p``
-    of the floor); the query at position ``t`` (from 0) is multiplied by ``s(t)``, so every
-    score it makes is too. ``s`` is 1 for the first ``floor_scale - 1`` positions and then
-    grows by steps, about logarithmically in ``t``.
+    ``s(t) = attn_scale * ln(floor((t + 1) / floor_scale) + 1) + 1`` multiplies the query at
+    position ``t`` (from 0), as transformers' ``Llama4TextAttention`` does when
+    ``attn_temperature_tuning`` is on: 1 for the first ``floor_scale - 1`` positions, then
+    growing by steps, about logarithmically.
 
     Parameters
     ----------
@@ -336,10 +312,8 @@ def nope_query_scale(
 
 
 def top_key_weight(n_keys: ArrayLike, margin: ArrayLike) -> np.ndarray:
-    """Softmax weight of one key whose score is ``margin`` above ``n_keys - 1`` equal others.
-
-    ``1 / (1 + (n - 1) exp(-margin))``: the weight of the best key fades as the number of
-    keys grows, unless its margin grows too.
+    """Softmax weight ``1 / (1 + (n - 1) exp(-margin))`` of one key whose score is ``margin``
+    above ``n_keys - 1`` equal others.
 
     Parameters
     ----------

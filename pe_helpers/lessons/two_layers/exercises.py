@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: the exercise checkers.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: the exercise checkers."""
 
 from __future__ import annotations
 
@@ -67,9 +64,7 @@ def check_induction_score(function: Callable) -> Feedback:
     """Lesson 13, exercise 1: the induction score of every head, from attention alone.
 
     ``function(weights, tokens)`` gets the attention of one layer, ``(batch, heads, n, n)``,
-    and the tokens ``(batch, n)``, and must return one score per head: for every query ``t``
-    whose token occurred before, the total weight on the keys ``j`` (``1 <= j <= t``) whose
-    previous token ``tokens[j - 1]`` equals ``tokens[t]``, averaged over those queries.
+    and the tokens ``(batch, n)``, and must return :func:`induction_score`'s one score per head.
 
     Examples
     --------
@@ -105,10 +100,8 @@ def check_induction_score(function: Callable) -> Feedback:
 
 
 _NAMES = {f"{name}": name for name in SCALES} | {str(v): k for k, v in SCALES.items()}
-#: Exercise 2's level: the shortest test length at which the median falls below it. Three
-#: quarters, not a half: over every set of seeds tried, the sinusoidal model's median sits far
-#: above it at L and far below it at 2L (about 99% and 50%), so the answer does not hang on the
-#: seeds, as it did at a half (the 2L median fell on either side of 50% from one set to another).
+#: Exercise 2's level. Three quarters, not a half: the sinusoidal model's median sits far above
+#: it at L and far below at 2L (about 99% and 50%), so the answer does not hang on the seeds.
 FAILURE_LEVEL = 0.75
 
 
@@ -117,10 +110,8 @@ def failure_length(results, method: str = "sinusoidal") -> str:
     passkey accuracy over the shipped seeds is below :data:`FAILURE_LEVEL` (75%); ``"none"``
     if it never is.
 
-    Only the methods whose passkey model ran at every test length have an answer ("none",
-    "sinusoidal", "alibi", "t5_bias" in the shipped results): "learned" has no position past
-    its training length, and the RoPE model's runs are the lesson's extensions
-    (``extension.RoPE.2L``); any other method is refused, naming those that have one.
+    Only methods whose passkey model ran at every test length have an answer ("learned" stops
+    at L; RoPE's runs are the extensions, ``extension.RoPE.2L``): others are refused.
 
     Examples
     --------
@@ -156,9 +147,8 @@ def failure_length(results, method: str = "sinusoidal") -> str:
 def check_failure_length(prediction: object) -> Feedback:
     """Lesson 13, exercise 2: where the sinusoidal passkey model drops below 75% right.
 
-    ``prediction`` is ``"2L"``, ``"4L"``, ``"8L"`` (or the length, 32, 64, 128) or ``"none"``:
-    the shortest test length at which the median over the shipped seeds is below 75%.
-    A function with no arguments that returns the prediction is read as the prediction.
+    ``prediction`` is :func:`failure_length`'s answer: ``"2L"``, ``"4L"``, ``"8L"`` (or 32,
+    64, 128) or ``"none"``, or a function with no arguments that returns it.
 
     Examples
     --------

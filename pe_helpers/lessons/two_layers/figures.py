@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: its static figure and its two live figures.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: its static figure and its two live figures."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ from .maths import (
     INDUCTION,
     LESSON_METHODS,
     SCALES,
-    _default_induction_models,
-    _default_passkey_model,
+    default_models,
     induction_score,
     induction_targets,
     passkey_accuracies,
@@ -52,7 +48,7 @@ _METHOD_NAMES = {
 }
 
 
-def _check_results(results: object, seed: int = 0) -> SeedResults:
+def check_results(results: object, seed: int = 0) -> SeedResults:
     """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
     from ...seeds import SeedResults
 
@@ -63,17 +59,12 @@ def _check_results(results: object, seed: int = 0) -> SeedResults:
     return results
 
 
-def _band(results: SeedResults, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Lengths, low and high of the metrics ``prefix.L`` .. ``prefix.8L`` that exist."""
+def _band(results: SeedResults, prefix: str, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Lengths, low, high and ``seed``'s run of the metrics ``prefix.L`` .. ``prefix.8L``."""
     scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
     low, _, high = results.band([f"{prefix}.{s}" for s in scales])
-    return np.array([SCALES[s] for s in scales], dtype=np.float64), low, high
-
-
-def _seed_row(results: SeedResults, prefix: str, seed: int) -> np.ndarray:
-    scales = [s for s in SCALES if f"{prefix}.{s}" in results.values]
-    at = results.seeds.index(seed)
-    return np.array([results[f"{prefix}.{s}"][at] for s in scales])
+    row = [results[f"{prefix}.{s}"][results.seeds.index(seed)] for s in scales]
+    return np.array([SCALES[s] for s in scales], dtype=np.float64), low, high, np.array(row)
 
 
 def _length_axes(ax, title: str) -> None:
@@ -90,10 +81,9 @@ def _length_axes(ax, title: str) -> None:
 def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     """Passkey accuracy against test length, over seeds: the methods, then RoPE stretched.
 
-    Left: one band (range over the seeds) and one line (the run of ``seed``) per position
-    method. Right: the RoPE model run with PI, NTK-aware or YaRN and no training (dashed) and
-    after the short fine-tune at 4L (solid, ``tuned_``), same colours. The learned table refuses
-    lengths past L: its line stops there.
+    Left: per position method, the range over the seeds (band) and the run of ``seed`` (line;
+    the learned table's stops at L). Right: RoPE run with PI, NTK-aware or YaRN as is (dashed)
+    and after the short fine-tune at 4L (solid).
 
     Parameters
     ----------
@@ -113,28 +103,28 @@ def plot_passkey(results: SeedResults, *, seed: int = 0) -> Figure:
     >>> [ax.get_title() for ax in figure.axes]
     ['position methods', 'RoPE stretched to 4L\\ndashed: as is, solid: fine-tuned']
     """
-    results = _check_results(results, seed)
+    results = check_results(results, seed)
     figure = plt.figure(figsize=(WIDE_FIGSIZE[0], 6.0), layout="constrained")
     methods_ax, stretch_ax = figure.subplots(1, 2, sharey=True)
     for index, method in enumerate(LESSON_METHODS):
         group = "extension.RoPE" if method == "rope_adjacent" else f"passkey.{method}"
-        xs, low, high = _band(results, group)
+        xs, low, high, row = _band(results, group, seed)
         draw_seed_band(methods_ax, xs, 100 * low, 100 * high, color=f"C{index}")
         methods_ax.plot(
             xs,
-            100 * _seed_row(results, group, seed),
+            100 * row,
             color=f"C{index}",
             marker=_MARKERS[index],
             label=_METHOD_NAMES[method],
         )
     for index, extension in enumerate(EXTENSIONS):
         for prefix, style in ((extension, "--"), (f"tuned_{extension}", "-")):
-            xs, low, high = _band(results, f"extension.{prefix}")
+            xs, low, high, row = _band(results, f"extension.{prefix}", seed)
             if style == "-":
                 draw_seed_band(stretch_ax, xs, 100 * low, 100 * high, color=f"C{index}")
             stretch_ax.plot(
                 xs,
-                100 * _seed_row(results, f"extension.{prefix}", seed),
+                100 * row,
                 color=f"C{index}",
                 linestyle=style,
                 marker=_MARKERS[index],
@@ -167,19 +157,15 @@ _INDUCTION_NAMES = ("RoPE, two layers", "NoPE, two layers", "RoPE, one layer")
 class InductionHeads(LiveFigure):
     """Where one query looks in each layer of an induction model, for one repeated sequence.
 
-    Left: the first layer's attention row of the query at position *query* (the dashed line
-    marks the key just before it: a previous-token head puts its weight there). Right: the
-    last layer's row, with the keys an induction head should pick — those right after an
-    earlier copy of the query's token — marked by squares. The model is picked by name:
-    RoPE or NoPE with two layers, or RoPE with one layer (its single layer is on the left;
-    there is no right panel to fill). Titles give each layer's score on this sequence.
+    Left: the first layer's attention row of the query (dashed, the key just before it).
+    Right: the last layer's row, the :func:`induction_targets` marked by squares (empty for
+    the one-layer model). Titles give each layer's score on this sequence.
 
     Parameters
     ----------
     models : dict of str to TrainedModel, optional
         The three models, keyed as the model choice (``"RoPE, two layers"``, ``"NoPE, two
-        layers"``, ``"RoPE, one layer"``), trained on the lesson's repeated task. Default: the
-        lesson's, trained once per session (seed 0).
+        layers"``, ``"RoPE, one layer"``). Default: the lesson's shipped ones (seed 0).
 
     Examples
     --------
@@ -195,7 +181,7 @@ class InductionHeads(LiveFigure):
     layout = side_by_side()
 
     def __init__(self, models: Mapping[str, TrainedModel] | None = None) -> None:
-        models = _default_induction_models() if models is None else models
+        models = default_models(*_INDUCTION_NAMES) if models is None else models
         self.models = _check_models(models, _INDUCTION_NAMES)
         self.length = INDUCTION["length"]
         task = self.models[_INDUCTION_NAMES[0]].task
@@ -208,8 +194,7 @@ class InductionHeads(LiveFigure):
         self._rows: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
 
     def _attention(self, name: str) -> tuple[np.ndarray, np.ndarray | None]:
-        """The first and last layer's weights of the shown sequence, (n, n) each (the one-layer
-        model has no second)."""
+        """The first and last layer's weights of the shown sequence (last None for one layer)."""
         if name not in self._rows:
             model = self.models[name]
             first = model.attention(self.tokens, layer=1)[0]
@@ -226,10 +211,13 @@ class InductionHeads(LiveFigure):
             ax.set_xticks(keys[:: max(1, self.period)])
             ax.set_xlabel(f"key position (repeats every {self.period})")
         first_ax.set_ylabel("attention weight")
-        (first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
-        (previous,) = first_ax.plot([0, 0], [0, 1], color="0.3", linestyle="--", label="key t − 1")
-        (last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
-        (targets,) = last_ax.plot(
+        art = SimpleNamespace(first_ax=first_ax, last_ax=last_ax)
+        (art.first,) = first_ax.plot([], [], color="C0", marker="o", markersize=4, label="layer 1")
+        (art.previous,) = first_ax.plot(
+            [0, 0], [0, 1], color="0.3", linestyle="--", label="key t − 1"
+        )
+        (art.last,) = last_ax.plot([], [], color="C1", marker="o", markersize=4, label="layer 2")
+        (art.targets,) = last_ax.plot(
             [],
             [],
             color="C3",
@@ -241,18 +229,12 @@ class InductionHeads(LiveFigure):
         )
         # One legend under both panels: the marks above the data are never covered.
         first_ax.figure.legend(
-            handles=[first, previous, last, targets], loc="outside lower center", ncols=4
+            handles=[art.first, art.previous, art.last, art.targets],
+            loc="outside lower center",
+            ncols=4,
         )
-        note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
-        return SimpleNamespace(
-            first_ax=first_ax,
-            last_ax=last_ax,
-            first=first,
-            previous=previous,
-            last=last,
-            targets=targets,
-            note=note,
-        )
+        art.note = last_ax.text(0.5, 0.5, "", transform=last_ax.transAxes, ha="center", va="center")
+        return art
 
     def update(self, art: SimpleNamespace, model: str, query: int) -> None:
         first, last = self._attention(model)
@@ -292,20 +274,17 @@ class InductionHeads(LiveFigure):
 class PasskeyLengths(LiveFigure):
     """Passkey accuracy against test length for the RoPE model run one way, and where it looks.
 
-    Left: for the extension picked by name (plain RoPE, PI, NTK-aware or YaRN, context factor
-    4), the range over the shipped seeds without training (grey band, dashed line: this run)
-    and after the short fine-tune at 4L (coloured band; the fine-tuned runs are not repeated
-    live); the dotted line marks the test length picked. Right: on one test sequence of that
-    length, the last layer's attention of the final marker over every key, with the key's
-    position marked; the title says whether this run answers it.
+    Left: for the extension picked, the range over the seeds as is (grey band; dashed, this
+    run) and fine-tuned at 4L (coloured band); dotted, the test length. Right: on one sequence
+    of that length, the last marker's attention over the keys, the key marked; the title says
+    whether this run answers it.
 
     Parameters
     ----------
     results : SeedResults, optional
         ``load_results("two_layers")`` (default: loaded).
     model : TrainedModel, optional
-        The RoPE passkey model of this run; default the lesson's (seed 0), trained once per
-        session.
+        The RoPE passkey model of this run; default the lesson's shipped one (seed 0).
 
     Examples
     --------
@@ -323,8 +302,8 @@ class PasskeyLengths(LiveFigure):
     def __init__(self, results: SeedResults | None = None, model: TrainedModel | None = None):
         from ...seeds import load_results
 
-        self.results = load_results("two_layers") if results is None else _check_results(results)
-        model = _default_passkey_model() if model is None else model
+        self.results = load_results("two_layers") if results is None else check_results(results)
+        model = default_models("passkey, RoPE")["passkey, RoPE"] if model is None else model
         if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
             raise TypeError(f"model must be a RoPE TrainedModel, got {shown(model)}")
         self.model = model
@@ -349,9 +328,9 @@ class PasskeyLengths(LiveFigure):
         curve_ax, look_ax = axes
         art = SimpleNamespace(curve_ax=curve_ax, look_ax=look_ax, bands={}, tuned={})
         for extension in EXTENSIONS:
-            xs, low, high = _band(self.results, f"extension.{extension}")
+            xs, low, high, _ = _band(self.results, f"extension.{extension}")
             art.bands[extension] = draw_seed_band(curve_ax, xs, 100 * low, 100 * high, color="0.3")
-            xs, low, high = _band(self.results, f"extension.tuned_{extension}")
+            xs, low, high, _ = _band(self.results, f"extension.tuned_{extension}")
             art.tuned[extension] = draw_seed_band(
                 curve_ax, xs, 100 * low, 100 * high, color="C2", hatch="\\\\"
             )
@@ -412,8 +391,7 @@ class PasskeyLengths(LiveFigure):
 
 
 def _passkey_sequence(tokens: np.ndarray, length: int) -> np.ndarray:
-    """A passkey sequence of ``length`` from the figure's longest one: its marker and key moved
-    to the same share of the way along, the filler cut."""
+    """The figure's sequence cut to ``length``, its marker and key moved proportionally."""
     longest = tokens.size
     where = int(np.flatnonzero(tokens[:-1] == 0)[0])
     out = np.concatenate([tokens[: length - 1].copy(), [0]])

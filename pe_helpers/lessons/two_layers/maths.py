@@ -1,7 +1,4 @@
-"""Lesson 13 · Two layers: the lesson's models, its two scores, its limits and its seeds.
-
-See :mod:`pe_helpers.lessons.two_layers` for the lesson's overview.
-"""
+"""Lesson 13 · Two layers: the lesson's models, its two scores, its limits and its seeds."""
 
 from __future__ import annotations
 
@@ -151,10 +148,8 @@ def _check_weights(weights: object, tokens: object) -> tuple[np.ndarray, np.ndar
 
 
 def previous_token_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
-    """Per head: the mean attention a query gives the key just before it, ``a[t, t - 1]``.
-
-    Averaged over every query ``t >= 1`` of every sequence: 1 for a perfect previous-token
-    head, about ``H_t / t`` (small) for a head that spreads its attention.
+    """Per head: the mean attention ``a[t, t - 1]`` a query ``t >= 1`` gives the key just before
+    it, over every sequence: 1 for a perfect previous-token head.
 
     Parameters
     ----------
@@ -181,11 +176,8 @@ def previous_token_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
 
 
 def induction_targets(tokens: ArrayLike) -> np.ndarray:
-    """Which keys an induction head should attend to: ``(batch, n, n)`` booleans.
-
-    Key ``j`` is a target of query ``t`` when ``1 <= j <= t`` and the token before it is the
-    query's own token, ``tokens[j - 1] == tokens[t]`` (with ``j - 1 < t``): the token that
-    followed an earlier copy of the current one.
+    """Which keys an induction head should attend to: ``(batch, n, n)`` booleans, key ``j`` of
+    query ``t`` when ``1 <= j <= t`` and ``tokens[j - 1] == tokens[t]``.
 
     Examples
     --------
@@ -202,10 +194,8 @@ def induction_targets(tokens: ArrayLike) -> np.ndarray:
 
 
 def induction_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
-    """Per head: the mean attention a query gives the keys an induction head would pick.
-
-    For every query with at least one target in :func:`induction_targets` (a token seen
-    before), the total weight on those targets, averaged: 1 for a perfect induction head.
+    """Per head: the total weight a query puts on its :func:`induction_targets`, averaged over
+    the queries that have one: 1 for a perfect induction head.
 
     Examples
     --------
@@ -223,14 +213,12 @@ def induction_score(weights: ArrayLike, tokens: ArrayLike) -> np.ndarray:
 
 
 def induction_order_blind_limit(n_samples: int = 4000, seed: int = 0) -> float:
-    """The best accuracy on :data:`INDUCTION`'s task of a reader that sees its prefix as a bag.
+    """The best accuracy on :data:`INDUCTION`'s task of a reader that sees its prefix as a bag,
+    as a one-layer model does.
 
-    At a scored query ``t >= m`` the prefix holds every token of the segment, those up to
-    position ``t mod m`` once more than the rest; the next token is one of the others, and
-    nothing in a bag tells which: the best guess is right ``1 / (m - ((t + 1) mod m))`` of
-    the time (``m`` when all counts are equal). The value is the mean over sampled sequences
-    and scored queries: what a one-layer model, whose values carry no word of their
-    neighbours, can at best read from its prefix's contents.
+    At a scored query ``t >= m`` the prefix holds the segment's tokens, those up to ``t mod m``
+    once more; the next token is one of the others, so the best guess is right
+    ``1 / (m - ((t + 1) mod m))`` of the time. The mean over sampled sequences and queries.
 
     Examples
     --------
@@ -247,8 +235,7 @@ def induction_order_blind_limit(n_samples: int = 4000, seed: int = 0) -> float:
 
 
 def _scores(model: TrainedModel, n_samples: int = 128) -> dict[str, float]:
-    """Accuracy, and the best head's previous-token score (layer 1) and induction score (the
-    last layer), on test sequences of the training length."""
+    """Accuracy and the best head's previous-token (layer 1) and induction (last) scores."""
     batch = task_batch(model.task, n_samples, model.length, model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     last = model.attention(batch.tokens)
@@ -263,12 +250,8 @@ def _scores(model: TrainedModel, n_samples: int = 128) -> dict[str, float]:
 
 
 def extension_frequencies(extension: str, d_head: int, train_length: int, base: float = 1e4):
-    """RoPE frequencies and attention factor of ``extension`` for context factor :data:`FACTOR`.
-
-    Computed by lesson 10's :func:`pe_helpers.rope_scaling.rope_frequencies` (PI is its
-    "linear" type, YaRN its "yarn" type with ``original_max_position_embeddings`` = the
-    training length); NTK-aware is the default type with the base
-    :func:`~pe_helpers.rope_scaling.ntk_aware_base`.
+    """RoPE frequencies and attention factor of ``extension`` for context factor :data:`FACTOR`,
+    from lesson 10's :func:`pe_helpers.rope_scaling.rope_frequencies`.
 
     Examples
     --------
@@ -292,6 +275,14 @@ def extension_frequencies(extension: str, d_head: int, train_length: int, base: 
     return rope_frequencies(block, d_head)
 
 
+def _checked_frequencies(model: object, extension: object) -> tuple[np.ndarray, float]:
+    """:func:`extension_frequencies` for a RoPE ``model``, both arguments checked."""
+    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
+        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {shown(model)}")
+    extension = check_choice("extension", extension, EXTENSIONS)
+    return extension_frequencies(extension, model.config.d_head, model.length, model.config.base)
+
+
 def stretch(model: TrainedModel, extension: str) -> TrainedModel:
     """The RoPE model's weights run with ``extension``'s frequencies; no training.
 
@@ -301,20 +292,13 @@ def stretch(model: TrainedModel, extension: str) -> TrainedModel:
     >>> stretch(model, "PI").config.inv_freq[0]
     0.25
     """
-    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {shown(model)}")
-    extension = check_choice("extension", extension, EXTENSIONS)
-    inv, att = extension_frequencies(
-        extension, model.config.d_head, model.length, model.config.base
-    )
+    inv, att = _checked_frequencies(model, extension)
     return model.replace(inv_freq=inv, attention_factor=att)
 
 
 def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedModel:
-    """:data:`TUNE`'s short fine-tune at 4L of the RoPE model under ``extension``'s frequencies.
-
-    ``seed`` picks the fine-tuning data (from ``seed + 1``); over seeds the lesson passes the
-    model's seed plus one.
+    """:data:`TUNE`'s short fine-tune at 4L of the RoPE model under ``extension``'s frequencies;
+    ``seed`` picks the data (over seeds, the model's seed plus one).
 
     Examples
     --------
@@ -322,11 +306,8 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
     >>> fine_tune(model, "YaRN").length
     64
     """
-    if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
-        raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {shown(model)}")
-    extension = check_choice("extension", extension, EXTENSIONS)
+    inv, att = _checked_frequencies(model, extension)
     config = model.config
-    inv, att = extension_frequencies(extension, config.d_head, model.length, config.base)
     return train(
         model.task,
         config.method,
@@ -343,6 +324,13 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
     )
 
 
+def checked_samples(model: object, n_samples: object, maximum: int = 2048) -> int:
+    """``n_samples`` for a :class:`TrainedModel` ``model``, both checked."""
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
+    return check_int("n_samples", n_samples, minimum=1, maximum=maximum)
+
+
 def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
     """Passkey accuracy at each length of :data:`SCALES` (NaN where a learned table refuses).
 
@@ -352,9 +340,7 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
     >>> passkey_accuracies(model, n_samples=8)["2L"]
     nan
     """
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    n_samples = checked_samples(model, n_samples)
     learned = model.config.method == "learned"  # its table has no row past max_len
     return {
         scale: math.nan
@@ -365,10 +351,8 @@ def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str
 
 
 def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> float:
-    """Layer 1's best previous-token score on the passkey test batch of length L.
-
-    Always at L, not at the model's own training length (a fine-tuned model was trained
-    at 4L); forward passes only, on the batch of :func:`passkey_accuracies`.
+    """Layer 1's best previous-token score on the passkey test batch of length L (also for a
+    model fine-tuned at 4L).
 
     Examples
     --------
@@ -376,24 +360,16 @@ def passkey_previous_token(model: TrainedModel, *, n_samples: int = 128) -> floa
     >>> 0.0 <= passkey_previous_token(model, n_samples=4) <= 1.0
     True
     """
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
+    n_samples = checked_samples(model, n_samples)
     batch = task_batch(model.task, n_samples, SCALES["L"], model.config.vocab_size, seed=TEST_SEED)
     first = model.attention(batch.tokens, layer=1)
     return float(previous_token_score(first, batch.tokens).max())
 
 
-@functools.lru_cache(maxsize=1)
-def _default_induction_models() -> dict[str, TrainedModel]:
-    """The notebook's three induction models (seed 0): their shipped weights, loaded once."""
-    return shipped_models("two_layers", list(SHIPPED_MODELS)[:3])
-
-
-@functools.lru_cache(maxsize=1)
-def _default_passkey_model() -> TrainedModel:
-    """The notebook's RoPE passkey model (seed 0): its shipped weights, loaded once."""
-    return shipped_models("two_layers", ["passkey, RoPE"])["passkey, RoPE"]
+@functools.lru_cache(maxsize=2)
+def default_models(*names: str) -> dict[str, TrainedModel]:
+    """The notebook's models ``names`` (seed 0): their shipped weights, loaded once."""
+    return shipped_models("two_layers", list(names))
 
 
 # --- the lesson's models over seeds (pe_helpers.seeds) ---------------------------------------
@@ -430,9 +406,8 @@ def _passkey_experiment(seed: int) -> dict[str, float]:
 
 
 def _extension_experiment(seed: int) -> dict[str, float]:
-    """Section 3's RoPE model: as trained, stretched by PI / NTK-aware / YaRN, and each of
-    the four fine-tuned briefly at 4L (``tuned_``), at L, 2L, 4L and 8L; and for each, layer
-    1's previous-token score at L (section 4's test of why PI does badly)."""
+    """Section 3's RoPE model as is, stretched and fine-tuned (``tuned_``): accuracies and
+    layer 1's previous-token score."""
     model = train_passkey("rope_adjacent", seed=seed)
     found = {}
     for extension in EXTENSIONS:
@@ -444,8 +419,7 @@ def _extension_experiment(seed: int) -> dict[str, float]:
     return found
 
 
-#: Group -> function of a seed: every model the notebook trains or quotes, measured as it
-#: measures them (``make experiments LESSONS=two_layers`` writes
+#: Group -> function of a seed (``make experiments LESSONS=two_layers`` writes
 #: ``pe_helpers/data/seeds/two_layers.json``).
 SEED_EXPERIMENTS = {
     "induction": _induction_experiment,
@@ -455,9 +429,8 @@ SEED_EXPERIMENTS = {
 }
 
 
-#: The models the notebook trains with seed 0, by the names it shows them under; seed 0's
-#: weights ship in ``pe_helpers/data/models/two_layers.npz`` (:mod:`pe_helpers.shipped_models`),
-#: so Run All loads them unless the notebook sets ``RETRAIN = True`` or another seed.
+#: The models the notebook trains with seed 0, by name; their weights ship in
+#: ``pe_helpers/data/models/two_layers.npz`` (:mod:`pe_helpers.shipped_models`).
 SHIPPED_MODELS = {
     "RoPE, two layers": lambda: train_induction("rope_adjacent", seed=0),
     "NoPE, two layers": lambda: train_induction("none", seed=0),
