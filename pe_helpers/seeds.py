@@ -371,6 +371,15 @@ class SeedResults:
 # --- reading a results file -------------------------------------------------------------------
 
 
+def check_results(results: object, seed: int = 0) -> SeedResults:
+    """``results`` if it is a :class:`SeedResults` holding ``seed`` (a figure's door)."""
+    if not isinstance(results, SeedResults):
+        raise TypeError(f"results must be the SeedResults of load_results, got {_show(results)}")
+    if check_int("seed", seed) not in results.seeds:
+        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
+    return results
+
+
 class ResultsFileError(ValueError):
     """A results file that cannot be read as its lesson's results (damaged, or not one).
 

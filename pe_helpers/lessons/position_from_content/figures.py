@@ -15,8 +15,8 @@ from matplotlib.ticker import MaxNLocator
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
+from ...seeds import check_results
 from ...training import TrainedModel
-from ..two_layers.figures import check_results
 from .maths import (
     LESSON_METHODS,
     METHOD_NAMES,

@@ -11,10 +11,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..._validate import check_int
 from ...figures import WIDE_FIGSIZE, course_style, draw_seed_band, seed_band_style
 from ...grading import shown
 from ...live import LiveFigure, choice_control, int_control, side_by_side
+from ...seeds import check_results
 from ...tasks import TEST_SEED, task_batch
 from ...training import TrainedModel
 from .maths import (
@@ -46,17 +46,6 @@ _METHOD_NAMES = {
     "alibi": "ALiBi",
     "t5_bias": "T5 bias",
 }
-
-
-def check_results(results: object, seed: int = 0) -> SeedResults:
-    """``results`` if it is a :class:`~pe_helpers.seeds.SeedResults` holding ``seed``."""
-    from ...seeds import SeedResults
-
-    if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {shown(results)}")
-    if check_int("seed", seed) not in results.seeds:
-        raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
-    return results
 
 
 def _band(results: SeedResults, prefix: str, seed: int = 0) -> tuple[np.ndarray, ...]:
