@@ -35,14 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    check_array,
-    check_bool,
-    check_choice,
-    check_int,
-    check_memory,
-    check_real,
-)
+from ._validate import check_array, check_bool, check_choice, check_int, check_memory, check_real
 from ._validate import show_value as _show
 from .attention import causal_mask, softmax
 from .attention import softmax_backward as reference_softmax_backward
@@ -53,20 +46,10 @@ from .tasks import Batch, Task
 
 __all__ = ["METHODS", "ModelConfig", "init_params", "gradient_check"]
 
-METHODS = (
-    "none",
-    "sinusoidal",
-    "learned",
-    "rope_adjacent",
-    "rope_halves",
-    "alibi",
-    "t5_bias",
-    "cope",
-    "forgetting",
-)
 ROPE_METHODS = ("rope_adjacent", "rope_halves")
 #: Methods whose position comes from content (lesson 14): each layer has its own arrays.
 CONTENT_METHODS = ("cope", "forgetting")
+METHODS = ("none", "sinusoidal", "learned", *ROPE_METHODS, "alibi", "t5_bias", *CONTENT_METHODS)
 #: Arrays that start at zero (the rest are drawn at random), by the end of their names.
 _ZERO_INIT = ("b_o", "t5_bias", "cope_pos", "b_forget")
 #: Most integer positions a CoPE table may hold (each costs every query a dot product).
@@ -279,15 +262,12 @@ class Tables:
         if method == "sinusoidal":
             self.pe = sinusoidal_pe(n, config.d_model, config.base)
         if method in ROPE_METHODS:
-            inv_freq = config.inv_freq
-            if inv_freq is None:
-                inv_freq = frequencies(config.d_head, config.base)
+            inv_freq = config.inv_freq or frequencies(config.d_head, config.base)
             angles = np.multiply.outer(np.arange(n, dtype=np.float64), inv_freq)
             self.cos = config.attention_factor * np.cos(angles)
             self.sin = config.attention_factor * np.sin(angles)
         if method == "alibi":
-            slopes = config.slopes
-            slopes = slopes_of(config.n_heads) if slopes is None else np.array(slopes)
+            slopes = slopes_of(config.n_heads) if config.slopes is None else np.array(config.slopes)
             self.bias = bias_of(n, slopes)
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
@@ -591,10 +571,7 @@ def check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of arrays, got {type(params).__name__}")
     if set(params) != set(shapes):
-        raise ValueError(
-            f"params must have exactly the keys {sorted(shapes)} for method "
-            f"{config.method!r}, got {sorted(params)}"
-        )
+        raise ValueError(f"params must have the keys {sorted(shapes)}, got {sorted(params)}")
     checked = {}
     for name, shape in shapes.items():
         arr = check_array(f"params[{name!r}]", params[name]).astype(np.float64)

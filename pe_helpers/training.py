@@ -258,25 +258,17 @@ def train(
     batch_size = check_int("batch_size", batch_size, minimum=1, maximum=MAX_BATCH_SIZE)
     seed = check_int("seed", seed, minimum=0)
     lr = check_real("lr", lr, positive=True)
-    if lr > MAX_LR:  # each Adam step moves a parameter by about lr
+    if lr > MAX_LR:
         raise ValueError(f"lr must be at most {MAX_LR:g}, got {lr!r}")
     if isinstance(method, str) and method == "learned":
         model_options.setdefault("max_len", length)
     config = ModelConfig(method, vocab_size, **model_options)  # checks method and the options
     check_length(length, config)
     check_fits(task, length, config.vocab_size, "task_arg")
-    check_work(
-        config,
-        steps * batch_size,
-        length,
-        f"train with steps = {steps}, batch_size = {batch_size} and length = {length}",
-        MAX_TRAINING_WORK,
-    )
+    sizes = f"train with steps = {steps}, batch_size = {batch_size} and length = {length}"
+    check_work(config, steps * batch_size, length, sizes, MAX_TRAINING_WORK)
     check_size(config, batch_size, length, "a training batch")
-    check_memory(
-        f"steps = {steps} batches of batch_size = {batch_size} sequences of length = {length}",
-        BATCH_BYTES * steps * batch_size * length,
-    )
+    check_memory(sizes, BATCH_BYTES * steps * batch_size * length)  # the training data
     params = init_params(config, seed) if params is None else check_params(params, config)
     # Adam runs on one flat vector (a few array operations per step, not a few per
     # parameter); the dict holds views into it.
