@@ -412,7 +412,7 @@ def _forget_backward(cache: dict, w_forget: np.ndarray, grad_scores: np.ndarray)
 
 def forward_pass(
     params: dict, config: ModelConfig, tokens: ArrayLike, tables: Tables | None = None
-):
+) -> tuple[np.ndarray, dict]:
     """Logits ``(B, n, vocab)`` of token ids ``(B, n)`` or ``(n,)``, and the cache backward reads.
 
     ``cache["weights"]`` holds the last layer's attention weights ``(B, H, n, n)``, and
@@ -532,16 +532,13 @@ def _backward(
     grad_out = flat_g  # the gradient of the layer's output: the logits, then the stream
     for layer in range(config.n_layers, 0, -1):
         last = layer == config.n_layers
-        inner = cache if last else cache["inner"][layer - 1]
+        layer_cache = cache if last else cache["inner"][layer - 1]
         weights_of, prefix = _layer(params, layer, config), "" if last else f"layer{layer}."
-        grads[prefix + "w_o"] = (inner["concat"].T @ grad_out).reshape(weights_of["w_o"].shape)
-        grad_heads = np.swapaxes(
-            (grad_out @ weights_of["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e),
-            1,
-            2,
-        )
+        w_o = weights_of["w_o"]
+        grads[prefix + "w_o"] = (layer_cache["concat"].T @ grad_out).reshape(w_o.shape)
+        grad_concat = (grad_out @ w_o.reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e)
         found, grad_in = _attend_backward(
-            weights_of, config, tables, inner, grad_heads, softmax_grad
+            weights_of, config, tables, layer_cache, np.swapaxes(grad_concat, 1, 2), softmax_grad
         )
         for name, grad in found.items():
             if name == "t5_bias" and not last:  # one table for all layers: the gradients add up
