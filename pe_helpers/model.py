@@ -21,11 +21,9 @@ and the last layer is the one above, reading that stream. RoPE, ALiBi and the ca
 in every layer; T5's bucket table is one table shared by all layers, as in T5; sinusoidal and
 learned vectors are added once, to the embeddings.
 
-The loss is the softmax cross-entropy on the scored positions. The gradient of every
-parameter is computed by hand (:func:`loss_and_grads`; the softmax's own step is
-:func:`~pe_helpers.attention.softmax_backward`, next to the softmax) and checked against
-central finite differences by :func:`gradient_check`. Training lives in
-:mod:`~pe_helpers.training`.
+The loss is the softmax cross-entropy on the scored positions; its gradient is written out by
+hand (:func:`loss_and_grads`) and checked against central finite differences by
+:func:`gradient_check`. Training lives in :mod:`~pe_helpers.training`.
 """
 
 from __future__ import annotations
@@ -37,40 +35,23 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    check_array,
-    check_bool,
-    check_choice,
-    check_int,
-    check_memory,
-    check_real,
-)
+from ._validate import check_array, check_bool, check_choice, check_int, check_memory, check_real
 from ._validate import show_value as _show
-from .attention import causal_mask, softmax, softmax_backward
+from .attention import causal_mask, softmax
 from .attention import softmax_backward as reference_softmax_backward
 from .biases import bias_of, buckets_of, check_slopes, slopes_of
 from .encodings import frequencies, sinusoidal_pe
 from .rope import turn_pairs
 from .tasks import Batch, Task
 
-__all__ = ["METHODS", "ModelConfig", "init_params", "forward", "softmax_backward", "gradient_check"]
+__all__ = ["METHODS", "ModelConfig", "init_params", "gradient_check"]
 
-METHODS = (
-    "none",
-    "sinusoidal",
-    "learned",
-    "rope_adjacent",
-    "rope_halves",
-    "alibi",
-    "t5_bias",
-    "cope",
-    "forgetting",
-)
 ROPE_METHODS = ("rope_adjacent", "rope_halves")
 #: Methods whose position comes from content (lesson 14): each layer has its own arrays.
 CONTENT_METHODS = ("cope", "forgetting")
-#: The arrays each content method adds to every layer, by their short names.
-_METHOD_ARRAYS = {"cope": ("cope_pos",), "forgetting": ("w_forget", "b_forget")}
+METHODS = ("none", "sinusoidal", "learned", *ROPE_METHODS, "alibi", "t5_bias", *CONTENT_METHODS)
+#: Arrays that start at zero (the rest are drawn at random), by the end of their names.
+_ZERO_INIT = ("b_o", "t5_bias", "cope_pos", "b_forget")
 #: Most integer positions a CoPE table may hold (each costs every query a dot product).
 MAX_COPE_POSITIONS = 512
 #: Most attention layers a model may have (keeps training and the gradient check fast).
@@ -92,16 +73,11 @@ class ModelConfig:
     Parameters
     ----------
     method : str
-        One of :data:`METHODS`: ``"none"``; ``"sinusoidal"`` (added to the embeddings);
-        ``"learned"`` (an absolute table of ``max_len`` rows, added); ``"rope_adjacent"`` /
-        ``"rope_halves"`` (queries and keys rotated, pairs ``(2k, 2k+1)`` or ``(k, k + d/2)``);
-        ``"alibi"`` (fixed bias ``-m_h |i - j|``); ``"t5_bias"`` (a learned scalar per
-        (bucket, head), buckets from :func:`~pe_helpers.biases.t5_relative_bucket`,
-        bidirectional unless causal); ``"cope"`` (Golovneva et al. 2024: key ``j`` sits at
-        ``p_ij = Σ_{t=j..i} σ(s_it)`` from query ``i``, and the logit gains ``q_i · e[p_ij]``,
-        ``e`` interpolated between learned vectors; causal only); ``"forgetting"`` (Lin et al.
-        2025: the logit gains ``Σ_{l=j+1..i} log f_l`` with ``f_t = σ(w · x_t + b)`` per head;
-        causal only). Each layer has its own CoPE table or forget gate.
+        One of :data:`METHODS` (the module docstring gives each one's formula): ``"learned"``
+        adds a table of ``max_len`` rows; RoPE pairs ``(2k, 2k+1)`` ("rope_adjacent") or
+        ``(k, k + d/2)`` ("rope_halves"); "t5_bias" learns a scalar per (bucket, head),
+        bidirectional unless causal; "cope" (Golovneva et al. 2024) and "forgetting" (Lin et
+        al. 2025) are causal only, with a CoPE table or forget gate in each layer.
     vocab_size : int
         Number of token ids, >= 2; also the number of output classes.
     d_model : int, default 32
@@ -137,15 +113,8 @@ class ModelConfig:
         CoPE only: the integer positions ``0 .. P - 1`` with a learned vector each (``P``, at
         most :data:`MAX_COPE_POSITIONS`); a position past ``P - 1`` is clipped to it.
 
-    Every field is checked once, also those the method ignores; the parameters must fit the
-    memory budget (1 GiB, counting Adam's copies: about 16 million numbers).
-
-    Raises
-    ------
-    TypeError
-        A field of the wrong kind (a float count, a bool number, text for a number).
-    ValueError
-        A field out of range, or sizes whose parameters pass the memory budget.
+    Every field is checked once, also those the method ignores; the parameters must fit in
+    1 GiB with Adam's copies (about 16 million numbers).
 
     Examples
     --------
@@ -171,22 +140,15 @@ class ModelConfig:
     cope_positions: int = 8
 
     def __post_init__(self) -> None:
-        """Check every field once (a learner builds configs in lessons 08, 13 and 14).
-
-        Counts and sizes become ``int``, numbers ``float``, ``inv_freq`` and ``slopes`` tuples;
-        a field that breaks a rule raises as the class docstring says.
-        """
+        """Check every field once; counts become ``int``, numbers ``float``, arrays tuples."""
         ints = {"vocab_size": 2, "d_model": 1, "n_heads": 1, "num_buckets": 2, "max_distance": 1}
         values = {
             name: check_int(name, getattr(self, name), minimum=low) for name, low in ints.items()
         }
         values["method"] = method = check_choice("method", self.method, METHODS)
         d_model, n_heads = values["d_model"], values["n_heads"]
-        if self.d_head is None and n_heads > d_model:
-            raise ValueError(
-                f"n_heads must be at most d_model = {d_model} when d_head is not given "
-                f"(d_head = d_model // n_heads), got n_heads = {n_heads}"
-            )
+        if self.d_head is None and n_heads > d_model:  # d_head = d_model // n_heads would be 0
+            raise ValueError(f"n_heads must be at most d_model = {d_model}, got {n_heads}")
         d_head = d_model // n_heads if self.d_head is None else self.d_head
         values["d_head"] = d_head = check_int("d_head", d_head, minimum=1)
         values["causal"] = causal = check_bool("causal", self.causal)
@@ -215,18 +177,13 @@ class ModelConfig:
             raise ValueError(f"{name} must be {rule}, got {name} = {getattr(self, name)!r}")
 
         if factor > MAX_ATTENTION_FACTOR:
-            refuse(
-                "attention_factor", f"at most {MAX_ATTENTION_FACTOR:g} (logits grow by its square)"
-            )
+            refuse("attention_factor", f"at most {MAX_ATTENTION_FACTOR:g}")
         if method == "sinusoidal" and d_model % 2 or method in ROPE_METHODS and d_head % 2:
             refuse("d_model" if method == "sinusoidal" else "d_head", f"even for {method}")
         if method in CONTENT_METHODS and not causal:
-            refuse("causal", f"True for {method} (it needs causal=True: it reads the keys before)")
+            refuse("causal", f"True for {method} (it reads the keys before the query)")
         if len(inv_freq) > d_head // 2 or max(map(abs, inv_freq), default=0) > MAX_INV_FREQ:
-            refuse(
-                "inv_freq",
-                f"at most d_head / 2 = {d_head // 2} entries of at most {MAX_INV_FREQ:g}",
-            )
+            refuse("inv_freq", f"at most {d_head // 2} entries, each at most {MAX_INV_FREQ:g}")
         if slopes is not None and len(slopes) != n_heads:
             refuse("slopes", f"one entry per head ({n_heads})")
         if method == "t5_bias" and not causal and self.num_buckets < 4:
@@ -261,27 +218,16 @@ class ModelConfig:
             shapes["w_skip"] = (d, v)
         if self.method == "t5_bias":
             shapes["t5_bias"] = (self.num_buckets, h)
-        content = self._content_shapes()
-        shapes.update(content)
-        for layer in range(1, self.n_layers):  # the layers before the last, after its arrays
-            prefix = f"layer{layer}."
-            shapes.update(
-                {prefix + "w_q": (h, d, e), prefix + "w_k": (h, d, e), prefix + "w_v": (h, d, e)}
-            )
-            shapes[prefix + "w_o"] = (h, e, d)
-            shapes.update({prefix + name: shape for name, shape in content.items()})
-        return shapes
-
-    def _content_shapes(self) -> dict[str, tuple[int, ...]]:
-        """The arrays a content method adds to each layer: CoPE's position vectors, one per
-        integer position and head, ``(heads, d_head, cope_positions)``; the forget gate's
-        weights ``(heads, d_model)`` and bias ``(heads,)``."""
-        h, e = self.n_heads, self.d_head
+        content = {}  # what a content method adds to each layer
         if self.method == "cope":
-            return {"cope_pos": (h, e, self.cope_positions)}
-        if self.method == "forgetting":
-            return {"w_forget": (h, self.d_model), "b_forget": (h,)}
-        return {}
+            content["cope_pos"] = (h, e, self.cope_positions)
+        elif self.method == "forgetting":
+            content.update(w_forget=(h, d), b_forget=(h,))
+        shapes.update(content)
+        inner = dict(w_q=(h, d, e), w_k=(h, d, e), w_v=(h, d, e), w_o=(h, e, d), **content)
+        for layer in range(1, self.n_layers):  # the layers before the last, after its arrays
+            shapes.update({f"layer{layer}.{name}": shape for name, shape in inner.items()})
+        return shapes
 
 
 def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
@@ -298,7 +244,7 @@ def init_params(config: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     for name, shape in config.param_shapes().items():
         if name in ("embed", "pos"):
             params[name] = rng.normal(size=shape)
-        elif name in ("b_o", "t5_bias") or name.endswith(("cope_pos", "b_forget")):
+        elif name.endswith(_ZERO_INIT):
             params[name] = np.zeros(shape)
         else:
             params[name] = rng.normal(size=shape) / np.sqrt(shape[-2])
@@ -312,18 +258,16 @@ class Tables:
         method = config.method
         self.n = n
         self.pe = self.cos = self.sin = self.bias = self.buckets = None
+        self.pairing = "adjacent" if method == "rope_adjacent" else "halves"
         if method == "sinusoidal":
             self.pe = sinusoidal_pe(n, config.d_model, config.base)
         if method in ROPE_METHODS:
-            inv_freq = config.inv_freq
-            if inv_freq is None:
-                inv_freq = frequencies(config.d_head, config.base)
+            inv_freq = config.inv_freq or frequencies(config.d_head, config.base)
             angles = np.multiply.outer(np.arange(n, dtype=np.float64), inv_freq)
             self.cos = config.attention_factor * np.cos(angles)
             self.sin = config.attention_factor * np.sin(angles)
         if method == "alibi":
-            slopes = config.slopes
-            slopes = slopes_of(config.n_heads) if slopes is None else np.array(slopes)
+            slopes = slopes_of(config.n_heads) if config.slopes is None else np.array(config.slopes)
             self.bias = bias_of(n, slopes)
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
@@ -338,11 +282,6 @@ class Tables:
             self.added = hidden if self.bias is None else self.bias + hidden
 
 
-def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, method: str) -> np.ndarray:
-    """RoPE from precomputed tables (``sin -> -sin`` gives the transpose, for the backward)."""
-    return turn_pairs(x, cos, sin, "adjacent" if method == "rope_adjacent" else "halves")
-
-
 def _qkv_matrix(params: dict) -> np.ndarray:
     """W_Q, W_K, W_V of every head side by side: shape ``(d_model, 3 * n_heads * d_head)``."""
     stacked = np.concatenate((params["w_q"], params["w_k"], params["w_v"]))  # (3H, d, e)
@@ -350,13 +289,11 @@ def _qkv_matrix(params: dict) -> np.ndarray:
 
 
 def _layer(params: dict, layer: int, config: ModelConfig) -> dict:
-    """The query, key, value and output arrays of layer ``layer`` (1-based), by their short
-    names; the last layer's are the unprefixed ones."""
+    """Layer ``layer``'s arrays (1-based) by their short names; the last layer's are unprefixed."""
     if layer == config.n_layers:
         return params
     prefix = f"layer{layer}."
-    names = ("w_q", "w_k", "w_v", "w_o") + _METHOD_ARRAYS.get(config.method, ())
-    return {name: params[prefix + name] for name in names}
+    return {name.removeprefix(prefix): p for name, p in params.items() if name.startswith(prefix)}
 
 
 def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, tables: Tables):
@@ -370,8 +307,8 @@ def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, 
         .transpose(2, 0, 3, 1, 4)
     )
     if tables.cos is not None:
-        q = _rotate(q, tables.cos, tables.sin, config.method)
-        k = _rotate(k, tables.cos, tables.sin, config.method)
+        q = turn_pairs(q, tables.cos, tables.sin, tables.pairing)
+        k = turn_pairs(k, tables.cos, tables.sin, tables.pairing)
     scores = q @ np.swapaxes(k, -1, -2)
     scores /= np.sqrt(e)
     if tables.buckets is not None:
@@ -473,8 +410,16 @@ def _forget_backward(cache: dict, w_forget: np.ndarray, grad_scores: np.ndarray)
     return grad_w, grad_u.sum(axis=(0, 2)), grad_x
 
 
-def forward_pass(params: dict, config: ModelConfig, tokens: np.ndarray, tables: Tables):
-    """Logits ``(B, n, vocab)`` of int64 tokens ``(B, n)``, and the cache backward reads."""
+def forward_pass(
+    params: dict, config: ModelConfig, tokens: ArrayLike, tables: Tables | None = None
+) -> tuple[np.ndarray, dict]:
+    """Logits ``(B, n, vocab)`` of token ids ``(B, n)`` or ``(n,)``, and the cache backward reads.
+
+    ``cache["weights"]`` holds the last layer's attention weights ``(B, H, n, n)``, and
+    ``cache["inner"][l - 1]["weights"]`` layer ``l``'s; nothing is checked (not a door).
+    """
+    tokens = np.atleast_2d(tokens)
+    tables = Tables(config, tokens.shape[1]) if tables is None else tables
     x = params["embed"][tokens]
     if config.method == "sinusoidal":
         x = x + tables.pe
@@ -552,8 +497,8 @@ def _attend_backward(
     if config.method == "cope":
         grad_q += grad_q_extra
     if tables.cos is not None:  # the transpose of a rotation is the rotation backwards
-        grad_q = _rotate(grad_q, tables.cos, -tables.sin, config.method)
-        grad_k = _rotate(grad_k, tables.cos, -tables.sin, config.method)
+        grad_q = turn_pairs(grad_q, tables.cos, -tables.sin, tables.pairing)
+        grad_k = turn_pairs(grad_k, tables.cos, -tables.sin, tables.pairing)
     # (B, H, n, e) three times -> (B n, 3 H e), the layout of _qkv_matrix's columns
     grad_proj = np.empty((batch, n, 3, n_heads, e))
     for i, grad in enumerate((grad_q, grad_k, grad_v)):
@@ -576,48 +521,41 @@ def _backward(
     tables: Tables,
     cache: dict,
     grad_logits: np.ndarray,
-    softmax_grad=softmax_backward,
+    softmax_grad: Callable,
 ) -> dict[str, np.ndarray]:
-    x, v = cache["x"], cache["v"]
-    batch, n_heads, n, e = v.shape
+    """The gradient of every parameter from the logits' gradient, the last layer first."""
+    x = cache["x"]
+    batch, n_heads, n, e = cache["v"].shape
     d = x.shape[-1]
     flat_g = grad_logits.reshape(batch * n, -1)
-    flat_x = x.reshape(batch * n, d)
     grads = {"b_o": flat_g.sum(axis=0)}
-    grads["w_o"] = (cache["concat"].T @ flat_g).reshape(params["w_o"].shape)
-    grad_heads = np.swapaxes(
-        (flat_g @ params["w_o"].reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e), 1, 2
-    )
-    last, grad_x = _attend_backward(params, config, tables, cache, grad_heads, softmax_grad)
-    grads.update(last)
-    if config.residual:
-        grads["w_skip"] = flat_x.T @ flat_g
-        grad_x += flat_g @ params["w_skip"].T
-    for layer in range(config.n_layers - 1, 0, -1):  # the residual stream, backwards
-        # x_out = x_in + concat W_O: the gradient reaches x_in directly and through the heads
-        weights_of, inner = _layer(params, layer, config), cache["inner"][layer - 1]
-        prefix = f"layer{layer}."
-        grads[prefix + "w_o"] = (inner["concat"].T @ grad_x).reshape(weights_of["w_o"].shape)
-        grad_heads = np.swapaxes(
-            (grad_x @ weights_of["w_o"].reshape(n_heads * e, d).T).reshape(batch, n, n_heads, e),
-            1,
-            2,
-        )
+    grad_out = flat_g  # the gradient of the layer's output: the logits, then the stream
+    for layer in range(config.n_layers, 0, -1):
+        last = layer == config.n_layers
+        layer_cache = cache if last else cache["inner"][layer - 1]
+        weights_of, prefix = _layer(params, layer, config), "" if last else f"layer{layer}."
+        w_o = weights_of["w_o"]
+        grads[prefix + "w_o"] = (layer_cache["concat"].T @ grad_out).reshape(w_o.shape)
+        grad_concat = (grad_out @ w_o.reshape(n_heads * e, -1).T).reshape(batch, n, n_heads, e)
         found, grad_in = _attend_backward(
-            weights_of, config, tables, inner, grad_heads, softmax_grad
+            weights_of, config, tables, layer_cache, np.swapaxes(grad_concat, 1, 2), softmax_grad
         )
         for name, grad in found.items():
-            if name == "t5_bias":  # one table for all layers: the gradients add up
+            if name == "t5_bias" and not last:  # one table for all layers: the gradients add up
                 grads[name] = grads[name] + grad
             else:
                 grads[prefix + name] = grad
-        grad_x = grad_x + grad_in
+        if last and config.residual:
+            grads["w_skip"] = x.reshape(batch * n, d).T @ flat_g
+            grad_in += flat_g @ params["w_skip"].T
+        # before the last layer x_out = x_in + concat W_O: the gradient reaches x_in directly too
+        grad_out = grad_in if last else grad_out + grad_in
     one_hot = np.zeros((batch * n, config.vocab_size))
     one_hot[np.arange(batch * n), tokens.ravel()] = 1.0
-    grads["embed"] = one_hot.T @ grad_x
+    grads["embed"] = one_hot.T @ grad_out
     if config.method == "learned":
         grads["pos"] = np.zeros_like(params["pos"])
-        grads["pos"][:n] = grad_x.reshape(batch, n, d).sum(axis=0)
+        grads["pos"][:n] = grad_out.reshape(batch, n, d).sum(axis=0)
     return grads
 
 
@@ -630,10 +568,7 @@ def check_params(params: object, config: ModelConfig) -> dict[str, np.ndarray]:
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict of arrays, got {type(params).__name__}")
     if set(params) != set(shapes):
-        raise ValueError(
-            f"params must have exactly the keys {sorted(shapes)} for method "
-            f"{config.method!r}, got {sorted(params)}"
-        )
+        raise ValueError(f"params must have the keys {sorted(shapes)}, got {sorted(params)}")
     checked = {}
     for name, shape in shapes.items():
         arr = check_array(f"params[{name!r}]", params[name]).astype(np.float64)
@@ -668,12 +603,8 @@ def check_size(config: ModelConfig, batch: int, n: int, what: str, block: int | 
 def check_work(
     config: ModelConfig, sequences: int, length: int, what: str, maximum: int = MAX_WORK
 ) -> None:
-    """Refuse a pass over ``sequences × length`` tokens past ``maximum`` (a product of sizes).
-
-    The product is ``sequences × length × width`` with ``width = n_layers × n_heads × d_head ×
-    (d_model + length (+ cope_positions for CoPE))``: what a token's projections and its scores
-    against every key grow with.
-    """
+    """Refuse ``sequences × length × width`` past ``maximum``, ``width = n_layers × n_heads ×
+    d_head × (d_model + length (+ cope_positions))``: what a token's work grows with."""
     extra = config.cope_positions if config.method == "cope" else 0
     width = config.n_layers * config.n_heads * config.d_head * (config.d_model + length + extra)
     if sequences * length * width > maximum:
@@ -683,25 +614,24 @@ def check_work(
         )
 
 
-def check_tokens(
-    tokens: object, config: ModelConfig, name: str = "tokens", *, block: int | None = None
-) -> np.ndarray:
-    """Token ids of ``config``'s vocabulary as int64 ``(batch, n)``, within the model's limits."""
-    arr = check_array(name, tokens)
+def check_tokens(tokens: object, config: ModelConfig, block: int | None = None) -> np.ndarray:
+    """Token ids of ``config``'s vocabulary as int64 ``(batch, n)``, within the model's limits
+    (``block``: attention scores a forward pass holds at once)."""
+    arr = check_array("tokens", tokens)
     if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+        raise TypeError(f"tokens must hold integer token ids, got dtype {arr.dtype}")
     if arr.ndim > 2:
-        raise ValueError(f"{name} must be 1-D (one sequence) or 2-D (a batch), got {arr.shape}")
+        raise ValueError(f"tokens must be 1-D (one sequence) or 2-D (a batch), got {arr.shape}")
     if arr.min() < 0 or arr.max() >= config.vocab_size:
         raise ValueError(
-            f"{name} must lie in 0 .. {config.vocab_size - 1} (vocab_size {config.vocab_size}), "
+            f"tokens must lie in 0 .. {config.vocab_size - 1} (vocab_size {config.vocab_size}), "
             f"got values from {arr.min()} to {arr.max()}"
         )
     check_length(arr.shape[-1], config)
     arr = np.atleast_2d(arr)
     n = arr.shape[1]
     at_once = None if block is None else max(1, block // (config.n_heads * n * n))
-    check_size(config, arr.shape[0], n, name, at_once)
+    check_size(config, arr.shape[0], n, "tokens", at_once)
     return arr.astype(np.int64)
 
 
@@ -715,37 +645,6 @@ def check_length(length: int, config: ModelConfig) -> int:
     return length
 
 
-def forward(
-    params: dict, config: ModelConfig, tokens: ArrayLike, *, return_attention: bool = False
-) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Logits of the model for a sequence or a batch of sequences.
-
-    ``params`` as :func:`init_params` returns them (or trained), ``tokens`` of shape ``(n,)``
-    or ``(batch, n)``, ids of the config's vocabulary (nothing is checked: not a door). Returns
-    the logits ``(batch, n, vocab_size)``, and with ``return_attention`` the attention weights
-    ``(batch, n_heads, n, n)`` (``(n_layers, batch, n_heads, n, n)`` with more than one layer,
-    layer 1 first).
-
-    Examples
-    --------
-    >>> config = ModelConfig("sinusoidal", vocab_size=5, d_model=4)
-    >>> forward(init_params(config), config, [0, 1, 2]).shape
-    (1, 3, 5)
-    """
-    tokens = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
-    logits, cache = forward_pass(params, config, tokens, Tables(config, tokens.shape[1]))
-    if return_attention:
-        return logits, _attention_weights(cache, config)
-    return logits
-
-
-def _attention_weights(cache: dict, config: ModelConfig) -> np.ndarray:
-    """The last layer's weights (B, H, n, n) for one layer; (N, B, H, n, n) for N layers."""
-    if config.n_layers == 1:
-        return cache["weights"]
-    return np.stack([inner["weights"] for inner in cache["inner"]] + [cache["weights"]])
-
-
 def loss_and_grads(
     params: dict,
     config: ModelConfig,
@@ -753,28 +652,9 @@ def loss_and_grads(
     tables: Tables | None = None,
     softmax_grad: Callable = reference_softmax_backward,
 ) -> tuple[float, dict[str, np.ndarray]]:
-    """Mean cross-entropy over the scored positions of ``batch`` and its exact gradient.
-
-    The gradient is the backward pass written out by hand (no autograd); see
-    :func:`gradient_check` for its test against finite differences. ``tables`` (the
-    :class:`Tables` of the batch's length) may be given to reuse them; ``softmax_grad`` is the
-    softmax's own backward step.
-
-    Returns
-    -------
-    loss : float
-        Mean negative log-likelihood of the targets.
-    grads : dict of numpy.ndarray
-        One array per parameter, same shapes.
-
-    Examples
-    --------
-    >>> from pe_helpers.tasks import copy_back
-    >>> config = ModelConfig("none", vocab_size=4, d_model=4)
-    >>> loss, grads = loss_and_grads(init_params(config), config, copy_back(2, 5, 4))
-    >>> sorted(grads) == sorted(config.param_shapes())
-    True
-    """
+    """Mean cross-entropy over ``batch``'s scored positions, and its gradient, one array per
+    parameter (``tables`` of the batch's length may be reused; ``softmax_grad`` is the
+    softmax's backward step)."""
     tokens = batch.tokens
     tables = Tables(config, tokens.shape[1]) if tables is None else tables
     logits, cache = forward_pass(params, config, tokens, tables)
@@ -859,18 +739,14 @@ def gradient_check(
     length = check_length(check_int("length", length, minimum=2, maximum=MAX_CHECK_SIZE), config)
     seed = check_int("seed", seed, minimum=0)
     entries = config.n_parameters()
-    if entries * config.n_layers > MAX_CHECKED_ENTRIES:
+    if entries * config.n_layers > MAX_CHECKED_ENTRIES:  # two passes per entry
         raise ValueError(
-            f"config has {entries} parameters in {config.n_layers} layers: gradient_check "
-            f"takes two passes per entry, so parameters × layers must be at most "
-            f"{MAX_CHECKED_ENTRIES}; use a smaller d_model, vocab_size or n_layers"
+            f"config's parameters × layers must be at most {MAX_CHECKED_ENTRIES}, got "
+            f"{entries} × {config.n_layers}: use a smaller d_model, vocab_size or n_layers"
         )
     step = check_real("step", step, positive=True)
-    if step > MAX_STEP:
-        raise ValueError(
-            f"step must be at most {MAX_STEP:g} (a finite-difference step: a larger one "
-            f"measures the curvature, not the gradient), got {step!r}"
-        )
+    if step > MAX_STEP:  # a larger step measures the curvature, not the gradient
+        raise ValueError(f"step must be at most {MAX_STEP:g}, got {step!r}")
     params = init_params(config, seed)
     rng = np.random.default_rng(seed + 1)
     # Twice the initial scale keeps one layer's attention far from uniform; with more layers
@@ -878,11 +754,8 @@ def gradient_check(
     # gradient then vanishes below the finite differences' rounding).
     scale = 2.0 if config.n_layers == 1 else 1.0
     for name in params:
-        params[name] = scale * params[name] + (
-            rng.normal(size=params[name].shape)
-            if name in ("b_o", "t5_bias") or name.endswith(("cope_pos", "b_forget"))
-            else 0.0
-        )
+        noise = rng.normal(size=params[name].shape) if name.endswith(_ZERO_INIT) else 0.0
+        params[name] = scale * params[name] + noise
     batch = Task("copy_back", 1).batch(batch_size, length, config.vocab_size, seed)
     tables = Tables(config, length)
     softmax_grad = reference_softmax_backward

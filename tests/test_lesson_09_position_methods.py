@@ -12,7 +12,7 @@ from pe_helpers.attention import causal_mask, relative_deviation, softmax
 from pe_helpers.biases import MAX_BIAS_POSITIONS, alibi_slopes, t5_bias, t5_relative_bucket
 from pe_helpers.lessons import position_methods as pm
 from pe_helpers.live import snapshot
-from pe_helpers.model import METHODS, ModelConfig, forward, init_params
+from pe_helpers.model import METHODS, ModelConfig, forward_pass, init_params
 from pe_helpers.seeds import SeedResults, load_results
 from pe_helpers.tasks import make_task
 from pe_helpers.training import train
@@ -158,7 +158,7 @@ def test_same_token_scores_are_the_scores_the_model_attends_with(method, causal)
     scores = pm.maths.same_token_scores(params, config, 7, token=2)
     if causal:
         scores = np.where(causal_mask(7), scores, -np.inf)
-    _, weights = forward(params, config, np.full(7, 2), return_attention=True)
+    weights = forward_pass(params, config, np.full(7, 2))[1]["weights"]
     assert np.allclose(softmax(scores, axis=-1), weights[0], atol=1e-12)
 
 

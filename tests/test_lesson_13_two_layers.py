@@ -12,7 +12,7 @@ from pe_helpers.lessons.two_layers.exercises import _cases, _slip_scores
 from pe_helpers.model import (
     METHODS,
     ModelConfig,
-    forward,
+    forward_pass,
     gradient_check,
     init_params,
     loss_and_grads,
@@ -55,7 +55,8 @@ def test_the_gradient_check_looks_at_attention_far_from_saturated():
     """A saturated softmax has a vanishing gradient, which would pass any check."""
     config = ModelConfig("rope_adjacent", vocab_size=5, d_model=8, n_heads=2, n_layers=2)
     params = init_params(config)
-    _, weights = forward(params, config, copy_back(2, 5, 5).tokens, return_attention=True)
+    cache = forward_pass(params, config, copy_back(2, 5, 5).tokens)[1]
+    weights = np.stack([cache["inner"][0]["weights"], cache["weights"]])
     assert weights.shape == (2, 2, 2, 5, 5)
     assert weights[:, :, :, 1:].max(axis=-1).min() < 0.99  # neither layer is one-hot
 
@@ -87,7 +88,9 @@ def test_a_zero_first_layer_leaves_the_last_layer_alone():
     params["layer1.w_o"][:] = 0.0
     tokens = np.arange(7) % 6
     same = {name: value for name, value in params.items() if not name.startswith("layer")}
-    np.testing.assert_allclose(forward(params, two, tokens), forward(same, one, tokens))
+    np.testing.assert_allclose(
+        forward_pass(params, two, tokens)[0], forward_pass(same, one, tokens)[0]
+    )
     batch = copy_back(2, 7, 6)
     _, grads = loss_and_grads(params, two, batch)
     assert np.abs(grads["layer1.w_q"]).max() == 0.0  # nothing flows back through a zero W_O
