@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_bool, check_int, check_memory, check_real
+from ._validate import check_bool, check_int, check_memory, check_real, show_value
 from .model import (
     MAX_TRAINING_WORK,
     ModelConfig,
@@ -191,6 +191,13 @@ def _diverged(lr: float, step: int, steps: int, loss: object) -> None:
         f"training diverged at step {step + 1} of {steps} (the loss is {loss}): lr = {lr!r} "
         "is too large for this model; try lr = 0.03, the default, or less"
     )
+
+
+def checked_samples(model: object, n_samples: object, maximum: int = 2048) -> int:
+    """``n_samples`` for a :class:`TrainedModel` ``model``, both checked (a lesson's door)."""
+    if not isinstance(model, TrainedModel):
+        raise TypeError(f"model must be a TrainedModel, got {show_value(model)}")
+    return check_int("n_samples", n_samples, minimum=1, maximum=maximum)
 
 
 def train(

@@ -38,3 +38,23 @@ def test_the_scan_sees_a_private_import(tmp_path, monkeypatch):
     (fake / "a.py").write_text("from .b import _kernel\nfrom .b import public\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert _imports_of_private_names() == ["pe_helpers/a.py: _kernel"]
+
+
+def _imports_of_other_lessons() -> list[str]:
+    """``home: module`` for every import from one lesson home into another."""
+    found = []
+    for path in sorted((PACKAGE / "lessons").glob("*/*.py")):
+        home = path.parent.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                parts = node.module.split(".")
+                if node.level == 2 or (node.level == 0 and parts[:2] == ["pe_helpers", "lessons"]):
+                    other = parts[0] if node.level == 2 else parts[2] if len(parts) > 2 else ""
+                    if other and other != home:
+                        found.append(f"{home}: {node.module}")
+    return found
+
+
+def test_no_lesson_home_imports_another_lessons_home():
+    # maths two lessons need moves to a concept module (CONTRIBUTING, "How the package is laid out")
+    assert _imports_of_other_lessons() == []

@@ -12,8 +12,7 @@ from ...biases import ONE_HEAD_ALIBI_SLOPES
 from ...grading import shown
 from ...shipped_models import shipped_models
 from ...tasks import TEST_SEED, make_task, task_batch
-from ...training import TrainedModel, train
-from ..two_layers.maths import checked_samples
+from ...training import TrainedModel, checked_samples, train
 
 __all__ = [
     "LESSON_METHODS",

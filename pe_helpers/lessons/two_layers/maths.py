@@ -15,7 +15,7 @@ from ...grading import shown
 from ...rope_scaling import ntk_aware_base, rope_frequencies
 from ...shipped_models import shipped_models
 from ...tasks import TEST_SEED, make_task, task_batch
-from ...training import TrainedModel, train
+from ...training import TrainedModel, checked_samples, train
 
 __all__ = [
     "EXTENSIONS",
@@ -322,13 +322,6 @@ def fine_tune(model: TrainedModel, extension: str, *, seed: int = 1) -> TrainedM
         attention_factor=att,
         **TUNE,
     )
-
-
-def checked_samples(model: object, n_samples: object, maximum: int = 2048) -> int:
-    """``n_samples`` for a :class:`TrainedModel` ``model``, both checked."""
-    if not isinstance(model, TrainedModel):
-        raise TypeError(f"model must be a TrainedModel, got {shown(model)}")
-    return check_int("n_samples", n_samples, minimum=1, maximum=maximum)
 
 
 def passkey_accuracies(model: TrainedModel, *, n_samples: int = 128) -> dict[str, float]:
