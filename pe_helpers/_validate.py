@@ -119,9 +119,7 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     An integer ``n`` means ``0, 1, ..., n-1``. Arrays may hold fractional or
     negative positions but must be 1-D, real and finite.
     """
-    if isinstance(positions, (numbers.Number, np.generic)) and not isinstance(
-        positions, np.ndarray
-    ):
+    if isinstance(positions, (numbers.Number, np.generic)):
         count = check_int(name, positions, minimum=0)
         return np.arange(count, dtype=np.float64)
     arr = as_array(name, positions)

@@ -281,11 +281,7 @@ def wrap_angle(angle: np.ndarray) -> np.ndarray:
 
 
 def refine_turns(angles: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Turn per position from wrapped angles read at increasing positions ``t``.
-
-    The first reading must not wrap; each later one is unwrapped by the current estimate, so
-    the estimate sharpens as the positions grow.
-    """
+    """Turn per position from wrapped angles at increasing ``t`` (the first must not wrap)."""
     omega = angles[0] / t[0]
     for angle, ti in zip(angles[1:], t[1:], strict=True):
         omega = (angle + 2 * np.pi * np.round((omega * ti - angle) / (2 * np.pi))) / ti
@@ -392,12 +388,9 @@ def identify_rope(
 
     Raises
     ------
-    TypeError
-        ``f`` not callable, or an argument of the wrong kind. (What ``f`` itself raises or
-        returns is reported in the ``RopeConvention``, never raised.)
-    ValueError
-        ``d_model``, ``expected_base``, ``max_position`` or ``atol`` out of range, or probes
-        past the size limit of 1 GiB.
+    TypeError, ValueError
+        An argument of the wrong kind or out of range (what ``f`` itself raises or returns is
+        reported in the ``RopeConvention``, never raised).
 
     Examples
     --------
@@ -420,12 +413,9 @@ def identify_rope(
     except ProbeError as exc:
         issues = [issue("error", exc)]
     mixed = any(code == "mixed_layout" for code, _ in issues)  # no single pairing to compare
-    if (
-        expected_pairing is not None
-        and found.get("pairing") not in (None, expected_pairing)
-        and not mixed
-    ):
-        issues.append(issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
+    pairing = found.get("pairing")
+    if pairing is not None and expected_pairing not in (None, pairing) and not mixed:
+        issues.append(issue("pairing", _PAIRS[pairing], _PAIRS[expected_pairing]))
     return RopeConvention.from_issues(d, issues, found)
 
 
@@ -478,14 +468,8 @@ def _read_rope(
     found["pairing"] = pairing
     a, b = np.array(layouts[pairing]).T
     c, s = maps[:, a, a], maps[:, b, a]
-    if (
-        max(
-            np.abs(c - maps[:, b, b]).max(),
-            np.abs(s + maps[:, a, b]).max(),
-            np.abs(c**2 + s**2 - 1).max(),
-        )
-        > atol
-    ):
+    errors = c - maps[:, b, b], s + maps[:, a, b], c**2 + s**2 - 1  # a turn: [[c, -s], [s, c]]
+    if max(np.abs(e).max() for e in errors) > atol:
         return [_not_a_turn(maps, partner, t, expected, atol, pairing)]
     angle = np.arctan2(s, c)
     issues = []
@@ -518,12 +502,8 @@ def _not_a_turn(
     atol: float,
     pairing: str,
 ) -> tuple[str, str]:
-    """Pairs that are no turns: does each feature turn at a frequency of its own?
-
-    Two slips give that: the exponent over the column (feature j at ``base ** (-2j / d)``)
-    and cos and sin laid out for the other pairing (feature j at its pair's frequency in the
-    other layout: ``rotate_half`` with ``np.repeat``-ed cos, or the reverse).
-    """
+    """Pairs that are no turns: the column-index slip, or cos and sin laid out for the other
+    pairing (``rotate_half`` with ``np.repeat``-ed cos, or the reverse)?"""
     d = partner.size
     if expected is None:
         return issue("not_rotation", "a pair is stretched or reflected")

@@ -19,19 +19,14 @@ often go wrong, all mirrored here:
   ``standardize_rope_params``). A YaRN ``factor`` of ``None`` (or a missing longrope ``factor``)
   becomes ``max_position_embeddings / original_max_position_embeddings``.
 * YaRN's ``beta_fast`` (default 32) and ``beta_slow`` (default 1) count *rotations* within the
-  original context: pairs turning more than ``beta_fast`` times keep their frequency, pairs
-  turning fewer than ``beta_slow`` times are divided by ``factor``. A falsy value (0 or None)
-  means the default, as in transformers' ``get("beta_fast") or 32``. The ramp runs over the pair
-  index between ``find_correction_dim`` of the two, floored and ceiled unless ``truncate`` is
-  false.
+  original context (:func:`yarn_correction_range`). A falsy value (0 or None) means the
+  default, as in transformers' ``get("beta_fast") or 32``.
 * YaRN's attention factor is ``0.1 ln s + 1``, or ``get_mscale(s, mscale) /
   get_mscale(s, mscale_all_dim)`` when both are set and non-zero (DeepSeek configs), unless
   ``attention_factor`` is given. LongRoPE's is ``sqrt(1 + ln s / ln L0)``; "llama3" has none.
 * "longrope" uses ``long_factor`` only when ``seq_len`` exceeds the original length.
-* ``partial_rotary_factor`` means two things (:func:`rotary_dim`): under "default" and the
-  scaling types the first dimensions rotate over their own width; under "proportional"
-  (transformers' ``_compute_proportional_rope_parameters``, Gemma 4's full-attention layers)
-  the slowest pairs of the whole head stop, and its optional ``factor`` divides them all.
+* ``partial_rotary_factor`` means one thing under "proportional" (Gemma 4's full-attention
+  layers, whose optional ``factor`` divides every pair) and another elsewhere: :func:`rotary_dim`.
 
 Deliberate differences, for inputs transformers accepts with a logged warning or a crash: unknown
 keys, ``factor <= 0``, ``rope_theta <= 1``, an odd rotary dimension, ``high_freq_factor <=
@@ -413,8 +408,9 @@ def yarn_correction_range(
 ) -> tuple[float, float]:
     """YaRN's ramp bounds ``(low, high)`` over the pair index, as transformers computes them.
 
-    Pairs with index ``<= low`` keep their frequency, pairs with index ``>= high`` are divided by
-    ``factor``, those between are blended linearly. Arguments as in :func:`rope_frequencies`;
+    Pairs turning more than ``beta_fast`` times in the original context (index ``<= low``) keep
+    their frequency, pairs turning fewer than ``beta_slow`` times (index ``>= high``) are divided
+    by ``factor``, those between are blended linearly. Arguments as in :func:`rope_frequencies`;
     the bounds are integers unless ``truncate`` is false.
 
     Examples
@@ -463,19 +459,14 @@ def rope_frequencies(
 ) -> tuple[np.ndarray, float]:
     """Per-pair RoPE frequencies and attention factor of a ``rope_parameters`` block.
 
-    The numpy twin of transformers' ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``
-    (and of a model's ``compute_default_rope_parameters`` for "default", as GPT-NeoX's
-    ``GPTNeoXRotaryEmbedding`` computes it).
+    The numpy twin of transformers' ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``.
 
     Parameters
     ----------
     rope_parameters : dict
-        Keys as in a transformers v5 ``rope_parameters`` dict: ``rope_type`` (default
-        "default"; the old name ``type`` is accepted), ``rope_theta`` (default 10000),
-        ``factor``, ``original_max_position_embeddings``, ``beta_fast``, ``beta_slow``,
-        ``mscale``, ``mscale_all_dim``, ``attention_factor``, ``low_freq_factor``,
-        ``high_freq_factor``, ``short_factor``, ``long_factor``, ``partial_rotary_factor``,
-        ``truncate``. Keys another type uses are ignored; unknown keys are an error.
+        Keys as in a transformers v5 ``rope_parameters`` dict (:data:`ROPE_PARAMETER_KEYS`):
+        ``rope_type`` (default "default"), ``rope_theta`` (default 10000), ``factor``, ...
+        Keys another type uses are ignored; unknown keys are an error.
     head_dim : int
         Width of one attention head (for DeepSeek's MLA: ``qk_rope_head_dim``); even.
     max_position_embeddings : int, optional
@@ -528,9 +519,10 @@ def rope_frequencies(
     original = None
     if rope_type in ("yarn", "llama3", "longrope"):
         original = _original_length(params, rope_type, max_pos)
-    attention_factor = params.get("attention_factor")
-    if attention_factor is not None:
-        attention_factor = check_real("attention_factor", attention_factor, minimum=0.0)
+    given = params.get("attention_factor")  # read by "yarn" and "longrope" only
+    if given is not None:
+        given = check_real("attention_factor", given, minimum=0.0)
+    attention_factor = 1.0
 
     if rope_type in ("default", "linear"):
         inv_freq = default_frequencies(base, dim)
@@ -554,7 +546,8 @@ def rope_frequencies(
         inv_freq = default_frequencies(dynamic_ntk_base(base, dim, factor, length, max_pos), dim)
     elif rope_type == "yarn":
         factor, low, high = _yarn_setup(params, head_dim, max_pos)
-        if attention_factor is None:
+        attention_factor = given
+        if given is None:
             mscale, mscale_all_dim = (
                 _optional_number(key, params.get(key), 0.0, positive=False)
                 for key in ("mscale", "mscale_all_dim")
@@ -587,15 +580,13 @@ def rope_frequencies(
                 )
             factors[key] = arr
         factor = _factor_or_implicit(params, "longrope", max_pos, original)
-        if attention_factor is None:
-            if factor <= 1.0:
-                attention_factor = 1.0
-            else:
-                attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
+        if given is not None:
+            attention_factor = given
+        elif factor > 1.0:
+            attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
         chosen = "long_factor" if seq_len and seq_len > original else "short_factor"
         inv_freq = default_frequencies(base, dim) / factors[chosen]
-    # Only "yarn" and "longrope" have an attention factor.
-    attention_factor = float(attention_factor) if rope_type in ("yarn", "longrope") else 1.0
+    attention_factor = float(attention_factor)
     if not (np.all(np.isfinite(inv_freq)) and math.isfinite(attention_factor)):
         raise ValueError(
             f"rope_parameters {dict(rope_parameters)!r:.300} give frequencies or an attention "

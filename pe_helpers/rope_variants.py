@@ -458,9 +458,6 @@ def decoupled_rope_scores(
     tk = _positions("key_positions", key_positions, kn.shape[0])
     check_d_model(qr.shape[2], name="q_rope.shape[2]", maximum=MAX_WIDTH)
     base = check_base(base)
-    heads = qn.shape[1]
-    rotated_q = apply_rope(qr.reshape(qr.shape[0], -1, qr.shape[2]).transpose(1, 0, 2), tq, base)
-    rotated_k = apply_rope(kr, tk, base)
-    content = np.einsum("qhd,khd->hqk", qn, kn)
-    position = np.einsum("hqd,kd->hqk", rotated_q.reshape(heads, qr.shape[0], -1), rotated_k)
-    return content + position
+    rotated_q = apply_rope(qr.transpose(1, 0, 2), tq, base)  # (heads, n_q, d_rope)
+    position = np.einsum("hqd,kd->hqk", rotated_q, apply_rope(kr, tk, base))
+    return np.einsum("qhd,khd->hqk", qn, kn) + position
