@@ -176,8 +176,8 @@ def check_float_dtype(value: object) -> np.dtype:
     """Return ``value`` as a numpy floating dtype."""
     try:
         dtype = np.dtype(value)
-    except TypeError as exc:
-        raise TypeError(f"dtype must be a floating dtype, got {show_value(value)}") from exc
+    except TypeError:
+        dtype = np.dtype(object)  # no dtype at all: refused below
     if not np.issubdtype(dtype, np.floating):
         raise TypeError(f"dtype must be a floating dtype, got {show_value(value)}")
     return dtype

@@ -108,8 +108,6 @@ _REQUIRED = {
 #: Widest head the formulas accept (published heads are 64 to 512 wide): keeps every call small.
 MAX_HEAD_DIM = 2**16
 
-# ------------------------------------------------------------------- reading a block's values
-
 
 def _optional_count(name: str, value: Any) -> int | None:
     """None, or ``value`` as an int >= 1."""
