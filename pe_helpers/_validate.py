@@ -114,11 +114,7 @@ def as_array(name: str, value: object) -> np.ndarray:
 
 
 def check_positions(positions: object, name: str = "positions") -> np.ndarray:
-    """Turn a count ``n`` or a 1-D array of positions into a float64 array.
-
-    An integer ``n`` means ``0, 1, ..., n-1``. Arrays may hold fractional or
-    negative positions but must be 1-D, real and finite.
-    """
+    """A count ``n`` (positions ``0 .. n-1``) or a 1-D real, finite array, as float64."""
     if isinstance(positions, (numbers.Number, np.generic)):
         count = check_int(name, positions, minimum=0)
         return np.arange(count, dtype=np.float64)
@@ -143,13 +139,9 @@ def check_array(
     ndim: int | None = None,
     finite: bool = True,
 ) -> np.ndarray:
-    """A non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes.
-
-    Bools, complex numbers, text, times and objects raise ``TypeError``; with ``finite`` (the
-    default) NaN and ±inf raise ``ValueError``.
-    """
+    """A non-empty int or float array, ``min_ndim`` or more (or ``ndim``) axes; finite if asked."""
     arr = as_array(name, value)
-    if arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # bool, complex, text, times and objects
         raise TypeError(f"{name} must be an array of real numbers, got {show_value(value)}")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")

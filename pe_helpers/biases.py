@@ -55,6 +55,11 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     """
     n_heads = check_int("n_heads", n_heads, minimum=1)
     check_memory(f"n_heads = {n_heads}", 8 * 6 * n_heads)  # the slopes of P and 2P heads
+    return slopes_of(n_heads)
+
+
+def slopes_of(n_heads: int) -> np.ndarray:
+    """:func:`alibi_slopes` for a checked ``n_heads`` (the model's tables call it)."""
     power = 2 ** int(math.floor(math.log2(n_heads)))
     own = 2.0 ** (-8.0 * np.arange(1, power + 1) / power)
     if power == n_heads:
@@ -104,10 +109,13 @@ def alibi_bias(
         if n_heads is not None and check_int("n_heads", n_heads, minimum=1) != m.size:
             raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {m.size}")
     check_memory(f"n_positions = {n} with n_heads = {heads}", 8 * (heads + 2) * n * n)
-    if slopes is None:
-        m = alibi_slopes(heads)
+    return bias_of(n, slopes_of(heads) if slopes is None else m)
+
+
+def bias_of(n: int, slopes: np.ndarray) -> np.ndarray:
+    """:func:`alibi_bias` for checked sizes and slopes: shape ``(slopes.size, n, n)``."""
     distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    return -m[:, None, None] * distance
+    return -slopes[:, None, None] * distance
 
 
 #: Largest ALiBi slope (in absolute value) :func:`alibi_bias` and the model take: the bias
@@ -179,6 +187,14 @@ def t5_relative_bucket(
             f"max_distance must exceed the {max_exact} exact buckets{per} (num_buckets = "
             f"{num_buckets}), got max_distance = {max_distance}"
         )
+    return buckets_of(rel, bidirectional, num_buckets, max_distance)
+
+
+def buckets_of(
+    rel: np.ndarray, bidirectional: bool, num_buckets: int, max_distance: int
+) -> np.ndarray:
+    """:func:`t5_relative_bucket` for checked integer offsets and sizes (the model calls it)."""
+    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
     buckets = np.zeros(rel.shape, dtype=np.int64)
     if bidirectional:
         num_buckets //= 2
@@ -208,8 +224,7 @@ def t5_bias(
     """T5's additive logit bias from its learned table: ``table[bucket(j - i), h]``.
 
     Row ``i`` is the query, column ``j`` the key; the bucket of ``j - i`` comes from
-    :func:`t5_relative_bucket` with ``num_buckets`` = the table's number of rows. Every head's
-    matrix is Toeplitz, whatever numbers the table holds.
+    :func:`t5_relative_bucket` with ``num_buckets`` = the table's number of rows.
 
     Parameters
     ----------

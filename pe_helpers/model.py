@@ -48,7 +48,7 @@ from ._validate import (
 from ._validate import show_value as _show
 from .attention import causal_mask, softmax, softmax_backward
 from .attention import softmax_backward as reference_softmax_backward
-from .biases import alibi_bias, check_slopes, t5_relative_bucket
+from .biases import bias_of, buckets_of, check_slopes, slopes_of
 from .encodings import frequencies, sinusoidal_pe
 from .rope import turn_pairs
 from .tasks import Batch, Task
@@ -322,14 +322,13 @@ class Tables:
             self.cos = config.attention_factor * np.cos(angles)
             self.sin = config.attention_factor * np.sin(angles)
         if method == "alibi":
-            self.bias = alibi_bias(n, config.n_heads, slopes=config.slopes)
+            slopes = config.slopes
+            slopes = slopes_of(config.n_heads) if slopes is None else np.array(slopes)
+            self.bias = bias_of(n, slopes)
         if method == "t5_bias":
             offsets = np.arange(n)[None, :] - np.arange(n)[:, None]  # key j - query i
-            self.buckets = t5_relative_bucket(
-                offsets,
-                bidirectional=not config.causal,
-                num_buckets=config.num_buckets,
-                max_distance=config.max_distance,
+            self.buckets = buckets_of(
+                offsets, not config.causal, config.num_buckets, config.max_distance
             )
         # What every forward pass adds to the scores: the fixed bias, and -inf where the
         # causal mask hides a key (added in place, instead of a bias sum and a masked copy).

@@ -96,14 +96,13 @@ ROPE_PARAMETER_KEYS = frozenset(
 #: transformers' ``RotaryEmbeddingConfigMixin.default_theta``, used when ``rope_theta`` is absent.
 DEFAULT_ROPE_THETA = 10_000.0
 
+#: The keys a rope type cannot do without ("default" and "proportional" need none).
 _REQUIRED = {
-    "default": (),
     "linear": ("factor",),
     "dynamic": ("factor",),
     "yarn": ("factor",),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
     "longrope": ("short_factor", "long_factor"),
-    "proportional": (),
 }
 #: Widest head the formulas accept (published heads are 64 to 512 wide): keeps every call small.
 MAX_HEAD_DIM = 2**16
@@ -147,7 +146,7 @@ def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[st
         raise ValueError(
             f"unknown rope_type {rope_type!r}; expected one of {', '.join(map(repr, ROPE_TYPES))}"
         )
-    for key in _REQUIRED[rope_type] if require else ():
+    for key in _REQUIRED.get(rope_type, ()) if require else ():
         if key not in params:
             raise ValueError(f"rope_type {rope_type!r} needs the key {key!r} in rope_parameters")
     return params, rope_type
@@ -310,6 +309,7 @@ def dynamic_ntk_base(
     return _raised_base(base, ratio, head_dim, what)
 
 
+@np.errstate(over="ignore")  # too many turns are refused by their value
 def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     """Turns each pair makes over ``length`` tokens: ``r_i = length / lambda_i``.
 
@@ -324,8 +324,7 @@ def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
     if np.any(freq <= 0):
         raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
-    with np.errstate(over="ignore"):
-        turns = length * freq / (2 * np.pi)
+    turns = length * freq / (2 * np.pi)
     if not np.all(np.isfinite(turns)):
         raise ValueError(
             f"length = {length:g} with these inv_freq gives more turns than a float holds"
@@ -442,9 +441,6 @@ def _llama3_bands(
     medium = ~(wavelen < original / high_ff) & ~low
     smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
     return inv_freq, low, medium, smooth
-
-
-# ------------------------------------------------------------------------------ main entry
 
 
 @np.errstate(all="ignore")  # an overflow is refused at the end, by its value
@@ -596,6 +592,7 @@ def rope_frequencies(
 # ------------------------------------------------------------------------ per-pair picture
 
 
+@np.errstate(over="ignore")  # a huge base: wavelengths of inf sort as they should
 def interpolation_weights(
     rope_parameters: Mapping[str, Any],
     head_dim: int,
@@ -631,8 +628,7 @@ def interpolation_weights(
     if rope_type == "llama3":
         original = _original_length(params, rope_type, max_pos)
         _factor(params)
-        with np.errstate(over="ignore"):
-            _, low, medium, smooth = _llama3_bands(params, _rope_theta(params), dim, original)
+        _, low, medium, smooth = _llama3_bands(params, _rope_theta(params), dim, original)
         return np.where(medium, 1 - smooth, np.where(low, 1.0, 0.0))
     raise ValueError(
         f"rope_type {rope_type!r} does not blend theta and theta / factor per pair; "

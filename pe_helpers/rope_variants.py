@@ -79,9 +79,6 @@ def _fraction(name: str, value: object) -> float:
     return value
 
 
-# --- partial rotation --------------------------------------------------------------------------
-
-
 def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     """How many dimensions of a head rotate: ``int(head_dim * partial_rotary_factor)``.
 
@@ -161,9 +158,6 @@ def apply_partial_rope(
     return out
 
 
-# --- p-RoPE: stop the slowest pairs ----------------------------------------------------------
-
-
 def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.0) -> np.ndarray:
     """The frequencies of p-RoPE: the fastest pairs keep ``base ** (-2k / d)``, the rest get 0.
 
@@ -195,8 +189,7 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     head_dim = check_d_model(head_dim, name="head_dim", maximum=MAX_WIDTH)
     p = _fraction("keep_fraction", keep_fraction)
     w = frequencies(head_dim, check_base(base))
-    kept = int(p * head_dim // 2)
-    w[kept:] = 0.0
+    w[int(p * head_dim // 2) :] = 0.0
     return w
 
 
@@ -239,9 +232,6 @@ def apply_p_rope(
     pairing = check_choice("pairing", pairing, PAIRINGS)
     angles = np.multiply.outer(t, p_rope_frequencies(x.shape[1], keep_fraction, base))
     return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
-
-
-# --- multimodal RoPE (Qwen2-VL) ----------------------------------------------------------------
 
 
 def _sections(mrope_section: object) -> tuple[int, int, int]:
@@ -388,9 +378,6 @@ def apply_mrope(
     axes = mrope_pair_axes(mrope_section, x.shape[1])
     angles = ids[axes].T * frequencies(x.shape[1], check_base(base))
     return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
-
-
-# --- decoupled RoPE (DeepSeek-V2 multi-head latent attention) -------------------------------
 
 
 def decoupled_rope_scores(
