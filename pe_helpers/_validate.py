@@ -36,11 +36,7 @@ def _is_plain(value: object, kind: type) -> bool:
 def check_int(
     name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
 ) -> int:
-    """Return ``value`` as an ``int``; reject bools, floats and values outside the bounds.
-
-    Whatever the bounds, the value must fit numpy's int64 (10**400 would end in a raw
-    ``OverflowError`` wherever it met numpy or a float).
-    """
+    """Return ``value`` as an ``int``: no bool or float, within the bounds and numpy's int64."""
     if not _is_plain(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {show_value(value)}")
     value = int(value)
@@ -54,10 +50,7 @@ def check_int(
 
 
 def check_memory(what: str, n_bytes: float) -> None:
-    """Refuse work whose arrays would need more than :data:`MEMORY_BUDGET`.
-
-    ``what`` names the arguments that set the size, with their values; it starts the message.
-    """
+    """Refuse work needing more than :data:`MEMORY_BUDGET`; ``what`` (sizes) starts the message."""
     if not n_bytes <= MEMORY_BUDGET:
         raise ValueError(
             f"{what} would need about {n_bytes / 2**30:.3g} GiB of memory, past the size limit "
@@ -122,11 +115,6 @@ def as_array(name: str, value: object) -> np.ndarray:
         raise TypeError(f"{name} must be an array, got {show_value(value)}") from exc
 
 
-def _is_real_dtype(dtype: np.dtype) -> bool:
-    """Integer or floating: not bool, complex, time, text or object."""
-    return dtype.kind in "iuf"
-
-
 def check_positions(positions: object, name: str = "positions") -> np.ndarray:
     """Turn a count ``n`` or a 1-D array of positions into a float64 array.
 
@@ -139,7 +127,7 @@ def check_positions(positions: object, name: str = "positions") -> np.ndarray:
         count = check_int(name, positions, minimum=0, maximum=MAX_POSITIONS)
         return np.arange(count, dtype=np.float64)
     arr = as_array(name, positions)
-    if not _is_real_dtype(arr.dtype):
+    if arr.dtype.kind not in "iuf":  # bool, complex, time, text and objects are no positions
         raise TypeError(
             f"{name} must be an int or a 1-D array of real numbers, got {show_value(positions)}"
         )
@@ -159,13 +147,9 @@ def check_array(
     ndim: int | None = None,
     finite: bool = True,
 ) -> np.ndarray:
-    """A non-empty real array with at least ``min_ndim`` (or exactly ``ndim``) axes.
-
-    Bools, complex numbers, text, times and objects raise ``TypeError``; with ``finite`` (the
-    default) NaN and ±inf raise ``ValueError``.
-    """
+    """A non-empty int or float array, ``min_ndim`` or more (or ``ndim``) axes; finite if asked."""
     arr = as_array(name, value)
-    if not _is_real_dtype(arr.dtype):
+    if arr.dtype.kind not in "iuf":  # bool, complex, text, times and objects
         raise TypeError(f"{name} must be an array of real numbers, got {show_value(value)}")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")

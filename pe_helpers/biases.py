@@ -140,21 +140,18 @@ def t5_relative_bucket(
 ) -> np.ndarray:
     """T5's bucket of each relative position ``key - query``, as transformers computes it.
 
-    With ``bidirectional`` the buckets are split by sign (``key > query`` in the upper half);
-    otherwise positive offsets share bucket 0 with offset 0. Of the ``N`` buckets per half,
-    ``N / 2`` hold the exact distances ``0 .. N/2 - 1``, the rest are log-spaced up to
-    ``max_distance``, and every larger distance falls into the last bucket. The log step runs
-    in float32 like ``T5Attention._relative_position_bucket`` in transformers
-    (``src/transformers/models/t5/modeling_t5.py``, which adapts Mesh TensorFlow's
-    ``_relative_position_bucket``), so bucket edges agree with it even where float64 would
-    round the other way.
+    Of the ``N`` buckets per side, ``N / 2`` hold the exact distances ``0 .. N/2 - 1``, the rest
+    are log-spaced up to ``max_distance``, and every larger distance falls into the last bucket.
+    The log step runs in float32 like ``T5Attention._relative_position_bucket`` in transformers'
+    ``models/t5/modeling_t5.py``, so bucket edges agree with it even where float64 would not.
 
     Parameters
     ----------
     relative_position : array_like of int
         Offsets ``key_position - query_position``, any shape.
     bidirectional : bool, default True
-        Separate buckets for keys after the query (encoder); False for causal decoders.
+        Separate buckets for keys after the query, in the upper half (encoder); False for causal
+        decoders, where keys after the query share bucket 0 with offset 0.
     num_buckets : int, default 32
         Total number of buckets, >= 2 (>= 4 when bidirectional).
     max_distance : int, default 128
@@ -227,8 +224,7 @@ def t5_bias(
     """T5's additive logit bias from its learned table: ``table[bucket(j - i), h]``.
 
     Row ``i`` is the query, column ``j`` the key; the bucket of ``j - i`` comes from
-    :func:`t5_relative_bucket` with ``num_buckets`` = the table's number of rows. Every head's
-    matrix is Toeplitz, whatever numbers the table holds.
+    :func:`t5_relative_bucket` with ``num_buckets`` = the table's number of rows.
 
     Parameters
     ----------

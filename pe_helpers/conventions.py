@@ -34,13 +34,9 @@ from .encodings import frequencies
 
 __all__ = ["LIBRARY_FLAGS", "MAX_BASE", "RopeConvention", "identify_rope"]
 
-#: Widest function the detectors probe (a RoPE map per position is d × d).
-MAX_PROBE_WIDTH = 1024
 #: Largest base the detectors compare with (published bases are 1e4 to 1e7; the column-index
 #: slip squares it, which must stay a finite float).
 MAX_BASE = 1e15
-#: Largest position :func:`identify_rope` probes (21 powers of two).
-MAX_PROBE_POSITION = 2**20
 
 
 class LibraryFlag(NamedTuple):
@@ -174,11 +170,7 @@ def show_number(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class Verdict:
-    """What every convention report holds: the width probed and the issues found.
-
-    Subclasses add the fields they read (each None when unknown) and ``_header``; this class
-    gives them ``ok``, the printed verdict and the construction from a probe's findings.
-    """
+    """A convention report: the width probed and the issues; subclasses add what they read."""
 
     d_model: int
     issues: tuple[str, ...] = ()
@@ -194,9 +186,6 @@ class Verdict:
     def ok(self) -> bool:
         """True when no issue was found."""
         return not self.issues
-
-    def _header(self) -> list[str]:  # pragma: no cover - each report writes its own
-        raise NotImplementedError
 
     def __str__(self) -> str:
         """What was read, then the verdict: nothing to fix, or one line per problem."""
@@ -225,11 +214,8 @@ class RopeConvention(Verdict):
     position_scale : float or None
         Turn of pair 0 per position: 1 for plain RoPE.
     issues : tuple of str
-        Codes of what is wrong, ``()`` when nothing is: ``"error"``, ``"wrong_axis"``,
-        ``"ignores_positions"``, ``"identity"``, ``"not_rotation"``, ``"mixed_layout"``,
-        ``"unknown_pairing"``, ``"sin_cos_swapped"``, ``"position_offset"``, ``"clockwise"``,
-        ``"divided"``, ``"column_index"``, ``"base"``, ``"position_scale"``, ``"not_geometric"``,
-        ``"pairing"``.
+        Codes of what is wrong (``"clockwise"``, ``"base"``, ``"pairing"``, ...), ``()`` when
+        nothing is.
     messages : tuple of str
         One sentence per issue: what is wrong and how to fix it.
     """
@@ -295,11 +281,7 @@ def wrap_angle(angle: np.ndarray) -> np.ndarray:
 
 
 def refine_turns(angles: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Turn per position from wrapped angles read at increasing positions ``t``.
-
-    The first reading must not wrap; each later one is unwrapped by the current estimate, so
-    the estimate sharpens as the positions grow.
-    """
+    """Turn per position from wrapped angles at increasing ``t`` (the first must not wrap)."""
     omega = angles[0] / t[0]
     for angle, ti in zip(angles[1:], t[1:], strict=True):
         omega = (angle + 2 * np.pi * np.round((omega * ti - angle) / (2 * np.pi))) / ti
@@ -356,7 +338,7 @@ def check_probe_args(
     """The checked width, expected base and tolerance of a probe; ``fn`` must be callable."""
     if not callable(fn):
         raise TypeError(f"{name} must be callable (the function to probe), got {show_value(fn)}")
-    d = check_d_model(d_model, maximum=MAX_PROBE_WIDTH)
+    d = check_d_model(d_model, maximum=1024)  # a RoPE map per position is d × d
     if d < 4:
         raise ValueError(f"d_model must be at least 4 to tell the layouts apart, got {d}")
     expected = None
@@ -379,11 +361,9 @@ def identify_rope(
     """Read the convention of a black-box RoPE function off its outputs.
 
     ``f(x, positions)`` gets ``x`` of shape ``(n, d_model)`` and ``n`` integer positions and
-    returns the rotated ``x``. Four rows first check that rows stay apart and that the angles
-    come from ``positions``. Then the unit basis vectors at positions ``0, 1, 2, 4, ...`` give
-    the whole map at each position: its non-zero entries give the pairing, each 2x2 block an
-    angle, the angles (unwrapped from position to position) each pair's turn per position, and a
-    log-linear fit against the pair index the base, checked against every angle read.
+    returns the rotated ``x``. The unit basis vectors at positions ``0, 1, 2, 4, ...`` give the
+    whole map at each position: its non-zero entries give the pairing, each 2x2 block an angle,
+    the angles each pair's turn per position, and a log-linear fit the base.
 
     Parameters
     ----------
@@ -397,8 +377,8 @@ def identify_rope(
     expected_pairing : {"adjacent", "halves"} or None
         Pairing the weights were trained with; another one is reported as ``"pairing"``.
     max_position : int, default 256
-        Largest position probed (a power of two at most this), 4 to :data:`MAX_PROBE_POSITION`;
-        lower if ``f`` has a short cache.
+        Largest position probed (a power of two at most this), 4 to 2**20; lower if ``f`` has
+        a short cache.
     atol : float, default 1e-4
         Tolerance on entries and angles; raise it for float16 or bfloat16 functions.
 
@@ -408,12 +388,9 @@ def identify_rope(
 
     Raises
     ------
-    TypeError
-        ``f`` not callable, or an argument of the wrong kind. (What ``f`` itself raises or
-        returns is reported in the ``RopeConvention``, never raised.)
-    ValueError
-        ``d_model``, ``expected_base``, ``max_position`` or ``atol`` out of range, or probes
-        past the size limit of 1 GiB.
+    TypeError, ValueError
+        An argument of the wrong kind or out of range (what ``f`` itself raises or returns is
+        reported in the ``RopeConvention``, never raised).
 
     Examples
     --------
@@ -427,7 +404,7 @@ def identify_rope(
     d, expected, atol = check_probe_args(f, d_model, expected_base, atol)
     if expected_pairing is not None:
         check_choice("expected_pairing", expected_pairing, tuple(_PAIRS))
-    max_position = check_int("max_position", max_position, minimum=4, maximum=MAX_PROBE_POSITION)
+    max_position = check_int("max_position", max_position, minimum=4, maximum=2**20)
     probes = int(np.log2(max_position)) + 2  # positions 0, 1, 2, 4, ..., max_position
     check_memory(f"max_position = {max_position} with d_model = {d}", 8 * 6 * probes * d * d)
     found: dict = {}
@@ -436,12 +413,9 @@ def identify_rope(
     except ProbeError as exc:
         issues = [issue("error", exc)]
     mixed = any(code == "mixed_layout" for code, _ in issues)  # no single pairing to compare
-    if (
-        expected_pairing is not None
-        and found.get("pairing") not in (None, expected_pairing)
-        and not mixed
-    ):
-        issues.append(issue("pairing", _PAIRS[found["pairing"]], _PAIRS[expected_pairing]))
+    pairing = found.get("pairing")
+    if pairing is not None and expected_pairing not in (None, pairing) and not mixed:
+        issues.append(issue("pairing", _PAIRS[pairing], _PAIRS[expected_pairing]))
     return RopeConvention.from_issues(d, issues, found)
 
 
@@ -494,14 +468,8 @@ def _read_rope(
     found["pairing"] = pairing
     a, b = np.array(layouts[pairing]).T
     c, s = maps[:, a, a], maps[:, b, a]
-    if (
-        max(
-            np.abs(c - maps[:, b, b]).max(),
-            np.abs(s + maps[:, a, b]).max(),
-            np.abs(c**2 + s**2 - 1).max(),
-        )
-        > atol
-    ):
+    errors = c - maps[:, b, b], s + maps[:, a, b], c**2 + s**2 - 1  # a turn: [[c, -s], [s, c]]
+    if max(np.abs(e).max() for e in errors) > atol:
         return [_not_a_turn(maps, partner, t, expected, atol, pairing)]
     angle = np.arctan2(s, c)
     issues = []
@@ -534,12 +502,8 @@ def _not_a_turn(
     atol: float,
     pairing: str,
 ) -> tuple[str, str]:
-    """Pairs that are no turns: does each feature turn at a frequency of its own?
-
-    Two slips give that: the exponent over the column (feature j at ``base ** (-2j / d)``)
-    and cos and sin laid out for the other pairing (feature j at its pair's frequency in the
-    other layout: ``rotate_half`` with ``np.repeat``-ed cos, or the reverse).
-    """
+    """Pairs that are no turns: the column-index slip, or cos and sin laid out for the other
+    pairing (``rotate_half`` with ``np.repeat``-ed cos, or the reverse)?"""
     d = partner.size
     if expected is None:
         return issue("not_rotation", "a pair is stretched or reflected")

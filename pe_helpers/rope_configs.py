@@ -26,8 +26,7 @@ __all__ = ["model_names", "model_rope_config"]
 class ModelRopeConfig:
     """One published model's RoPE settings and where each value was read.
 
-    ``rope_parameters`` is a fresh dict on every :func:`model_rope_config` call, so changing it
-    (say, to try another ``factor``) does not touch the shipped data.
+    ``rope_parameters`` is a fresh dict per call: changing it leaves the shipped data alone.
     """
 
     name: str

@@ -2,9 +2,8 @@
 
 A model's ``rope_parameters`` block (``rope_scaling`` before transformers v5) says how its
 rotary frequencies were changed to read past its training length. :func:`rope_frequencies` turns
-it into per-pair frequencies and an attention factor for the ``rope_type`` values "default",
-"linear", "dynamic", "yarn", "llama3", "longrope" and "proportional". Pure numpy, float64;
-nothing draws.
+it into per-pair frequencies and an attention factor for each ``rope_type`` of
+:data:`ROPE_TYPES`. Pure numpy, float64; nothing draws.
 
 The semantics follow transformers' ``src/transformers/modeling_rope_utils.py`` exactly, as shipped
 in the PyPI wheels of transformers 5.23.0 and 5.24.0 (the same file, sha256 ``2563c539...0b0f9``);
@@ -20,19 +19,14 @@ often go wrong, all mirrored here:
   ``standardize_rope_params``). A YaRN ``factor`` of ``None`` (or a missing longrope ``factor``)
   becomes ``max_position_embeddings / original_max_position_embeddings``.
 * YaRN's ``beta_fast`` (default 32) and ``beta_slow`` (default 1) count *rotations* within the
-  original context: pairs turning more than ``beta_fast`` times keep their frequency, pairs
-  turning fewer than ``beta_slow`` times are divided by ``factor``. A falsy value (0 or None)
-  means the default, as in transformers' ``get("beta_fast") or 32``. The ramp runs over the pair
-  index between ``find_correction_dim`` of the two, floored and ceiled unless ``truncate`` is
-  false.
+  original context (:func:`yarn_correction_range`). A falsy value (0 or None) means the
+  default, as in transformers' ``get("beta_fast") or 32``.
 * YaRN's attention factor is ``0.1 ln s + 1``, or ``get_mscale(s, mscale) /
   get_mscale(s, mscale_all_dim)`` when both are set and non-zero (DeepSeek configs), unless
   ``attention_factor`` is given. LongRoPE's is ``sqrt(1 + ln s / ln L0)``; "llama3" has none.
 * "longrope" uses ``long_factor`` only when ``seq_len`` exceeds the original length.
-* ``partial_rotary_factor`` means two things (:func:`rotary_dim`): under "default" and the
-  scaling types the first dimensions rotate over their own width; under "proportional"
-  (transformers' ``_compute_proportional_rope_parameters``, Gemma 4's full-attention layers)
-  the slowest pairs of the whole head stop, and its optional ``factor`` divides them all.
+* ``partial_rotary_factor`` means one thing under "proportional" (Gemma 4's full-attention
+  layers, whose optional ``factor`` divides every pair) and another elsewhere: :func:`rotary_dim`.
 
 Deliberate differences, for inputs transformers accepts with a logged warning or a crash: unknown
 keys, ``factor <= 0``, ``rope_theta <= 1``, an odd rotary dimension, ``high_freq_factor <=
@@ -45,31 +39,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._rope_parameters import (
-    DEFAULT_ROPE_THETA,
-    NEEDS_ORIGINAL,
-    ROPE_PARAMETER_KEYS,
-    ROPE_TYPES,
-    check_block,
-    check_head_dim,
-    implicit_factor,
-    optional_count,
-    optional_number,
-    original_length,
-    rope_theta,
-    scaling_factor,
+from ._validate import (
+    check_array,
+    check_bool,
+    check_d_model,
+    check_int,
+    check_real,
+    check_rope_base,
 )
-from ._validate import check_array, check_bool, check_int, check_real, check_rope_base
 
 __all__ = [
     "ROPE_TYPES",
-    "ROPE_PARAMETER_KEYS",
-    "DEFAULT_ROPE_THETA",
     "rope_frequencies",
     "rotary_dim",
     "default_frequencies",
@@ -82,6 +68,128 @@ __all__ = [
     "interpolation_weights",
     "classify_pairs",
 ]
+
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
+
+#: Every key :func:`rope_frequencies` reads; ``type`` is the pre-v4.45 name of ``rope_type``.
+ROPE_PARAMETER_KEYS = frozenset(
+    {
+        "rope_type",
+        "type",
+        "rope_theta",
+        "factor",
+        "original_max_position_embeddings",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "attention_factor",
+        "low_freq_factor",
+        "high_freq_factor",
+        "short_factor",
+        "long_factor",
+        "partial_rotary_factor",
+        "truncate",
+    }
+)
+
+#: transformers' ``RotaryEmbeddingConfigMixin.default_theta``, used when ``rope_theta`` is absent.
+DEFAULT_ROPE_THETA = 10_000.0
+
+#: The keys a rope type cannot do without ("default" and "proportional" need none).
+_REQUIRED = {
+    "linear": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
+    "longrope": ("short_factor", "long_factor"),
+}
+#: Widest head the formulas accept (published heads are 64 to 512 wide): keeps every call small.
+MAX_HEAD_DIM = 2**16
+
+
+def _optional_count(name: str, value: Any) -> int | None:
+    """None, or ``value`` as an int >= 1."""
+    return None if value is None else check_int(name, value, minimum=1)
+
+
+def _check_head_dim(head_dim: Any, name: str = "head_dim") -> int:
+    """An even head width, 2 to :data:`MAX_HEAD_DIM`."""
+    return check_d_model(head_dim, name=name, maximum=MAX_HEAD_DIM)
+
+
+def _optional_number(name: str, value: Any, default: float, *, positive: bool = True) -> float:
+    """transformers' ``get(name) or default``: None and 0 give the default, else a finite number."""
+    if value is None:
+        return default
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and value == 0:
+        return default
+    return check_real(name, value, positive=positive)
+
+
+def _check_block(rope_parameters: Any, *, require: bool = True) -> tuple[dict[str, Any], str]:
+    """Copy the block, check its keys and return it with its rope type."""
+    if not isinstance(rope_parameters, Mapping):
+        raise TypeError(
+            f"rope_parameters must be a dict like a config's rope_parameters, "
+            f"got {type(rope_parameters).__name__}: {rope_parameters!r}"
+        )
+    params = dict(rope_parameters)
+    unknown = sorted(str(k) for k in params if k not in ROPE_PARAMETER_KEYS)
+    if unknown:
+        raise ValueError(
+            f"unknown key(s) in rope_parameters: {', '.join(map(repr, unknown))}; "
+            f"known keys: {', '.join(sorted(ROPE_PARAMETER_KEYS))}"
+        )
+    rope_type = params.get("rope_type", params.get("type", "default"))
+    if rope_type not in ROPE_TYPES:
+        raise ValueError(
+            f"unknown rope_type {rope_type!r}; expected one of {', '.join(map(repr, ROPE_TYPES))}"
+        )
+    for key in _REQUIRED.get(rope_type, ()) if require else ():
+        if key not in params:
+            raise ValueError(f"rope_type {rope_type!r} needs the key {key!r} in rope_parameters")
+    return params, rope_type
+
+
+def _rope_theta(params: Mapping[str, Any]) -> float:
+    """The block's ``rope_theta`` (default 10000), > 1."""
+    theta = params.get("rope_theta")
+    return DEFAULT_ROPE_THETA if theta is None else check_rope_base(theta, "rope_theta")
+
+
+def _factor(params: Mapping[str, Any]) -> float:
+    """The block's ``factor``, > 0."""
+    return check_real("factor", params["factor"], positive=True)
+
+
+def _original_length(
+    params: Mapping[str, Any], rope_type: str, max_position_embeddings: int | None
+) -> int:
+    """``original_max_position_embeddings``, falling back to ``max_position_embeddings``."""
+    value = params.get("original_max_position_embeddings")
+    if value is None:
+        if max_position_embeddings is None:
+            raise ValueError(
+                f"rope_type {rope_type!r} needs the key 'original_max_position_embeddings' in "
+                "rope_parameters (or max_position_embeddings, which transformers falls back to)"
+            )
+        return max_position_embeddings
+    return check_int("original_max_position_embeddings", value, minimum=1)
+
+
+def _factor_or_implicit(
+    params: Mapping[str, Any], rope_type: str, max_position_embeddings: int | None, original: int
+) -> float:
+    """The block's ``factor``, or ``max_position_embeddings / original`` when it is None."""
+    if params.get("factor") is not None:
+        return _factor(params)
+    if max_position_embeddings is None:
+        raise ValueError(
+            f"rope_type {rope_type!r} with factor None needs max_position_embeddings "
+            "(the factor becomes max_position_embeddings / original_max_position_embeddings)"
+        )
+    return max_position_embeddings / original
 
 
 def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
@@ -102,8 +210,8 @@ def rotary_dim(rope_parameters: Mapping[str, Any], head_dim: int) -> int:
     >>> rotary_dim({"rope_type": "proportional", "partial_rotary_factor": 0.25}, 512)
     128
     """
-    params, rope_type = check_block(rope_parameters, require=False)
-    head_dim = check_head_dim(head_dim)
+    params, rope_type = _check_block(rope_parameters, require=False)
+    head_dim = _check_head_dim(head_dim)
     proportional = rope_type == "proportional"
     factor = params.get("partial_rotary_factor")
     if factor is not None:
@@ -138,32 +246,28 @@ def default_frequencies(base: float, dim: int) -> np.ndarray:
     [1.0, 0.01]
     """
     base = check_rope_base(base)
-    dim = check_head_dim(dim, "dim")
+    dim = _check_head_dim(dim, "dim")
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
 def _ntk_args(base: Any, head_dim: Any, factor: Any) -> tuple[float, int, float]:
     """The checked base, head width (> 2) and factor of an NTK formula."""
-    head_dim = check_head_dim(head_dim)
+    head_dim = _check_head_dim(head_dim)
     if head_dim <= 2:
         raise ValueError(f"head_dim must be > 2 for the NTK exponent d/(d-2), got {head_dim}")
     base = check_real("base", base, positive=True)
     return base, head_dim, check_real("factor", factor, positive=True)
 
 
-def _check_raised_base(base: float, ratio: float, head_dim: int, what: str) -> None:
-    """Raise a ValueError naming ``what`` if ``base * ratio ** (d / (d - 2))`` passes 1e300."""
+def _raised_base(base: float, ratio: float, head_dim: int, what: str) -> float:
+    """``base * ratio ** (d / (d - 2))``; a ValueError naming ``what`` past 1e300."""
     log_base = math.log(base) + head_dim / (head_dim - 2) * math.log(ratio)
     if log_base > math.log(1e300):
         raise ValueError(
             f"{what} give a base of about 10^{log_base / math.log(10):.0f}, past the largest "
             "float: use a smaller factor or base"
         )
-
-
-def dynamic_ratio(factor: float, seq_len: int, length0: int) -> float:
-    """The bracket of "dynamic", ``1 + s (max(L, L0) / L0 - 1)`` (not a door)."""
-    return 1.0 + factor * (max(seq_len, length0) / length0 - 1.0)
+    return base * ratio ** (head_dim / (head_dim - 2))
 
 
 def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
@@ -178,8 +282,7 @@ def ntk_aware_base(base: float, head_dim: int, factor: float) -> float:
     20221
     """
     base, head_dim, factor = _ntk_args(base, head_dim, factor)
-    _check_raised_base(base, factor, head_dim, f"base = {base:g} and factor = {factor:g}")
-    return base * factor ** (head_dim / (head_dim - 2))
+    return _raised_base(base, factor, head_dim, f"base = {base:g} and factor = {factor:g}")
 
 
 def dynamic_ntk_base(
@@ -202,11 +305,11 @@ def dynamic_ntk_base(
     seq_len = check_int("seq_len", seq_len, minimum=1)
     length0 = check_int("max_position_embeddings", max_position_embeddings, minimum=1)
     what = f"base = {base:g}, factor = {factor:g} and seq_len / max_position_embeddings"
-    ratio = dynamic_ratio(factor, seq_len, length0)
-    _check_raised_base(base, ratio, head_dim, what)
-    return base * ratio ** (head_dim / (head_dim - 2))
+    ratio = 1.0 + factor * (max(seq_len, length0) / length0 - 1.0)
+    return _raised_base(base, ratio, head_dim, what)
 
 
+@np.errstate(over="ignore")  # too many turns are refused by their value
 def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     """Turns each pair makes over ``length`` tokens: ``r_i = length / lambda_i``.
 
@@ -221,8 +324,7 @@ def rotations_in_context(inv_freq: ArrayLike, length: float) -> np.ndarray:
     freq = check_array("inv_freq", inv_freq, min_ndim=0).astype(np.float64)
     if np.any(freq <= 0):
         raise ValueError(f"inv_freq must be > 0 everywhere, got {freq!r:.60}")
-    with np.errstate(over="ignore"):
-        turns = length * freq / (2 * np.pi)
+    turns = length * freq / (2 * np.pi)
     if not np.all(np.isfinite(turns)):
         raise ValueError(
             f"length = {length:g} with these inv_freq gives more turns than a float holds"
@@ -260,7 +362,7 @@ def yarn_correction_dim(
     20.944
     """
     num_rotations = check_real("num_rotations", num_rotations, positive=True)
-    dim = check_head_dim(dim, "dim")
+    dim = _check_head_dim(dim, "dim")
     base = check_rope_base(base)
     length0 = check_int(
         "original_max_position_embeddings", original_max_position_embeddings, minimum=1
@@ -270,44 +372,22 @@ def yarn_correction_dim(
 
 def _yarn_setup(
     params: Mapping[str, Any], head_dim: int, max_position_embeddings: int | None
-) -> dict[str, Any]:
-    """Everything YaRN derives from a block, as transformers computes it."""
+) -> tuple[float, float, float]:
+    """YaRN's ``factor`` and ramp bounds ``(low, high)``, clamped to ``[0, dim - 1]``."""
     dim = rotary_dim(params, head_dim)
-    base = rope_theta(params)
-    original = original_length(params, "yarn", max_position_embeddings)
-    factor = params["factor"]
-    factor = (
-        implicit_factor("yarn", max_position_embeddings, original)
-        if factor is None
-        else scaling_factor(params)
-    )
-    beta_fast = optional_number("beta_fast", params.get("beta_fast"), 32.0)
-    beta_slow = optional_number("beta_slow", params.get("beta_slow"), 1.0)
+    base = _rope_theta(params)
+    original = _original_length(params, "yarn", max_position_embeddings)
+    factor = _factor_or_implicit(params, "yarn", max_position_embeddings, original)
+    beta_fast = _optional_number("beta_fast", params.get("beta_fast"), 32.0)
+    beta_slow = _optional_number("beta_slow", params.get("beta_slow"), 1.0)
     truncate = params.get("truncate", True)
     if truncate is not None:
         check_bool("truncate", truncate)
-    low, high = yarn_bounds(dim, base, original, beta_fast, beta_slow, bool(truncate))
-    return {"dim": dim, "base": base, "factor": factor, "low": low, "high": high}
-
-
-def yarn_bounds(
-    dim: int, base: float, original: int, beta_fast: float, beta_slow: float, truncate: bool
-) -> tuple[float, float]:
-    """YaRN's ramp bounds ``(low, high)`` of checked numbers, clamped to ``[0, dim - 1]``."""
     low = yarn_correction_dim(beta_fast, dim, base, original)
     high = yarn_correction_dim(beta_slow, dim, base, original)
     if truncate:
         low, high = math.floor(low), math.ceil(high)
-    return max(low, 0), min(high, dim - 1)
-
-
-def yarn_frequencies(base: float, dim: int, factor: float, low: float, high: float) -> np.ndarray:
-    """YaRN's frequencies: ``theta_i / s`` blended into ``theta_i`` by the ramp over ``[low,
-    high]``."""
-    extrapolation = default_frequencies(base, dim)
-    interpolation = extrapolation / factor
-    ramp = _ramp(low, high, dim // 2)
-    return interpolation * ramp + extrapolation * (1 - ramp)
+    return factor, max(low, 0), min(high, dim - 1)
 
 
 def _ramp(low: float, high: float, size: int) -> np.ndarray:
@@ -325,8 +405,9 @@ def yarn_correction_range(
 ) -> tuple[float, float]:
     """YaRN's ramp bounds ``(low, high)`` over the pair index, as transformers computes them.
 
-    Pairs with index ``<= low`` keep their frequency, pairs with index ``>= high`` are divided by
-    ``factor``, those between are blended linearly. Arguments as in :func:`rope_frequencies`;
+    Pairs turning more than ``beta_fast`` times in the original context (index ``<= low``) keep
+    their frequency, pairs turning fewer than ``beta_slow`` times (index ``>= high``) are divided
+    by ``factor``, those between are blended linearly. Arguments as in :func:`rope_frequencies`;
     the bounds are integers unless ``truncate`` is false.
 
     Examples
@@ -335,17 +416,18 @@ def yarn_correction_range(
     >>> yarn_correction_range(p, 64)
     (10, 23)
     """
-    params, rope_type = check_block(rope_parameters)
+    params, rope_type = _check_block(rope_parameters)
     if rope_type != "yarn":
         raise ValueError(f"yarn_correction_range needs rope_type 'yarn', got {rope_type!r}")
-    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
-    setup = _yarn_setup(params, head_dim, max_pos)
-    return setup["low"], setup["high"]
+    max_pos = _optional_count("max_position_embeddings", max_position_embeddings)
+    _, low, high = _yarn_setup(params, head_dim, max_pos)
+    return low, high
 
 
-def _llama3_factors(params: Mapping[str, Any]) -> tuple[float, float, float]:
-    """The checked ``factor``, ``low_freq_factor`` and ``high_freq_factor`` of "llama3"."""
-    factor = scaling_factor(params)
+def _llama3_bands(
+    params: Mapping[str, Any], base: float, dim: int, original: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Plain frequencies, the low-frequency and medium masks and ``smooth`` of "llama3"."""
     low_ff = check_real("low_freq_factor", params["low_freq_factor"], positive=True)
     high_ff = check_real("high_freq_factor", params["high_freq_factor"], positive=True)
     if high_ff <= low_ff:
@@ -353,13 +435,6 @@ def _llama3_factors(params: Mapping[str, Any]) -> tuple[float, float, float]:
             f"high_freq_factor must be > low_freq_factor, got high_freq_factor={high_ff!r} "
             f"and low_freq_factor={low_ff!r}"
         )
-    return factor, low_ff, high_ff
-
-
-def _llama3_bands(
-    base: float, dim: int, original: int, low_ff: float, high_ff: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Plain frequencies, the low-frequency and medium masks and ``smooth`` of "llama3"."""
     inv_freq = default_frequencies(base, dim)
     wavelen = 2 * math.pi / inv_freq
     low = wavelen > original / low_ff
@@ -368,19 +443,7 @@ def _llama3_bands(
     return inv_freq, low, medium, smooth
 
 
-def llama3_frequencies(
-    base: float, dim: int, factor: float, original: int, low_ff: float, high_ff: float
-) -> np.ndarray:
-    """Llama 3's frequencies of checked numbers: slow pairs ``/ s``, the middle band blended."""
-    inv_freq, low, medium, smooth = _llama3_bands(base, dim, original, low_ff, high_ff)
-    scaled = np.where(low, inv_freq / factor, inv_freq)
-    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-    return np.where(medium, smoothed, scaled)
-
-
-# ------------------------------------------------------------------------------ main entry
-
-
+@np.errstate(all="ignore")  # an overflow is refused at the end, by its value
 def rope_frequencies(
     rope_parameters: Mapping[str, Any],
     head_dim: int,
@@ -390,19 +453,14 @@ def rope_frequencies(
 ) -> tuple[np.ndarray, float]:
     """Per-pair RoPE frequencies and attention factor of a ``rope_parameters`` block.
 
-    The numpy twin of transformers' ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``
-    (and of a model's ``compute_default_rope_parameters`` for "default", as GPT-NeoX's
-    ``GPTNeoXRotaryEmbedding`` computes it).
+    The numpy twin of transformers' ``ROPE_INIT_FUNCTIONS[rope_type](config, seq_len=...)``.
 
     Parameters
     ----------
     rope_parameters : dict
-        Keys as in a transformers v5 ``rope_parameters`` dict: ``rope_type`` (default
-        "default"; the old name ``type`` is accepted), ``rope_theta`` (default 10000),
-        ``factor``, ``original_max_position_embeddings``, ``beta_fast``, ``beta_slow``,
-        ``mscale``, ``mscale_all_dim``, ``attention_factor``, ``low_freq_factor``,
-        ``high_freq_factor``, ``short_factor``, ``long_factor``, ``partial_rotary_factor``,
-        ``truncate``. Keys another type uses are ignored; unknown keys are an error.
+        Keys as in a transformers v5 ``rope_parameters`` dict (:data:`ROPE_PARAMETER_KEYS`):
+        ``rope_type`` (default "default"), ``rope_theta`` (default 10000), ``factor``, ...
+        Keys another type uses are ignored; unknown keys are an error.
     head_dim : int
         Width of one attention head (for DeepSeek's MLA: ``qk_rope_head_dim``); even.
     max_position_embeddings : int, optional
@@ -446,10 +504,83 @@ def rope_frequencies(
     >>> rope_frequencies(dict(p, rope_type="proportional"), 8)[0].tolist()  # slowest pairs stop
     [1.0, 0.1, 0.0, 0.0]
     """
-    with np.errstate(all="ignore"):  # an overflow is refused below, by its value
-        inv_freq, attention_factor = _rope_frequencies(
-            rope_parameters, head_dim, max_position_embeddings, seq_len
-        )
+    params, rope_type = _check_block(rope_parameters)
+    head_dim = _check_head_dim(head_dim)
+    max_pos = _optional_count("max_position_embeddings", max_position_embeddings)
+    seq_len = _optional_count("seq_len", seq_len)
+    dim = rotary_dim(params, head_dim)
+    base = _rope_theta(params)
+    original = None
+    if rope_type in ("yarn", "llama3", "longrope"):
+        original = _original_length(params, rope_type, max_pos)
+    given = params.get("attention_factor")  # read by "yarn" and "longrope" only
+    if given is not None:
+        given = check_real("attention_factor", given, minimum=0.0)
+    attention_factor = 1.0
+
+    if rope_type in ("default", "linear"):
+        inv_freq = default_frequencies(base, dim)
+        if rope_type == "linear":
+            inv_freq = inv_freq / _factor(params)
+    elif rope_type == "proportional":
+        # theta_i = base^(-2i / head_dim) for the first dim / 2 pairs, 0 for the rest; / factor
+        factor = _factor(params) if "factor" in params else 1.0
+        inv_freq = default_frequencies(base, head_dim)
+        inv_freq[dim // 2 :] = 0.0
+        inv_freq = inv_freq / factor
+    elif rope_type == "dynamic":
+        factor = _factor(params)
+        if max_pos is None:
+            raise ValueError(
+                "rope_type 'dynamic' needs max_position_embeddings (its reference length)"
+            )
+        if dim <= 2:
+            raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {dim}")
+        length = max_pos if seq_len is None else seq_len
+        inv_freq = default_frequencies(dynamic_ntk_base(base, dim, factor, length, max_pos), dim)
+    elif rope_type == "yarn":
+        factor, low, high = _yarn_setup(params, head_dim, max_pos)
+        attention_factor = given
+        if given is None:
+            mscale, mscale_all_dim = (
+                _optional_number(key, params.get(key), 0.0, positive=False)
+                for key in ("mscale", "mscale_all_dim")
+            )
+            if mscale and mscale_all_dim:
+                attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+            else:
+                attention_factor = get_mscale(factor)
+        extrapolation = default_frequencies(base, dim)
+        ramp = _ramp(low, high, dim // 2)
+        inv_freq = extrapolation / factor * ramp + extrapolation * (1 - ramp)
+    elif rope_type == "llama3":
+        factor = _factor(params)
+        inv_freq, low, medium, smooth = _llama3_bands(params, base, dim, original)
+        scaled = np.where(low, inv_freq / factor, inv_freq)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        inv_freq = np.where(medium, smoothed, scaled)
+    else:  # longrope
+        factors = {}
+        for key in ("short_factor", "long_factor"):
+            values = params[key]
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+                raise TypeError(f"{key} must be a list of numbers, got {values!r}")
+            arr = np.asarray(
+                [check_real(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)]
+            )
+            if arr.shape != (dim // 2,):
+                raise ValueError(
+                    f"{key} must have rotary_dim // 2 = {dim // 2} entries, got {arr.size}"
+                )
+            factors[key] = arr
+        factor = _factor_or_implicit(params, "longrope", max_pos, original)
+        if given is not None:
+            attention_factor = given
+        elif factor > 1.0:
+            attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
+        chosen = "long_factor" if seq_len and seq_len > original else "short_factor"
+        inv_freq = default_frequencies(base, dim) / factors[chosen]
+    attention_factor = float(attention_factor)
     if not (np.all(np.isfinite(inv_freq)) and math.isfinite(attention_factor)):
         raise ValueError(
             f"rope_parameters {dict(rope_parameters)!r:.300} give frequencies or an attention "
@@ -458,100 +589,10 @@ def rope_frequencies(
     return inv_freq, attention_factor
 
 
-def _rope_frequencies(
-    rope_parameters: Mapping[str, Any],
-    head_dim: int,
-    max_position_embeddings: int | None,
-    seq_len: int | None,
-) -> tuple[np.ndarray, float]:
-    """:func:`rope_frequencies` without its final check that every number is finite."""
-    params, rope_type = check_block(rope_parameters)
-    head_dim = check_head_dim(head_dim)
-    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
-    seq_len = optional_count("seq_len", seq_len)
-    dim = rotary_dim(params, head_dim)
-    base = rope_theta(params)
-    original = None
-    if rope_type in NEEDS_ORIGINAL:
-        original = original_length(params, rope_type, max_pos)
-    attention_factor = params.get("attention_factor")
-    if attention_factor is not None:
-        attention_factor = check_real("attention_factor", attention_factor, minimum=0.0)
-
-    if rope_type == "default":
-        return default_frequencies(base, dim), 1.0
-
-    if rope_type == "linear":
-        return default_frequencies(base, dim) / scaling_factor(params), 1.0
-
-    if rope_type == "proportional":
-        # theta_i = base^(-2i / head_dim) for the first dim / 2 pairs, 0 for the rest; / factor
-        factor = scaling_factor(params) if "factor" in params else 1.0
-        inv_freq = default_frequencies(base, head_dim)
-        inv_freq[dim // 2 :] = 0.0
-        return inv_freq / factor, 1.0
-
-    if rope_type == "dynamic":
-        factor = scaling_factor(params)
-        if max_pos is None:
-            raise ValueError(
-                "rope_type 'dynamic' needs max_position_embeddings (its reference length)"
-            )
-        if dim <= 2:
-            raise ValueError(f"rope_type 'dynamic' needs a rotary dimension > 2, got {dim}")
-        length = max_pos if seq_len is None else seq_len
-        new_base = dynamic_ntk_base(base, dim, factor, length, max_pos)
-        return default_frequencies(new_base, dim), 1.0
-
-    if rope_type == "yarn":
-        setup = _yarn_setup(params, head_dim, max_pos)
-        factor = setup["factor"]
-        if attention_factor is None:
-            mscale, mscale_all_dim = (
-                optional_number(key, params.get(key), 0.0, positive=False)
-                for key in ("mscale", "mscale_all_dim")
-            )
-            if mscale and mscale_all_dim:
-                attention_factor = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
-            else:
-                attention_factor = get_mscale(factor)
-        inv_freq = yarn_frequencies(base, dim, factor, setup["low"], setup["high"])
-        return inv_freq, float(attention_factor)
-
-    if rope_type == "llama3":
-        factor, low_ff, high_ff = _llama3_factors(params)
-        return llama3_frequencies(base, dim, factor, original, low_ff, high_ff), 1.0
-
-    # longrope
-    factors = {}
-    for key in ("short_factor", "long_factor"):
-        values = params[key]
-        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-            raise TypeError(f"{key} must be a list of numbers, got {values!r}")
-        arr = np.asarray(
-            [check_real(f"{key}[{i}]", v, positive=True) for i, v in enumerate(values)]
-        )
-        if arr.shape != (dim // 2,):
-            raise ValueError(
-                f"{key} must have rotary_dim // 2 = {dim // 2} entries, got {arr.size}"
-            )
-        factors[key] = arr
-    factor = params.get("factor")
-    factor = (
-        implicit_factor("longrope", max_pos, original) if factor is None else scaling_factor(params)
-    )
-    if attention_factor is None:
-        if factor <= 1.0:
-            attention_factor = 1.0
-        else:
-            attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
-    chosen = "long_factor" if seq_len and seq_len > original else "short_factor"
-    return default_frequencies(base, dim) / factors[chosen], float(attention_factor)
-
-
 # ------------------------------------------------------------------------ per-pair picture
 
 
+@np.errstate(over="ignore")  # a huge base: wavelengths of inf sort as they should
 def interpolation_weights(
     rope_parameters: Mapping[str, Any],
     head_dim: int,
@@ -572,24 +613,22 @@ def interpolation_weights(
     >>> interpolation_weights({"rope_type": "linear", "factor": 2.0}, 4).tolist()
     [1.0, 1.0]
     """
-    params, rope_type = check_block(rope_parameters)
-    head_dim = check_head_dim(head_dim)
-    max_pos = optional_count("max_position_embeddings", max_position_embeddings)
+    params, rope_type = _check_block(rope_parameters)
+    head_dim = _check_head_dim(head_dim)
+    max_pos = _optional_count("max_position_embeddings", max_position_embeddings)
     dim = rotary_dim(params, head_dim)
     if rope_type == "default":
         return np.zeros(dim // 2)
     if rope_type == "linear":
-        scaling_factor(params)
+        _factor(params)
         return np.ones(dim // 2)
     if rope_type == "yarn":
-        setup = _yarn_setup(params, head_dim, max_pos)
-        return _ramp(setup["low"], setup["high"], dim // 2)
+        _, low, high = _yarn_setup(params, head_dim, max_pos)
+        return _ramp(low, high, dim // 2)
     if rope_type == "llama3":
-        original = original_length(params, rope_type, max_pos)
-        base = rope_theta(params)
-        _, low_ff, high_ff = _llama3_factors(params)
-        with np.errstate(over="ignore"):
-            _, low, medium, smooth = _llama3_bands(base, dim, original, low_ff, high_ff)
+        original = _original_length(params, rope_type, max_pos)
+        _factor(params)
+        _, low, medium, smooth = _llama3_bands(params, _rope_theta(params), dim, original)
         return np.where(medium, 1 - smooth, np.where(low, 1.0, 0.0))
     raise ValueError(
         f"rope_type {rope_type!r} does not blend theta and theta / factor per pair; "

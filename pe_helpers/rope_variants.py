@@ -1,18 +1,9 @@
 """RoPE as today's models use it: partial rotation, p-RoPE, multimodal RoPE, decoupled RoPE.
 
-Pure numpy: nothing here draws. Each variant is checked in the tests against the
-library code it follows (read from the sources named in each docstring).
-
-* :func:`apply_partial_rope` — ``partial_rotary_factor`` (GPT-NeoX ``rotary_pct``):
-  the first ``rotary_dim`` dimensions of a head rotate, with frequencies spread over
-  those dimensions; the rest pass through unrotated.
-* :func:`p_rope_frequencies`, :func:`apply_p_rope` — p-RoPE (Barbero et al. 2024):
-  keep the fastest pairs with their usual frequencies, stop the slowest ones.
-* :func:`mrope_pair_axes`, :func:`mrope_position_ids`, :func:`apply_mrope` — Qwen2-VL's
-  multimodal RoPE: three position ids (t, h, w) per token, and ``mrope_section``
-  giving each axis a block of consecutive pairs.
-* :func:`decoupled_rope_scores` — DeepSeek-V2's multi-head latent attention: an
-  unrotated part per head beside a small rotated part whose key is shared by all heads.
+Pure numpy: nothing here draws. Each variant follows the library code named in its docstring
+(the tests check it): :func:`apply_partial_rope` (GPT-NeoX's ``rotary_pct``), p-RoPE
+(:func:`apply_p_rope`, Barbero et al. 2024), Qwen2-VL's multimodal RoPE (:func:`apply_mrope`)
+and DeepSeek-V2's decoupled RoPE (:func:`decoupled_rope_scores`).
 """
 
 from __future__ import annotations
@@ -88,22 +79,13 @@ def _fraction(name: str, value: object) -> float:
     return value
 
 
-def _rotate(x: np.ndarray, angles: np.ndarray, pairing: str) -> np.ndarray:
-    """Turn pair ``k`` of row ``i`` by ``angles[i, k]``."""
-    return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
-
-
-# --- partial rotation --------------------------------------------------------------------------
-
-
 def rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     """How many dimensions of a head rotate: ``int(head_dim * partial_rotary_factor)``.
 
-    The rule of the "default" rope type in transformers 5, as
-    ``GPTNeoXRotaryEmbedding.compute_default_rope_parameters`` computes it
-    (``dim = int(head_dim * partial_rotary_factor)``; ``GPTNeoXAttention.rotary_ndims`` is
-    the same count); the count must come out even. The "proportional" type reads the same
-    factor differently: see :func:`p_rope_frequencies`.
+    The rule of the "default" rope type in transformers 5
+    (``GPTNeoXRotaryEmbedding.compute_default_rope_parameters``); the count must come out
+    even. The "proportional" type reads the same factor differently: see
+    :func:`p_rope_frequencies`.
 
     Parameters
     ----------
@@ -139,9 +121,8 @@ def apply_partial_rope(
     """RoPE on the first ``rotary_dim`` dimensions of each row; the rest pass unrotated.
 
     ``r = rotary_dim(d, partial_rotary_factor)``; columns ``0 .. r-1`` are rotated by
-    :func:`pe_helpers.rope.apply_rope` as a vector of width ``r`` (so the frequencies
-    are ``base ** (-2k / r)``, spread over the rotated part, as transformers and
-    GPT-NeoX compute them); columns ``r .. d-1`` are returned unchanged.
+    :func:`pe_helpers.rope.apply_rope` as a vector of width ``r`` (frequencies
+    ``base ** (-2k / r)``, as transformers and GPT-NeoX compute them).
 
     Parameters
     ----------
@@ -159,8 +140,7 @@ def apply_partial_rope(
     Returns
     -------
     numpy.ndarray
-        ``x`` with the first ``r`` columns of each row turned by its position and the
-        rest as given; shape ``(n, d)``, float64.
+        ``x`` with its first ``r`` columns turned; shape ``(n, d)``, float64.
 
     Examples
     --------
@@ -178,19 +158,13 @@ def apply_partial_rope(
     return out
 
 
-# --- p-RoPE: stop the slowest pairs ----------------------------------------------------------
-
-
 def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.0) -> np.ndarray:
     """The frequencies of p-RoPE: the fastest pairs keep ``base ** (-2k / d)``, the rest get 0.
 
-    The first ``int(keep_fraction * head_dim // 2)`` pairs keep their usual frequency
-    (the exponent still divides by the full ``head_dim``); the remaining, slowest
-    pairs get frequency 0, i.e. never turn — as in the p-RoPE code of Barbero et al.
-    (2024, appendix), DeepMind's ``apply_rope(..., rope_proportion)`` and transformers'
-    ``rope_type="proportional"`` (``_compute_proportional_rope_parameters``, whose
-    ``partial_rotary_factor`` is ``keep_fraction``; Gemma 4's full-attention layers), which
-    rotates with ``pairing="halves"``.
+    The first ``int(keep_fraction * head_dim // 2)`` pairs keep their usual frequency (the
+    exponent still divides by the full ``head_dim``); the slowest pairs never turn — as in the
+    p-RoPE code of Barbero et al. (2024, appendix) and transformers' ``"proportional"`` rope
+    type (``partial_rotary_factor`` is ``keep_fraction``; Gemma 4, ``pairing="halves"``).
 
     Parameters
     ----------
@@ -215,8 +189,7 @@ def p_rope_frequencies(head_dim: int, keep_fraction: float, base: float = 10000.
     head_dim = check_d_model(head_dim, name="head_dim", maximum=MAX_WIDTH)
     p = _fraction("keep_fraction", keep_fraction)
     w = frequencies(head_dim, check_base(base))
-    kept = int(p * head_dim // 2)
-    w[kept:] = 0.0
+    w[int(p * head_dim // 2) :] = 0.0
     return w
 
 
@@ -229,8 +202,7 @@ def apply_p_rope(
 ) -> np.ndarray:
     """p-RoPE: rotate each row by its position with :func:`p_rope_frequencies`.
 
-    With ``keep_fraction = 1`` this is :func:`pe_helpers.rope.apply_rope`; with 0 it
-    returns ``x`` unchanged.
+    ``keep_fraction = 1`` is :func:`pe_helpers.rope.apply_rope`; 0 returns ``x`` unchanged.
 
     Parameters
     ----------
@@ -243,14 +215,12 @@ def apply_p_rope(
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
-        Layout of the pairs: ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer),
-        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
+        Layout of the pairs, as in :func:`pe_helpers.rope.apply_rope`.
 
     Returns
     -------
     numpy.ndarray
-        ``x`` with each row turned by its position at the p-RoPE frequencies (the
-        stopped pairs as given); shape ``(n, d)``, float64.
+        ``x`` turned at the p-RoPE frequencies; shape ``(n, d)``, float64.
 
     Examples
     --------
@@ -260,11 +230,8 @@ def apply_p_rope(
     x = _rows("x", x)
     t = _positions("positions", positions, x.shape[0])
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    w = p_rope_frequencies(x.shape[1], keep_fraction, base)
-    return _rotate(x, np.multiply.outer(t, w), pairing)
-
-
-# --- multimodal RoPE (Qwen2-VL) ----------------------------------------------------------------
+    angles = np.multiply.outer(t, p_rope_frequencies(x.shape[1], keep_fraction, base))
+    return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 def _sections(mrope_section: object) -> tuple[int, int, int]:
@@ -374,8 +341,7 @@ def apply_mrope(
 
     ``axis_k`` comes from :func:`mrope_pair_axes`; ``w_k = base ** (-2k / d)``. A token
     whose three ids are equal (text) gets exactly :func:`pe_helpers.rope.apply_rope`.
-    ``pairing="halves"`` is the layout transformers' Qwen2-VL rotates with (the angles of
-    ``Qwen2VLRotaryEmbedding``, then ``apply_rotary_pos_emb`` with ``rotate_half``).
+    transformers' Qwen2-VL rotates with ``pairing="halves"`` (``rotate_half``).
 
     Parameters
     ----------
@@ -388,14 +354,12 @@ def apply_mrope(
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}
-        Layout of the pairs: ``"adjacent"`` pairs dimensions ``(2k, 2k+1)`` (RoFormer),
-        ``"halves"`` pairs ``(k, k + d/2)`` (the rotate-half layout of Llama-family code).
+        Layout of the pairs, as in :func:`pe_helpers.rope.apply_rope`.
 
     Returns
     -------
     numpy.ndarray
-        ``x`` with each pair of each token turned by that token's id on the pair's axis;
-        shape ``(n, d)``, float64.
+        ``x`` turned; shape ``(n, d)``, float64.
 
     Examples
     --------
@@ -412,11 +376,8 @@ def apply_mrope(
         )
     pairing = check_choice("pairing", pairing, PAIRINGS)
     axes = mrope_pair_axes(mrope_section, x.shape[1])
-    w = frequencies(x.shape[1], check_base(base))
-    return _rotate(x, ids[axes].T * w, pairing)
-
-
-# --- decoupled RoPE (DeepSeek-V2 multi-head latent attention) -------------------------------
+    angles = ids[axes].T * frequencies(x.shape[1], check_base(base))
+    return turn_pairs(x, np.cos(angles), np.sin(angles), pairing)
 
 
 def decoupled_rope_scores(
@@ -484,9 +445,6 @@ def decoupled_rope_scores(
     tk = _positions("key_positions", key_positions, kn.shape[0])
     check_d_model(qr.shape[2], name="q_rope.shape[2]", maximum=MAX_WIDTH)
     base = check_base(base)
-    heads = qn.shape[1]
-    rotated_q = apply_rope(qr.reshape(qr.shape[0], -1, qr.shape[2]).transpose(1, 0, 2), tq, base)
-    rotated_k = apply_rope(kr, tk, base)
-    content = np.einsum("qhd,khd->hqk", qn, kn)
-    position = np.einsum("hqd,kd->hqk", rotated_q.reshape(heads, qr.shape[0], -1), rotated_k)
-    return content + position
+    rotated_q = apply_rope(qr.transpose(1, 0, 2), tq, base)  # (heads, n_q, d_rope)
+    position = np.einsum("hqd,kd->hqk", rotated_q, apply_rope(kr, tk, base))
+    return np.einsum("qhd,khd->hqk", qn, kn) + position

@@ -40,9 +40,6 @@ from .conventions import (
 
 __all__ = ["identify_pe_table"]
 
-#: Most rows :func:`identify_pe_table` asks a table for.
-MAX_TABLE_ROWS = 65536
-
 
 class TableSource(NamedTuple):
     """A sinusoidal-table layout in use, and the source that shows it."""
@@ -158,7 +155,7 @@ def identify_pe_table(
     d_model : int
         Width; even and >= 4.
     n_positions : int, default 257
-        Rows asked for (positions 0 .. n_positions - 1); at least 3.
+        Rows asked for (positions 0 .. n_positions - 1); 3 to 65536.
     expected_base : float or None, default 10000.0
         Base the table should use, in ``(1, MAX_BASE]``; None to only measure it.
     shift : callable or None
@@ -185,7 +182,7 @@ def identify_pe_table(
     ('shift_direction',)
     """
     d, expected, atol = check_probe_args(g, d_model, expected_base, atol, name="g")
-    n = check_int("n_positions", n_positions, minimum=3, maximum=MAX_TABLE_ROWS)
+    n = check_int("n_positions", n_positions, minimum=3, maximum=65536)
     if shift is not None and not callable(shift):
         raise TypeError(f"shift must be callable or None, got {show_value(shift)}")
     found: dict = {}

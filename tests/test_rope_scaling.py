@@ -43,10 +43,6 @@ YARN = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 16.0,
 # ------------------------------------------------------------------------------ formulas
 
 
-def test_ntk_aware_base_d128_s2_is_about_20221():
-    assert ntk_aware_base(10000.0, 128, 2.0) == pytest.approx(20221, abs=0.5)
-
-
 def test_ntk_aware_base_keeps_fastest_pair_and_divides_slowest_by_s():
     d, s = 128, 2.0
     before = default_frequencies(10000.0, d)
