@@ -89,6 +89,11 @@ class Control:
     options: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise TypeError(f"label must be a non-empty str, got {reprlib.repr(self.label)}")
+        self.check("default", self.default)  # an even slider's default is even
+
     def check(self, name: str, value: object) -> float | int | str:
         """Return ``value`` if it suits this control, else raise naming ``name``.
 
@@ -124,52 +129,31 @@ class Control:
         """A slider, buttons or a drop-down list starting at ``value``, checked."""
         import ipywidgets as widgets
 
-        value = self.check(name, value)
+        shown = {"value": self.check(name, value), "description": self.label}
+        shown["style"] = {"description_width": "initial"}
         if self.kind == "choice":
+            options = list(zip(self.names, self.options, strict=True))
             if len(self.options) > MAX_TOGGLE_OPTIONS:
-                choice, layout = widgets.Dropdown, widgets.Layout()
-            else:  # the label left of the buttons, as a slider's
-                choice, layout = widgets.ToggleButtons, widgets.Layout(display="flex")
-            return choice(
-                options=list(zip(self.names or self.options, self.options, strict=True)),
-                value=value,
-                description=self.label,
-                style={"description_width": "initial"},
-                layout=layout,
-            )
-        style = {
-            "description": self.label,
-            "continuous_update": True,
-            "style": {"description_width": "initial"},
-            "layout": widgets.Layout(width="480px"),
-        }
+                return widgets.Dropdown(options=options, **shown)
+            row = widgets.Layout(display="flex")  # the label left of the buttons, as a slider's
+            return widgets.ToggleButtons(options=options, layout=row, **shown)
+        shown["layout"] = widgets.Layout(width="480px")
         if self.kind == "log":
+            low, high = math.log10(self.minimum), math.log10(self.maximum)
             return widgets.FloatLogSlider(
-                value=value,
-                base=10,
-                min=math.log10(self.minimum),
-                max=math.log10(self.maximum),
-                step=self.step,
-                readout_format=".3g",
-                **style,
+                base=10, min=low, max=high, step=self.step, readout_format=".3g", **shown
             )
         if self.kind == "float":
-            return widgets.FloatSlider(
-                value=value, min=self.minimum, max=self.maximum, step=self.step, **style
-            )
-        return widgets.IntSlider(
-            value=value, min=int(self.minimum), max=int(self.maximum), step=int(self.step), **style
-        )
+            return widgets.FloatSlider(min=self.minimum, max=self.maximum, step=self.step, **shown)
+        low, high, step = int(self.minimum), int(self.maximum), int(self.step)
+        return widgets.IntSlider(min=low, max=high, step=step, **shown)
 
 
 def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
-    """A slider's definition, its label and numbers checked."""
-    if not isinstance(label, str) or not label.strip():
-        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
+    """A slider's definition, its numbers checked."""
     number = check_int if kind in ("int", "even") else check_real
-    default, minimum, maximum, step = (
-        number(n, v) for n, v in zip(_RANGE, (default, minimum, maximum, step), strict=True)
-    )
+    named = {"default": default, "minimum": minimum, "maximum": maximum, "step": step}
+    default, minimum, maximum, step = (number(n, v) for n, v in named.items())
     if not minimum <= default <= maximum:
         raise ValueError(
             f"control {label!r}: need minimum <= default <= maximum, got "
@@ -177,12 +161,7 @@ def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
         )
     if step <= 0 or (kind == "log" and minimum <= 0):
         raise ValueError(f"control {label!r}: step and (on a log slider) minimum must be > 0")
-    control = Control(label, default, minimum, maximum, step, kind)
-    control.check("default", default)  # an even slider's default must be even
-    return control
-
-
-_RANGE = ("default", "minimum", "maximum", "step")
+    return Control(label, default, minimum, maximum, step, kind)
 
 
 def int_control(label: str, default: int, minimum: int, maximum: int, step: int = 1) -> Control:
@@ -263,8 +242,6 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
     >>> buttons.value, buttons.label
     ('rope_adjacent', 'RoPE')
     """
-    if not isinstance(label, str) or not label.strip():
-        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
     if isinstance(options, Mapping):
         options, names = tuple(options), tuple(options.values())
     elif isinstance(options, Sequence) and not isinstance(options, str):
@@ -275,9 +252,7 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
         raise TypeError(f"options must be non-empty str, got {reprlib.repr(options)}")
     if len(options) < 2 or len(set(options)) < len(options) or len(set(names)) < len(names):
         raise ValueError(f"options must be two or more distinct names, got {list(options)}")
-    control = Control(label, default, options[0], options[-1], 1, "choice", options, names)
-    control.check("default", default)
-    return control
+    return Control(label, default, options[0], options[-1], 1, "choice", options, names)
 
 
 @dataclass(frozen=True)
@@ -509,18 +484,14 @@ class LiveFigure:
             summary=self.summary(values),
             about=about,
         )
-        self._replace_open_view(view)
-        return view
-
-    def _replace_open_view(self, view: InteractiveView) -> None:
         cell = _cell_id()
-        if cell is None:
-            return
-        key = (type(self).__module__, type(self).__qualname__, cell)
-        old = _OPEN_VIEWS.get(key)
-        if old is not None and old() is not None:
-            old().close()
-        _OPEN_VIEWS[key] = weakref.ref(view)
+        if cell is not None:
+            key = (type(self).__module__, name, cell)
+            old = _OPEN_VIEWS.get(key)
+            if old is not None and old() is not None:
+                old().close()
+            _OPEN_VIEWS[key] = weakref.ref(view)
+        return view
 
 
 def registered_figures() -> list[type[LiveFigure]]:
