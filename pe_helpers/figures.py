@@ -35,23 +35,12 @@ from numpy.typing import ArrayLike
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
-    "FIGSIZE",
-    "MASKED_COLOUR",
-    "WIDE_FIGSIZE",
-    "WIDGET_DPI",
-    "active_rc",
     "classroom_style",
-    "course_style",
     "draw_inline_once",
-    "draw_seed_band",
     "heatmap",
-    "legend_below",
-    "new_axes",
     "plain_log_ticks",
     "plot_curves",
     "plot_heatmap_row",
-    "seed_band_style",
-    "style_context",
 ]
 
 F = TypeVar("F", bound=Callable)
@@ -182,10 +171,8 @@ def draw_inline_once() -> None:
     --------
     >>> draw_inline_once()  # a plain Python session: nothing to change
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
+    from IPython import get_ipython  # installed with ipywidgets
+
     shell = get_ipython()
     if shell is None or "inline" not in mpl.get_backend():
         return
@@ -200,10 +187,8 @@ def draw_inline_once() -> None:
 
 def kernel_request() -> dict:
     """The request the IPython kernel is handling (its parent message); {} outside a kernel."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return {}
+    from IPython import get_ipython
+
     kernel = getattr(get_ipython(), "kernel", None)
     try:
         return (kernel.get_parent("shell") or {}) if kernel is not None else {}
@@ -218,11 +203,10 @@ def active_rc() -> dict:
 
 @contextlib.contextmanager
 def style_context(settings: Mapping | None = None) -> Iterator[Mapping]:
-    """Apply ``settings`` (default: the active course settings) for the block; yield them.
+    """Apply ``settings`` (default: the active ones) for the block; yield them.
 
-    Only the course's own keys are restored: a full ``mpl.rc_context`` would also undo the
-    interactive mode the inline backend switches on with a session's first figure, and no
-    later figure would show.
+    Only these keys are restored: a full ``mpl.rc_context`` would also undo the interactive
+    mode the inline backend switches on with a session's first figure, hiding later figures.
     """
     settings = active_rc() if settings is None else settings
     saved = {key: mpl.rcParams[key] for key in settings}
@@ -307,25 +291,7 @@ def check_figsize(figsize: object) -> None:
 
 
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
-    """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
-    figsize : (float, float), default FIGSIZE
-        Size of the new figure, in inches.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> tuple(ax.figure.get_size_inches()) == FIGSIZE
-    True
-    """
+    """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None."""
     if ax is not None and not isinstance(ax, Axes):
         raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     check_figsize(figsize)
@@ -529,18 +495,7 @@ def plot_curves(
 
 
 def legend_below(ax: Axes, *args: object, **kwargs: object) -> Legend:
-    """Put the legend of ``ax`` under its x label, where no data can lie.
-
-    Takes what ``Axes.legend`` takes. The drop below the axes comes from the sizes in force,
-    so the legend clears the tick labels and x label in either style.
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> _ = ax.plot([0, 1], [0, 1], label="a line")
-    >>> legend_below(ax, ncols=2) is ax.get_legend()
-    True
-    """
+    """Put the legend of ``ax`` under its x label, clear of its tick labels in either style."""
     rc = mpl.rcParams
     tick = rc["xtick.labelsize"]
     tick = tick if isinstance(tick, (int, float)) else rc["font.size"]
@@ -564,32 +519,14 @@ def draw_seed_band(
     alpha: float = 1.0,
     hatch: str = "////",
 ):
-    """Outline the range a measurement took over seeds, from ``low`` to ``high`` at each x.
-
-    A hatched outline with no fill (:func:`seed_band_style`), so overlapping bands stay
-    readable; give overlapping bands different ``hatch`` patterns. Returns the
-    ``PolyCollection``.
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> band = draw_seed_band(ax, [16, 32], [0.9, 0.6], [1.0, 0.9], color="C0", label="10 seeds")
-    >>> band.get_label()
-    '10 seeds'
-    """
+    """Outline the range a measurement took over seeds (:func:`seed_band_style`); returns it."""
     return ax.fill_between(
         np.asarray(x), low, high, **seed_band_style(color, alpha, hatch), label=label
     )
 
 
 def seed_band_style(color: str, alpha: float = 1.0, hatch: str = "////") -> dict:
-    """Keywords of a seed band and of its legend patch; ``alpha`` is the outline's opacity.
-
-    Examples
-    --------
-    >>> seed_band_style("C0")["facecolor"]
-    'none'
-    """
+    """Keywords of a seed band and of its legend patch: a hatched outline, no fill."""
     edge = (*to_rgba(color)[:3], alpha)
     return {"facecolor": "none", "edgecolor": edge, "hatch": hatch, "linewidth": 0.8}
 

@@ -1,9 +1,8 @@
 """Grading for the self-checking exercises: feedback, and one set of answer helpers.
 
 A learner passes an answer (a value, or a function) to the lesson's ``check_...``, which
-returns a :class:`Feedback`: ``todo`` for an unfinished stub, ``wrong`` with a hint naming the
-property that failed (the exercise's general hint only after a first wrong attempt, behind a
-click in HTML), or ``correct``; it is truthy only when correct, so solutions can ``assert`` it.
+returns a :class:`Feedback`: ``todo`` for an unfinished stub, ``wrong`` naming the property
+that failed, or ``correct``; it is truthy only when correct, so solutions can ``assert`` it.
 A learner's function runs once per distinct input, on copies, within
 :data:`CALL_TIME_LIMIT` seconds a call; whatever goes wrong (their exception, an endless
 loop, an unusable answer) becomes feedback: nothing raises from inside ``pe_helpers``.
@@ -210,26 +209,23 @@ class Attempt:
     def __call__(self, *args: object) -> object:
         key = _key(args)
         if key not in self._results:
-            limit = CALL_TIME_LIMIT
+            # what it returned, or the exception that stands for what went wrong
             try:
-                outcome = ("value", _call_with_limit(self.function, copy.deepcopy(args), limit))
+                result = _call_with_limit(self.function, copy.deepcopy(args), CALL_TIME_LIMIT)
+                self._results[key] = _Unfinished() if _unfinished(result) else result
             except NotImplementedError:
-                outcome = ("todo", None)
+                self._results[key] = _Unfinished()
             except _TimedOut:
-                outcome = ("timeout", limit)
+                self._results[key] = AnswerProblem(
+                    f"your function did not return within {CALL_TIME_LIMIT:g} s, so it was "
+                    "stopped: look for a loop that never ends (a while loop whose condition "
+                    "stays true)."
+                )
             except Exception as exc:  # noqa: BLE001 - a learner's error becomes feedback
-                outcome = ("error", exc)
-            self._results[key] = outcome
-        kind, result = self._results[key]
-        if kind == "todo" or (kind == "value" and _unfinished(result)):
-            raise _Unfinished
-        if kind == "timeout":
-            raise AnswerProblem(
-                f"your function did not return within {result:g} s, so it was stopped: look "
-                "for a loop that never ends (a while loop whose condition stays true)."
-            )
-        if kind == "error":
-            raise _LearnerError(f"{type(result).__name__}: {result}")
+                self._results[key] = _LearnerError(f"{type(exc).__name__}: {exc}")
+        result = self._results[key]
+        if isinstance(result, (_Unfinished, _LearnerError, AnswerProblem)):
+            raise result
         return copy.deepcopy(result)
 
 
