@@ -165,22 +165,19 @@ class InteractiveView(widgets.VBox):
     def refresh(self, afresh: bool = False) -> None:
         """Apply the current slider values and re-render; ``afresh``: draw the whole figure."""
         with self._drawing:
-            self._refresh(afresh)
-
-    def _refresh(self, afresh: bool = False) -> None:
-        if self.figure is None:
-            return
-        values = self.values()
-        self._update(**values)
-        key = tuple(values.items())
-        picture = None if afresh else self._pictures.get(key)
-        if picture is not None:
-            self._pictures.move_to_end(key)
-            self.image.value = picture
-            self.recalled += 1
-            return
-        blit = not afresh and self._background is not None
-        self._draw(key, blit and self._limits() == self._background_limits)
+            if self.figure is None:
+                return
+            values = self.values()
+            self._update(**values)
+            key = tuple(values.items())
+            picture = None if afresh else self._pictures.get(key)
+            if picture is not None:
+                self._pictures.move_to_end(key)
+                self.image.value = picture
+                self.recalled += 1
+                return
+            blit = not afresh and self._background is not None
+            self._draw(key, blit and self._limits() == self._background_limits)
 
     def _draw(self, key: tuple, blit: bool) -> None:
         # The kept background or a full draw; the rescaled artists unless kept as they are;
@@ -229,7 +226,7 @@ class InteractiveView(widgets.VBox):
         with self._drawing:
             # Cleared first: a value that arrives during this render schedules the next one.
             self._scheduled = False
-            self._refresh()
+            self.refresh()
 
     def close(self) -> None:
         """Close the sliders, the picture and their layouts and styles; release the figure."""
