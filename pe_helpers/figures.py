@@ -35,34 +35,22 @@ from numpy.typing import ArrayLike
 from ._validate import check_array, check_bool, check_real
 
 __all__ = [
-    "FIGSIZE",
-    "MASKED_COLOUR",
-    "WIDE_FIGSIZE",
-    "WIDGET_DPI",
-    "active_rc",
     "classroom_style",
-    "course_style",
     "draw_inline_once",
-    "draw_seed_band",
     "heatmap",
-    "legend_below",
-    "new_axes",
     "plain_log_ticks",
     "plot_curves",
     "plot_heatmap_row",
-    "seed_band_style",
-    "style_context",
 ]
 
 F = TypeVar("F", bound=Callable)
 
-# --- Sizes: every course figure is read at 1280 x 720 from the back of a room -----------------
-# JupyterLab scales a PNG wider than its content column down to it: 844 CSS px at 1280 x 720
-# with the file browser open (JupyterLab 4.6 in Chromium, measured for issue 39). Text of
-# s points then shows s / 72 x dpi px, times min(1, 844 / (width x dpi)) (:func:`on_screen_px`):
-# 12 pt stays >= 12 px on every figure up to 11.7 inches wide, at any dpi >= 72.
+# Every course figure is read at 1280 x 720 from the back of a room. JupyterLab scales a PNG
+# wider than its content column down to it (:func:`on_screen_px`): 12 pt stays >= 12 px on every
+# figure up to 11.7 inches wide, at any dpi >= 72.
 
-#: Width of JupyterLab's notebook content column at 1280 x 720, file browser open (CSS px).
+#: Width of JupyterLab's notebook content column at 1280 x 720, file browser open (CSS px;
+#: JupyterLab 4.6 in Chromium, measured for issue 39).
 CONTENT_WIDTH_PX = 844
 #: Smallest text, in CSS pixels on that screen, any course figure may show (default style).
 MIN_TEXT_PX = 12
@@ -139,11 +127,9 @@ _classroom = [False]
 class classroom_style:  # noqa: N801 - used like a function: classroom_style()
     """Switch projector mode on (or off) for every course figure drawn afterwards.
 
-    Call it once (``classroom_style()``) to switch on for the rest of the session,
-    ``classroom_style(False)`` to switch off, or use it as a context manager to
-    switch on for a block only. Nothing changes at import time and matplotlib's
-    own defaults are never touched: the setting applies only to figures drawn by
-    ``pe_helpers`` (see :data:`CLASSROOM_RC`), static and live alike.
+    ``classroom_style()`` switches it on for the session, ``classroom_style(False)`` off; as
+    a context manager, on for a block only. Only figures drawn by ``pe_helpers``, static and
+    live, follow it (:data:`CLASSROOM_RC`); matplotlib's own defaults are never touched.
 
     Parameters
     ----------
@@ -176,42 +162,33 @@ class classroom_style:  # noqa: N801 - used like a function: classroom_style()
 def draw_inline_once() -> None:
     """Set IPython's inline backend up so that each figure is drawn once, as laid out.
 
-    Two passes are dropped, through public settings: pyplot's redraw of every open figure
-    after each cell (its REPL display hook, ``plt.uninstall_repl_displayhook``; ``plt.ion()``
-    installs it again), just before the inline backend draws the same figure for its PNG; and
-    the inline backend's ``bbox_inches="tight"`` layout pass (``print_figure_kwargs``), which
-    course figures (laid out already) do not need. Every notebook's set-up lines call it;
-    outside an IPython kernel with the inline backend it does nothing.
+    Drops pyplot's redraw of every open figure after each cell (its REPL display hook;
+    ``plt.ion()`` installs it again) and the inline backend's ``bbox_inches="tight"`` pass,
+    which course figures, laid out already, do not need. Outside an IPython kernel with the
+    inline backend it does nothing.
 
     Examples
     --------
     >>> draw_inline_once()  # a plain Python session: nothing to change
     """
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
+    from IPython import get_ipython  # installed with ipywidgets
+
     shell = get_ipython()
     if shell is None or "inline" not in mpl.get_backend():
         return
-    # Loading the backend connects pyplot to the shell (its display hook): done first, so
-    # that nothing installs the hook again after it is removed below.
+    # Loaded first: loading it installs the display hook removed below.
     importlib.import_module("matplotlib_inline.backend_inline")
     from matplotlib_inline.config import InlineBackend
 
     config = InlineBackend.instance(parent=shell)
-    # Assigning the trait re-registers the PNG formatter with the new keywords.
     config.print_figure_kwargs = {**config.print_figure_kwargs, "bbox_inches": None}
-    # The inline backend shows (draws) and closes every figure after each cell by itself.
     plt.uninstall_repl_displayhook()
 
 
 def kernel_request() -> dict:
     """The request the IPython kernel is handling (its parent message); {} outside a kernel."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return {}
+    from IPython import get_ipython
+
     kernel = getattr(get_ipython(), "kernel", None)
     try:
         return (kernel.get_parent("shell") or {}) if kernel is not None else {}
@@ -226,12 +203,10 @@ def active_rc() -> dict:
 
 @contextlib.contextmanager
 def style_context(settings: Mapping | None = None) -> Iterator[Mapping]:
-    """Apply ``settings`` (default: the active course settings) for the block; yield them.
+    """Apply ``settings`` (default: the active ones) for the block; yield them.
 
-    Only the course's own keys are saved and restored. A full ``mpl.rc_context`` would
-    also undo what a backend sets up when the first figure of a session is made inside
-    it: IPython's inline backend switches matplotlib to interactive mode then, and once
-    that is reverted no later figure is shown in the notebook.
+    Only these keys are restored: a full ``mpl.rc_context`` would also undo the interactive
+    mode the inline backend switches on with a session's first figure, hiding later figures.
     """
     settings = active_rc() if settings is None else settings
     saved = {key: mpl.rcParams[key] for key in settings}
@@ -316,25 +291,7 @@ def check_figsize(figsize: object) -> None:
 
 
 def new_axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
-    """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on.
-    figsize : (float, float), default FIGSIZE
-        Size of the new figure, in inches.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> tuple(ax.figure.get_size_inches()) == FIGSIZE
-    True
-    """
+    """Return ``ax``, or the Axes of a new figure of ``figsize`` inches when it is None."""
     if ax is not None and not isinstance(ax, Axes):
         raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     check_figsize(figsize)
@@ -369,6 +326,16 @@ def format_base(base: float) -> str:
     return f"{base:,.0f}" if base >= 1000 else f"{base:.3g}"
 
 
+def _matrix(name: str, values: ArrayLike) -> np.ndarray:
+    """``values`` as a float 2-D matrix of at most MAX_HEATMAP_SIZE rows and columns."""
+    arr = check_array(name, values, ndim=2, finite=False).astype(np.float64)
+    if max(arr.shape) > MAX_HEATMAP_SIZE:
+        raise ValueError(
+            f"{name} may have at most {MAX_HEATMAP_SIZE} rows and columns, got {arr.shape}"
+        )
+    return arr
+
+
 def colour_limit(values: np.ndarray) -> float:
     """Half-width of a symmetric colour scale: the largest finite ``|value|`` (1 if none)."""
     finite = np.abs(values[np.isfinite(values)])
@@ -393,16 +360,12 @@ def heatmap(
     colorbar_label: str = "",
     figsize: tuple[float, float] = WIDE_FIGSIZE,
 ) -> Axes:
-    """Draw a matrix with a diverging colour map centred at 0.
-
-    NaN and ±inf cells (for example scores hidden by a causal mask) are drawn in
-    :data:`MASKED_COLOUR`; the colour scale comes from the finite values only.
+    """Draw a matrix with a diverging colour map centred at 0, NaN and ±inf cells masked.
 
     Parameters
     ----------
     values : array_like
-        2-D matrix with at least one row and one column; row ``i`` is drawn at
-        height ``i`` (row 0 on top).
+        2-D matrix, at least 1 x 1; row 0 on top.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new wide figure when None.
     xlabel, ylabel, title : str
@@ -427,16 +390,12 @@ def heatmap(
     >>> ax.images[0].get_array().shape
     (3, 3)
     """
-    arr = check_array("values", values, ndim=2, finite=False).astype(np.float64)
-    if max(arr.shape) > MAX_HEATMAP_SIZE:
-        raise ValueError(
-            f"values may have at most {MAX_HEATMAP_SIZE} rows and columns, got {arr.shape}"
-        )
+    arr = _matrix("values", values)
     limit = colour_limit(arr) if limit is None else check_real("limit", limit, positive=True)
     check_bool("colorbar", colorbar)
     ax = new_axes(ax, figsize)
     image = ax.imshow(
-        np.ma.masked_invalid(arr),  # NaN and ±inf cells: drawn in MASKED_COLOUR
+        np.ma.masked_invalid(arr),
         cmap=diverging_cmap(),
         vmin=-limit,
         vmax=limit,
@@ -536,20 +495,7 @@ def plot_curves(
 
 
 def legend_below(ax: Axes, *args: object, **kwargs: object) -> Legend:
-    """Put the legend of ``ax`` under its x label, where no data can lie.
-
-    Takes what ``Axes.legend`` takes (handles and labels, ``ncols``, ...). The legend hangs
-    below the tick labels and the x label, at a distance worked out from the sizes in force,
-    so it stays clear of them in the default style and in projector mode; a constrained
-    layout makes room for it.
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> _ = ax.plot([0, 1], [0, 1], label="a line")
-    >>> legend_below(ax, ncols=2) is ax.get_legend()
-    True
-    """
+    """Put the legend of ``ax`` under its x label, clear of its tick labels in either style."""
     rc = mpl.rcParams
     tick = rc["xtick.labelsize"]
     tick = tick if isinstance(tick, (int, float)) else rc["font.size"]
@@ -573,34 +519,14 @@ def draw_seed_band(
     alpha: float = 1.0,
     hatch: str = "////",
 ):
-    """Outline the range a measurement took over seeds, from ``low`` to ``high`` at each x.
-
-    The band is a hatched outline in ``color`` with no fill, so bands of several series stay
-    readable where they overlap (translucent fills stacked on each other blend into one
-    colour). ``alpha`` is the opacity of the outline and hatching; give bands that overlap
-    different ``hatch`` patterns (one leaning right, one left). The line of this run is drawn by the
-    caller on top; the band says how far another seed could land. Returns the
-    ``PolyCollection``.
-
-    Examples
-    --------
-    >>> ax = new_axes()
-    >>> band = draw_seed_band(ax, [16, 32], [0.9, 0.6], [1.0, 0.9], color="C0", label="10 seeds")
-    >>> band.get_label()
-    '10 seeds'
-    """
-    style = seed_band_style(color, alpha, hatch)
-    return ax.fill_between(np.asarray(x), low, high, **style, label=label)
+    """Outline the range a measurement took over seeds (:func:`seed_band_style`); returns it."""
+    return ax.fill_between(
+        np.asarray(x), low, high, **seed_band_style(color, alpha, hatch), label=label
+    )
 
 
 def seed_band_style(color: str, alpha: float = 1.0, hatch: str = "////") -> dict:
-    """Keywords of a seed band (and of its legend patch): a hatched outline, no fill.
-
-    Examples
-    --------
-    >>> seed_band_style("C0")["facecolor"]
-    'none'
-    """
+    """Keywords of a seed band and of its legend patch: a hatched outline, no fill."""
     edge = (*to_rgba(color)[:3], alpha)
     return {"facecolor": "none", "edgecolor": edge, "hatch": hatch, "linewidth": 0.8}
 
@@ -650,16 +576,7 @@ def plot_heatmap_row(
         raise TypeError(f"matrices must be a list of 2-D matrices, got {type(matrices).__name__}")
     if not 1 <= len(matrices) <= MAX_PANELS:
         raise ValueError(f"matrices must hold 1 to {MAX_PANELS} matrices, got {len(matrices)}")
-    arrays = [
-        check_array(f"matrices[{i}]", m, ndim=2, finite=False).astype(np.float64)
-        for i, m in enumerate(matrices)
-    ]
-    for index, arr in enumerate(arrays):
-        if max(arr.shape) > MAX_HEATMAP_SIZE:
-            raise ValueError(
-                f"matrices[{index}] may have at most {MAX_HEATMAP_SIZE} rows and columns, "
-                f"got shape {arr.shape}"
-            )
+    arrays = [_matrix(f"matrices[{i}]", m) for i, m in enumerate(matrices)]
     if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
         raise TypeError(f"titles must be a list of strings, got {titles!r}")
     if len(titles) != len(arrays):

@@ -1,9 +1,8 @@
 """Grading for the self-checking exercises: feedback, and one set of answer helpers.
 
 A learner passes an answer (a value, or a function) to the lesson's ``check_...``, which
-returns a :class:`Feedback`: ``todo`` for an unfinished stub, ``wrong`` with a hint naming the
-property that failed (the exercise's general hint only after a first wrong attempt, behind a
-click in HTML), or ``correct``; it is truthy only when correct, so solutions can ``assert`` it.
+returns a :class:`Feedback`: ``todo`` for an unfinished stub, ``wrong`` naming the property
+that failed, or ``correct``; it is truthy only when correct, so solutions can ``assert`` it.
 A learner's function runs once per distinct input, on copies, within
 :data:`CALL_TIME_LIMIT` seconds a call; whatever goes wrong (their exception, an endless
 loop, an unusable answer) becomes feedback: nothing raises from inside ``pe_helpers``.
@@ -44,9 +43,8 @@ __all__ = [
 #: message saying which property failed. It may raise :class:`AnswerProblem`.
 Check = Callable[[object], "str | None"]
 
-#: How long one call of a learner's function may run, in seconds, before the checker stops it
-#: and says so ("your function did not return within 10 s"). Every checker's own cases run
-#: in well under a second; the limit only catches a function that never returns.
+#: Seconds one call of a learner's function may run before the checker stops it and says so
+#: (every checker's own cases take well under a second).
 CALL_TIME_LIMIT = 10.0
 
 _ICONS = {"todo": "…", "wrong": "✗", "correct": "✓"}
@@ -65,8 +63,8 @@ class Feedback:
     message : str
         What happened, in one or two sentences.
     hint : str
-        A nudge towards the answer, shown only when ``status`` is ``"wrong"``: in the text
-        under the message, in the HTML behind a click (a ``<details>`` element).
+        A nudge towards the answer, shown only when ``status`` is ``"wrong"`` (in HTML behind
+        a click).
     """
 
     exercise: str
@@ -88,14 +86,13 @@ class Feedback:
             text += f"\n  Hint: {self.hint}"
         return text
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         colour = _COLOURS[self.status]
         hint = ""
         if self.status == "wrong" and self.hint:
-            # behind a click: a projected notebook shows the verdict, not the answer
+            # a projected notebook shows the verdict, not the answer
             hint = (
                 '<details style="margin-top: 2px;"><summary><em>Hint</em></summary>'
                 f"{escape(self.hint)}</details>"
@@ -112,11 +109,7 @@ class AnswerProblem(Exception):
 
 
 class _LearnerError(Exception):
-    """The learner's own function raised; carries the original exception."""
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(f"{type(original).__name__}: {original}")
-        self.original = original
+    """The learner's own function raised: ``"ZeroDivisionError: oops"``."""
 
 
 class _Unfinished(Exception):
@@ -124,8 +117,7 @@ class _Unfinished(Exception):
 
 
 class _TimedOut(BaseException):
-    """Raised inside the learner's function at the time limit (a BaseException, so a bare
-    ``except Exception`` in their code does not swallow it)."""
+    """Raised inside the learner's function at the time limit; no ``except Exception`` stops it."""
 
 
 def _call_with_limit(function: Callable, args: tuple, seconds: float) -> object:
@@ -217,26 +209,23 @@ class Attempt:
     def __call__(self, *args: object) -> object:
         key = _key(args)
         if key not in self._results:
-            limit = CALL_TIME_LIMIT
+            # what it returned, or the exception that stands for what went wrong
             try:
-                outcome = ("value", _call_with_limit(self.function, copy.deepcopy(args), limit))
+                result = _call_with_limit(self.function, copy.deepcopy(args), CALL_TIME_LIMIT)
+                self._results[key] = _Unfinished() if _unfinished(result) else result
             except NotImplementedError:
-                outcome = ("todo", None)
+                self._results[key] = _Unfinished()
             except _TimedOut:
-                outcome = ("timeout", limit)
+                self._results[key] = AnswerProblem(
+                    f"your function did not return within {CALL_TIME_LIMIT:g} s, so it was "
+                    "stopped: look for a loop that never ends (a while loop whose condition "
+                    "stays true)."
+                )
             except Exception as exc:  # noqa: BLE001 - a learner's error becomes feedback
-                outcome = ("error", exc)
-            self._results[key] = outcome
-        kind, result = self._results[key]
-        if kind == "todo" or (kind == "value" and _unfinished(result)):
-            raise _Unfinished
-        if kind == "timeout":
-            raise AnswerProblem(
-                f"your function did not return within {result:g} s, so it was stopped: look "
-                "for a loop that never ends (a while loop whose condition stays true)."
-            )
-        if kind == "error":
-            raise _LearnerError(result)
+                self._results[key] = _LearnerError(f"{type(exc).__name__}: {exc}")
+        result = self._results[key]
+        if isinstance(result, (_Unfinished, _LearnerError, AnswerProblem)):
+            raise result
         return copy.deepcopy(result)
 
 
@@ -246,9 +235,6 @@ def _unfinished(answer: object) -> bool:
 
 def value_of(answer: object) -> object:
     """The answer itself, or what a zero-argument function answer returns.
-
-    Checkers of a value (a number, a word, a list) read the answer through it, so a learner
-    may give the value or a function with no arguments that returns it.
 
     Examples
     --------
@@ -306,21 +292,23 @@ without quotes.
     """
     dtype = getattr(value, "dtype", None)
     if isinstance(value, str):
-        return _refuse(f"{what} is text ({value!r}); give the number itself, without quotes.")
+        raise AnswerProblem(f"{what} is text ({value!r}); give the number itself, without quotes.")
     if isinstance(value, np.ndarray):
         if value.size != 1:
-            return _refuse(f"{what} must be one number, got an array of shape {value.shape}.")
+            raise AnswerProblem(f"{what} must be one number, got an array of shape {value.shape}.")
         value = value.reshape(()).item()
     elif isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return _refuse(f"{what} must be a number, got {type(value).__name__} ({shown(value)}).")
+        raise AnswerProblem(
+            f"{what} must be a number, got {type(value).__name__} ({shown(value)})."
+        )
     try:
         number = float(value)
     except OverflowError:  # an int past a float's range (10**400)
         number = math.inf
     if not math.isfinite(number):
-        return _refuse(f"{what} is {number}; a finite number is expected.")
+        raise AnswerProblem(f"{what} is {number}; a finite number is expected.")
     if keep_dtype:
         if isinstance(dtype, np.dtype) and np.issubdtype(dtype, np.floating):
             return dtype.type(number)
@@ -338,7 +326,7 @@ def as_integer(value: object, what: str = "your answer") -> int:
     """
     number = as_number(value, what)
     if number != round(number):
-        return _refuse(f"{what} must be a whole number, got {number:g}.")
+        raise AnswerProblem(f"{what} must be a whole number, got {number:g}.")
     return int(round(number))
 
 
@@ -358,23 +346,23 @@ def as_array(value: object, what: str = "your answer", shape: tuple | None = Non
     pe_helpers.grading.AnswerProblem: your answer must have shape (3,), got (2,).
     """
     if value is None or isinstance(value, str):
-        return _refuse(f"{what} must be an array of numbers, got {type(value).__name__}.")
+        raise AnswerProblem(f"{what} must be an array of numbers, got {type(value).__name__}.")
     try:
         arr = np.asarray(value)
     except ValueError:
-        return _refuse(f"{what} is ragged: its rows have different lengths.")
+        raise AnswerProblem(f"{what} is ragged: its rows have different lengths.") from None
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.integer)
         or np.issubdtype(arr.dtype, np.floating)
         or arr.dtype == np.bool_
     ):
-        return _refuse(f"{what} must hold real numbers, got dtype {arr.dtype}.")
+        raise AnswerProblem(f"{what} must hold real numbers, got dtype {arr.dtype}.")
     if not np.issubdtype(arr.dtype, np.floating):
         arr = arr.astype(np.float64)
     if shape is not None and arr.shape != tuple(shape):
-        return _refuse(f"{what} must have shape {tuple(shape)}, got {arr.shape}.")
+        raise AnswerProblem(f"{what} must have shape {tuple(shape)}, got {arr.shape}.")
     if not np.all(np.isfinite(arr)):
-        return _refuse(f"{what} holds NaN or infinite values.")
+        raise AnswerProblem(f"{what} holds NaN or infinite values.")
     return arr
 
 
@@ -388,7 +376,7 @@ def as_pair(value: object, what: str = "your answer") -> tuple[object, object]:
     """
     if isinstance(value, (tuple, list, np.ndarray)) and len(value) == 2:
         return value[0], value[1]
-    return _refuse(f"{what} must be a pair of two items, got {type(value).__name__}.")
+    raise AnswerProblem(f"{what} must be a pair of two items, got {type(value).__name__}.")
 
 
 def tolerance(*arrays: object) -> float:
@@ -430,10 +418,6 @@ def close(got: object, want: object, *, scale: float = 1.0) -> bool:
     return bool(np.allclose(got, want, rtol=rtol, atol=rtol * scale))
 
 
-def _refuse(message: str):
-    raise AnswerProblem(message)
-
-
 def agrees_on(
     reference: Callable[..., object],
     cases: Sequence[tuple],
@@ -444,10 +428,8 @@ def agrees_on(
 ) -> Check:
     """A check that a learner's function returns ``reference``'s array on every case.
 
-    For each case in order, ``reference`` and the learner's function are called with the
-    case's arguments; the answer is read with :func:`as_array` (named ``what(*case)``, of
-    the reference's shape). At the first case where the two differ, the check returns
-    ``slip(got, want, *case)``: the message naming the mistake.
+    The answer is read with :func:`as_array`, of the reference's shape; the first case where
+    the two differ gives the message.
 
     Parameters
     ----------
@@ -500,10 +482,9 @@ def grade(
 ) -> Feedback:
     """Run ``checks`` on ``answer`` and turn the outcome into :class:`Feedback`.
 
-    The status is ``"todo"`` while the answer is unfinished (None, or a function that raises
+    ``"todo"`` while the answer is unfinished (None, or a function that raises
     NotImplementedError or returns None); ``"wrong"`` with the message of the first check that
-    fails (or of an :class:`AnswerProblem`, or naming the error the learner's function raised);
-    ``"correct"`` when every check passes.
+    fails, of an :class:`AnswerProblem` or of the learner's error; else ``"correct"``.
 
     Parameters
     ----------

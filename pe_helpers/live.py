@@ -45,8 +45,6 @@ if TYPE_CHECKING:
     from .views import InteractiveView
 
 __all__ = [
-    "MAX_TOGGLE_OPTIONS",
-    "WIDGET_DPI",
     "Control",
     "Layout",
     "LiveFigure",
@@ -65,10 +63,8 @@ MAX_TOGGLE_OPTIONS = 4
 
 @dataclass(frozen=True)
 class Control:
-    """One control of a live figure: its label, default and range, checked in one place.
-
-    Use the factories :func:`int_control`, :func:`even_control`, :func:`float_control`,
-    :func:`log_control` and :func:`choice_control` rather than this class directly.
+    """One control of a live figure: its label, default and range (made by the ``*_control``
+    factories).
 
     Attributes
     ----------
@@ -92,6 +88,11 @@ class Control:
     kind: str
     options: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise TypeError(f"label must be a non-empty str, got {reprlib.repr(self.label)}")
+        self.check("default", self.default)  # an even slider's default is even
 
     def check(self, name: str, value: object) -> float | int | str:
         """Return ``value`` if it suits this control, else raise naming ``name``.
@@ -125,55 +126,34 @@ class Control:
         return value
 
     def widget(self, name: str, value: object) -> widgets.ValueWidget:
-        """A slider (for a choice: buttons or a drop-down list) starting at ``value``, checked."""
+        """A slider, buttons or a drop-down list starting at ``value``, checked."""
         import ipywidgets as widgets
 
-        value = self.check(name, value)
+        shown = {"value": self.check(name, value), "description": self.label}
+        shown["style"] = {"description_width": "initial"}
         if self.kind == "choice":
+            options = list(zip(self.names, self.options, strict=True))
             if len(self.options) > MAX_TOGGLE_OPTIONS:
-                choice, layout = widgets.Dropdown, widgets.Layout()
-            else:  # a row: the label left of the buttons, as a slider's is (not above them)
-                choice, layout = widgets.ToggleButtons, widgets.Layout(display="flex")
-            return choice(
-                options=list(zip(self.names or self.options, self.options, strict=True)),
-                value=value,
-                description=self.label,
-                style={"description_width": "initial"},
-                layout=layout,
-            )
-        style = {
-            "description": self.label,
-            "continuous_update": True,
-            "style": {"description_width": "initial"},
-            "layout": widgets.Layout(width="480px"),
-        }
+                return widgets.Dropdown(options=options, **shown)
+            row = widgets.Layout(display="flex")  # the label left of the buttons, as a slider's
+            return widgets.ToggleButtons(options=options, layout=row, **shown)
+        shown["layout"] = widgets.Layout(width="480px")
         if self.kind == "log":
+            low, high = math.log10(self.minimum), math.log10(self.maximum)
             return widgets.FloatLogSlider(
-                value=value,
-                base=10,
-                min=math.log10(self.minimum),
-                max=math.log10(self.maximum),
-                step=self.step,
-                readout_format=".3g",
-                **style,
+                base=10, min=low, max=high, step=self.step, readout_format=".3g", **shown
             )
         if self.kind == "float":
-            return widgets.FloatSlider(
-                value=value, min=self.minimum, max=self.maximum, step=self.step, **style
-            )
-        return widgets.IntSlider(
-            value=value, min=int(self.minimum), max=int(self.maximum), step=int(self.step), **style
-        )
+            return widgets.FloatSlider(min=self.minimum, max=self.maximum, step=self.step, **shown)
+        low, high, step = int(self.minimum), int(self.maximum), int(self.step)
+        return widgets.IntSlider(min=low, max=high, step=step, **shown)
 
 
 def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
-    """A slider's definition, its label and numbers checked (each control is a door)."""
-    if not isinstance(label, str) or not label.strip():
-        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
+    """A slider's definition, its numbers checked."""
     number = check_int if kind in ("int", "even") else check_real
-    default, minimum, maximum, step = (
-        number(n, v) for n, v in zip(_RANGE, (default, minimum, maximum, step), strict=True)
-    )
+    named = {"default": default, "minimum": minimum, "maximum": maximum, "step": step}
+    default, minimum, maximum, step = (number(n, v) for n, v in named.items())
     if not minimum <= default <= maximum:
         raise ValueError(
             f"control {label!r}: need minimum <= default <= maximum, got "
@@ -181,12 +161,7 @@ def _control(label: str, default, minimum, maximum, step, kind: str) -> Control:
         )
     if step <= 0 or (kind == "log" and minimum <= 0):
         raise ValueError(f"control {label!r}: step and (on a log slider) minimum must be > 0")
-    control = Control(label, default, minimum, maximum, step, kind)
-    control.check("default", default)  # an even slider's default must be even
-    return control
-
-
-_RANGE = ("default", "minimum", "maximum", "step")
+    return Control(label, default, minimum, maximum, step, kind)
 
 
 def int_control(label: str, default: int, minimum: int, maximum: int, step: int = 1) -> Control:
@@ -245,18 +220,16 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
     label : str
         Text left of the choice, non-empty.
     options : sequence of str, or mapping of str to str
-        Two or more distinct, non-empty names, in the order shown. The value a figure
-        receives is the name itself. A mapping gives each name (its key, the value the
-        figure receives) the display name its button shows: ``{"rope_adjacent": "RoPE"}``.
+        Two or more distinct names, in the order shown; the figure receives the name. A
+        mapping gives each name a display name: ``{"rope_adjacent": "RoPE"}``.
     default : str
         The name picked at the start, one of ``options``.
 
     Returns
     -------
     Control
-        Of kind ``"choice"``. Its widget is a row of ``ipywidgets.ToggleButtons`` for up to
-        :data:`MAX_TOGGLE_OPTIONS` options, an ``ipywidgets.Dropdown`` for more; each
-        option shows its display name and passes its name.
+        Of kind ``"choice"``: ``ipywidgets.ToggleButtons`` for up to
+        :data:`MAX_TOGGLE_OPTIONS` options, an ``ipywidgets.Dropdown`` for more.
 
     Examples
     --------
@@ -269,8 +242,6 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
     >>> buttons.value, buttons.label
     ('rope_adjacent', 'RoPE')
     """
-    if not isinstance(label, str) or not label.strip():
-        raise TypeError(f"label must be a non-empty str, got {reprlib.repr(label)}")
     if isinstance(options, Mapping):
         options, names = tuple(options), tuple(options.values())
     elif isinstance(options, Sequence) and not isinstance(options, str):
@@ -281,9 +252,7 @@ def choice_control(label: str, options: Sequence[str] | Mapping[str, str], defau
         raise TypeError(f"options must be non-empty str, got {reprlib.repr(options)}")
     if len(options) < 2 or len(set(options)) < len(options) or len(set(names)) < len(names):
         raise ValueError(f"options must be two or more distinct names, got {list(options)}")
-    control = Control(label, default, options[0], options[-1], 1, "choice", options, names)
-    control.check("default", default)
-    return control
+    return Control(label, default, options[0], options[-1], 1, "choice", options, names)
 
 
 @dataclass(frozen=True)
@@ -348,12 +317,7 @@ _OPEN_VIEWS: dict[tuple, weakref.ref] = {}
 
 
 def _cell_id() -> str | None:
-    """The cell being run: JupyterLab's cell id, else its code; None outside a kernel.
-
-    JupyterLab sends each cell's id with its code; a plain client (nbclient, which runs
-    ``make regen`` and nbval) does not, and there the code names the cell: running the
-    same code again closes the view it made, as re-running a cell does in JupyterLab.
-    """
+    """The cell being run: JupyterLab's cell id, else (nbclient, nbval) a hash of its code."""
     parent = kernel_request()
     cell = parent.get("metadata", {}).get("cellId")
     if cell is None:
@@ -365,11 +329,9 @@ def _cell_id() -> str | None:
 class LiveFigure:
     """A course figure, defined once for its static form and its slider form.
 
-    Subclasses set :attr:`controls` (name -> :class:`Control`) and, unless one panel of the
-    default size will do, :attr:`layout` (a :class:`Layout`, e.g. :func:`side_by_side`), and
-    define :meth:`build`, :meth:`update` and, for blitting, :meth:`moving` and
-    :meth:`rescaled`. Options that are not sliders (a seed, a matrix to show) are
-    constructor arguments: validate them in ``__init__``.
+    Subclasses set :attr:`controls` and :attr:`layout` and define :meth:`build`,
+    :meth:`update` and, for blitting, :meth:`moving` and :meth:`rescaled`. Options that are
+    not sliders (a seed, a matrix) are constructor arguments, checked in ``__init__``.
 
     Examples
     --------
@@ -399,8 +361,6 @@ class LiveFigure:
         super().__init_subclass__(**kwargs)
         _LIVE_FIGURES.append(cls)
 
-    # --- to be defined by each figure -------------------------------------------------
-
     def build(self, axes) -> SimpleNamespace:
         """Create the artists on ``axes`` (one Axes, or an array of them); return them."""
         raise NotImplementedError
@@ -412,24 +372,19 @@ class LiveFigure:
     def moving(self, art: SimpleNamespace) -> list[Artist]:
         """Artists a step may change while the limits of every Axes stay; default none.
 
-        Everything else must depend on the limits alone: a step whose limits are those of
-        the last full draw redraws only these, over a copy of that draw (blitting), and any
-        other step draws the whole figure. Without them every step draws everything.
+        Everything else must depend on the limits alone: a step that keeps the limits of the
+        last full draw redraws only these over a copy of it (blitting).
         """
         return []
 
     def rescaled(self, art: SimpleNamespace) -> list[Artist]:
         """Axis objects whose limits a blitted step may change, and what follows them.
 
-        ``ax.xaxis`` or ``ax.yaxis`` (of an Axes whose aspect is "auto", so its box stays),
-        with every static artist whose pixels follow those limits (a band in data
-        coordinates) or lie over such an artist (a legend), in the order they are drawn;
-        default none. They are drawn again only when a listed Axis's
-        limits or label change, and the moving artists over them.
+        ``ax.xaxis`` or ``ax.yaxis`` (of an Axes of "auto" aspect), then every static artist
+        whose pixels follow those limits or lie over one that does (a legend), in drawing
+        order; default none. Drawn again only when a listed Axis's limits or label change.
         """
         return []
-
-    # --- shared by every figure ---------------------------------------------------------
 
     def values(self, **values: object) -> dict[str, object]:
         """``values`` checked against the controls, with each missing one at its default.
@@ -499,8 +454,7 @@ class LiveFigure:
     def view(self, **values: object) -> InteractiveView:
         """The same figure under sliders, starting at ``values`` (defaults for the rest).
 
-        In JupyterLab, running the cell again closes the view it made last time, so
-        its figure is freed; :meth:`InteractiveView.close` does the same by hand.
+        Running the cell again closes the view it made before (:meth:`InteractiveView.close`).
         """
         from .views import InteractiveView
 
@@ -511,7 +465,6 @@ class LiveFigure:
         art = self._render(figure, values, settings)
 
         def update(**step: object) -> None:
-            # Every step runs under the settings the figure was built with.
             with style_context(settings):
                 self.update(art, **step)
                 pin_cycle_colours(figure)
@@ -531,18 +484,14 @@ class LiveFigure:
             summary=self.summary(values),
             about=about,
         )
-        self._replace_open_view(view)
-        return view
-
-    def _replace_open_view(self, view: InteractiveView) -> None:
         cell = _cell_id()
-        if cell is None:
-            return
-        key = (type(self).__module__, type(self).__qualname__, cell)
-        old = _OPEN_VIEWS.get(key)
-        if old is not None and old() is not None:
-            old().close()
-        _OPEN_VIEWS[key] = weakref.ref(view)
+        if cell is not None:
+            key = (type(self).__module__, name, cell)
+            old = _OPEN_VIEWS.get(key)
+            if old is not None and old() is not None:
+                old().close()
+            _OPEN_VIEWS[key] = weakref.ref(view)
+        return view
 
 
 def registered_figures() -> list[type[LiveFigure]]:
@@ -553,9 +502,8 @@ def registered_figures() -> list[type[LiveFigure]]:
 def snapshot(figure: Figure) -> list[dict]:
     """What a figure shows, as plain data: per Axes its texts, limits and artists' data.
 
-    Two figures with equal snapshots show the same titles, labels, captions, legend
-    entries, limits, line data, points, bar heights and images. Used by the parity
-    tests: a live view after any step must equal a freshly drawn static figure.
+    Equal snapshots show the same texts, legends, limits, lines, points, bars and images:
+    the parity tests compare a live view after a step with a fresh static figure.
     """
 
     def rounded(values) -> list:

@@ -35,13 +35,8 @@ def _png_chunk(tag: bytes, data: bytes) -> bytes:
 
 
 def _encode_png(figure: Figure) -> bytes:
-    """The figure's Agg buffer as an 8-bit RGB PNG, lossless.
-
-    Every row is stored with PNG's "Up" filter (its difference from the row above, one numpy
-    subtraction) and deflated at zlib level 1. PIL at ``compress_level=1`` gives files of the
-    same size but picks a filter row by row, which took twice as long (measured on the
-    course's live figures: 11-14 ms against 5-8 ms a frame for 880 x 360 pixels).
-    """
+    """The figure's Agg buffer as an 8-bit RGB PNG: "Up" filter on every row, zlib level 1."""
+    # PIL at compress_level=1: files of the same size, twice the time (11-14 ms against 5-8 ms).
     rgba = np.asarray(figure.canvas.buffer_rgba())
     height, width = rgba.shape[:2]
     rgb = rgba[..., :3].reshape(height, 3 * width)
@@ -70,22 +65,17 @@ class InteractiveView(widgets.VBox):
     update : callable
         ``update(**values)`` changes the figure's artists in place, the same way for the same
         values (pictures are kept by values, up to :attr:`PICTURE_BYTES`).
-    moving : sequence of matplotlib artists, optional
-        Every artist ``update`` may change while the limits of all Axes stay: a step that
-        keeps the limits of the last full draw redraws only these over a copy of it.
-    rescaled : sequence of matplotlib artists, optional
-        Axis objects whose limits a blitted step may change, and the artists that follow
-        them; drawn over the copy whenever such an Axis's limits or label change.
+    moving, rescaled : sequence of matplotlib artists, optional
+        As :meth:`pe_helpers.live.LiveFigure.moving` and ``rescaled`` return them.
     summary : str, optional
         One line naming the figure and its starting values: the view's ``text/plain``.
     about : mapping, optional
-        What the view shows, stored as ``{"pe_helpers": about}`` in the output's metadata
-        for tools that read a notebook without a kernel (the website's build).
+        Stored as ``{"pe_helpers": about}`` in the output's metadata (the website reads it).
 
     Notes
     -----
-    Displayed, the output holds the widget, the first picture as ``image/png`` (shown where
-    no kernel runs: nbconvert, GitHub, the website) and ``summary`` (which nbval compares).
+    Displayed, the output holds the widget, the first picture as ``image/png`` (for places
+    without a kernel) and ``summary`` (which nbval compares).
 
     Attributes
     ----------
@@ -116,15 +106,14 @@ class InteractiveView(widgets.VBox):
         self._moving = list(moving)
         self._rescaled = list(rescaled)
         self._rescaled_axes = [artist for artist in self._rescaled if isinstance(artist, Axis)]
-        # The last full draw without the moving and rescaled artists, and the limits it was
-        # drawn with; the same with the rescaled artists drawn, and what their Axes showed.
+        # The last full draw (without the animated artists) and its limits; the same with the
+        # rescaled artists drawn, and what their Axes showed.
         self._background = None
         self._background_limits = None
         self._rescaled_background = None
         self._rescaled_shown = None
         self._scheduled = False
-        # Held while the figure changes: ipykernel may handle slider messages on a subshell
-        # thread while a cell runs on the main one, and one figure must not be drawn twice at once.
+        # ipykernel may handle slider messages on a subshell thread while a cell runs.
         self._drawing = threading.RLock()
         self.renders = 0
         self.blits = 0
@@ -138,18 +127,16 @@ class InteractiveView(widgets.VBox):
         super().__init__(children=[*self.controls.values(), self.image])
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        # The figure shows the starting values already, so the draw that lays it out is the
-        # first picture. The layout is then frozen: a layout engine costs a full extra pass on
-        # every draw (with colorbars matplotlib keeps a placeholder engine, which does nothing).
+        # The draw that lays the figure out is the first picture; the layout is then frozen
+        # (a layout engine costs a full extra pass on every draw).
         self._draw(tuple(self.values().items()), blit=False)
         self.figure.set_layout_engine("none")
         for ax in self.figure.axes:
-            # An x label stays where this draw put it (below tick labels whose height never
-            # changes), unless a fixed aspect moves the box: a draw skips the search for its place.
+            # An x label stays where this draw put it, unless a fixed aspect moves the box.
             if ax.get_aspect() == "auto":
                 label = ax.xaxis.label
                 ax.xaxis.set_label_coords(*label.get_position(), transform=label.get_transform())
-        self.first_picture = self.image.value  # the picture at the starting values
+        self.first_picture = self.image.value
 
     def _repr_mimebundle_(self, **kwargs: object) -> tuple[dict, dict]:
         """The widget, its first picture and its summary: one output, right wherever shown."""
@@ -163,7 +150,7 @@ class InteractiveView(widgets.VBox):
         return {name: control.value for name, control in self.controls.items()}
 
     def _limits(self) -> list:
-        """The limits of every Axis not rescaled: the ones a blitted step must keep."""
+        """The limits a blitted step must keep: those of every Axis not rescaled."""
         rescaled = {id(axis) for axis in self._rescaled_axes}
         return [
             (axis.get_view_interval().tolist() if id(axis) not in rescaled else None)
@@ -176,33 +163,25 @@ class InteractiveView(widgets.VBox):
         return [(a.get_view_interval().tolist(), a.label.get_text()) for a in self._rescaled_axes]
 
     def refresh(self, afresh: bool = False) -> None:
-        """Apply the current slider values to the figure and re-render it.
-
-        With ``afresh``, the whole figure is drawn: no kept picture, no blitting.
-        """
+        """Apply the current slider values and re-render; ``afresh``: draw the whole figure."""
         with self._drawing:
-            self._refresh(afresh)
-
-    def _refresh(self, afresh: bool = False) -> None:
-        if self.figure is None:
-            return
-        values = self.values()
-        self._update(**values)
-        key = tuple(values.items())
-        picture = None if afresh else self._pictures.get(key)
-        if picture is not None:
-            # The figure follows the values; the canvas keeps the last picture it drew.
-            self._pictures.move_to_end(key)
-            self.image.value = picture
-            self.recalled += 1
-            return
-        blit = not afresh and self._background is not None
-        self._draw(key, blit and self._limits() == self._background_limits)
+            if self.figure is None:
+                return
+            values = self.values()
+            self._update(**values)
+            key = tuple(values.items())
+            picture = None if afresh else self._pictures.get(key)
+            if picture is not None:
+                self._pictures.move_to_end(key)
+                self.image.value = picture
+                self.recalled += 1
+                return
+            blit = not afresh and self._background is not None
+            self._draw(key, blit and self._limits() == self._background_limits)
 
     def _draw(self, key: tuple, blit: bool) -> None:
-        # The last full draw restored, or a full draw (kept, without the moving and rescaled
-        # artists, as the background of later steps); then the rescaled artists, unless the
-        # kept copy with them drawn shows them as they are; then the moving ones; the picture.
+        # The kept background or a full draw; the rescaled artists unless kept as they are;
+        # the moving ones; the picture.
         canvas = self.figure.canvas
         rescaled_kept = False
         if blit:
@@ -238,18 +217,16 @@ class InteractiveView(widgets.VBox):
         if loop is None:
             self.refresh()
         elif not self._scheduled:
-            # A slider moved in the browser: let the comm handler return first, so the kernel
-            # reports idle and the browser sends its next value while this one is drawn
-            # (ipywidgets keeps one message per slider in flight until the kernel is idle).
+            # Let the comm handler return first: the kernel reports idle, and the browser sends
+            # its next value (one in flight per slider) while this one is drawn.
             self._scheduled = True
             loop.call_soon(self._refresh_scheduled)
 
     def _refresh_scheduled(self) -> None:
         with self._drawing:
-            # Cleared before the sliders are read: a value that arrives during this render
-            # schedules the next one, so the last picture shows the last values.
+            # Cleared first: a value that arrives during this render schedules the next one.
             self._scheduled = False
-            self._refresh()
+            self.refresh()
 
     def close(self) -> None:
         """Close the sliders, the picture and their layouts and styles; release the figure."""
@@ -257,11 +234,9 @@ class InteractiveView(widgets.VBox):
             for part in (getattr(widget, "layout", None), getattr(widget, "style", None)):
                 if isinstance(part, widgets.Widget):
                     part.close()
-        for control in self.controls.values():
-            control.close()
-        self.image.close()
-        # Dropping the references frees the figure; clearing it here would fail when
-        # ipywidgets calls close() from __del__ at interpreter shutdown.
+            if widget is not self:
+                widget.close()
+        # Dropped, not cleared: ipywidgets may call close() from __del__ at shutdown.
         self.figure = None
         self._update = None
         self._moving = []
@@ -274,11 +249,7 @@ class InteractiveView(widgets.VBox):
 
 
 def _front_end_loop() -> asyncio.AbstractEventLoop | None:
-    """The kernel's event loop while it handles a widget message from the browser, else None.
-
-    A slider moved in the browser reaches the kernel as a ``comm_msg``; a value set by code
-    (a cell, a test, a script) arrives any other way and is drawn at once.
-    """
+    """The kernel's event loop while it handles a ``comm_msg`` from the browser, else None."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
