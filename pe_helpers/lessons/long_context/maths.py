@@ -52,28 +52,6 @@ _LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 # --- the methods --------------------------------------------------------------------------------
 
 
-def _check_method_args(
-    method: object,
-    factor: object,
-    original: object,
-    rope_theta: object,
-    beta_fast: object,
-    beta_slow: object,
-) -> tuple[str, float, int, float, float, float]:
-    """Every argument a method may read, checked whether or not the method reads it."""
-    method = check_choice("method", method, METHODS)
-    factor = check_real("factor", factor, positive=True)
-    if factor < 1:
-        raise ValueError(f"factor must be >= 1 (a stretch of the context), got {factor!r}")
-    original = check_int("original", original, minimum=1)
-    theta = check_real("rope_theta", rope_theta, positive=True)
-    if not 1 < theta <= MAX_THETA:
-        raise ValueError(f"rope_theta must lie in (1, {MAX_THETA:g}] (a RoPE base), got {theta!r}")
-    beta_fast = check_real("beta_fast", beta_fast, positive=True)
-    beta_slow = check_real("beta_slow", beta_slow, positive=True)
-    return method, factor, original, theta, beta_fast, beta_slow
-
-
 def rope_block(
     method: str,
     factor: float,
@@ -98,17 +76,21 @@ def rope_block(
     rope_theta : float, default 10000.0
         The base ``b``, in ``(1, MAX_THETA]``.
     beta_fast, beta_slow : float, default 32 and 1
-        YaRN's bounds, in rotations within ``L0`` (> 0). Only YaRN reads them; for any other
-        method they are still checked, then ignored.
+        YaRN's bounds, in rotations within ``L0`` (> 0); checked for every method, read by YaRN.
 
     Examples
     --------
     >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
     'llama3'
     """
-    method, factor, original, theta, beta_fast, beta_slow = _check_method_args(
-        method, factor, original, rope_theta, beta_fast, beta_slow
-    )
+    method = check_choice("method", method, METHODS)
+    factor = check_real("factor", factor, minimum=1.0)
+    original = check_int("original", original, minimum=1)
+    theta = check_real("rope_theta", rope_theta, positive=True)
+    if not 1 < theta <= MAX_THETA:
+        raise ValueError(f"rope_theta must lie in (1, {MAX_THETA:g}] (a RoPE base), got {theta!r}")
+    beta_fast = check_real("beta_fast", beta_fast, positive=True)
+    beta_slow = check_real("beta_slow", beta_slow, positive=True)
     if method == "RoPE":
         return {"rope_type": "default", "rope_theta": theta}
     if method == "NTK-aware":
@@ -142,11 +124,8 @@ def method_frequencies(
     """Per-pair frequencies and attention factor of ``method`` for a head of ``head_dim``.
 
     Arguments as in :func:`rope_block`; ``head_dim`` is even, 2 to 1024; ``length`` is the
-    current sequence length (an int >= 1), which only "dynamic NTK" reads (its reference
-    length is ``original``, standing for the config's ``max_position_embeddings``; default:
-    ``original``, where nothing changes). Every argument is checked whatever the method;
-    those it does not read (``length`` but for "dynamic NTK", ``beta_fast`` and ``beta_slow``
-    but for YaRN) are then ignored.
+    current sequence length (>= 1, default ``original``), read by "dynamic NTK" only (its
+    reference length is ``original``, standing for the config's ``max_position_embeddings``).
 
     Examples
     --------
@@ -154,16 +133,20 @@ def method_frequencies(
     >>> inv.round(6).tolist(), att
     ([1.0, 0.05], 1.0)
     """
-    method, factor, original, rope_theta, beta_fast, beta_slow = _check_method_args(
-        method, factor, original, rope_theta, beta_fast, beta_slow
+    ntk = check_choice("method", method, METHODS) == "NTK-aware"
+    block = rope_block(  # checks every argument; NTK-aware has no block: RoPE's base is checked
+        "RoPE" if ntk else method,
+        factor,
+        original,
+        rope_theta=rope_theta,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
     )
     head_dim = check_int("head_dim", head_dim, minimum=2, maximum=MAX_HEAD_DIM)
     length = original if length is None else check_int("length", length, minimum=1)
-    if method == "NTK-aware":
-        return default_frequencies(ntk_aware_base(rope_theta, head_dim, factor), head_dim), 1.0
-    block = rope_block(
-        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
-    )
+    if ntk:
+        base = ntk_aware_base(block["rope_theta"], head_dim, factor)
+        return default_frequencies(base, head_dim), 1.0
     return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
 
 
@@ -295,26 +278,13 @@ def dynamic_key_angles(
 # --- lesson 08's model with new frequencies -----------------------------------------------------
 
 
-def _model_frequencies(
-    model: object,
-    method: str,
-    factor: float,
-    length: int | None,
-    beta_fast: float = 32.0,
-    beta_slow: float = 1.0,
-):
+def _model_frequencies(model: object, method: str, factor: float, **options) -> tuple:
     """``method``'s frequencies for a lesson 08 RoPE model, ``L0`` its training length."""
     if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
         raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {type(model).__name__}")
+    config = model.config
     return method_frequencies(
-        method,
-        model.config.d_head,
-        factor,
-        model.length,
-        rope_theta=model.config.base,
-        length=length,
-        beta_fast=beta_fast,
-        beta_slow=beta_slow,
+        method, config.d_head, factor, model.length, rope_theta=config.base, **options
     )
 
 
@@ -337,7 +307,9 @@ def stretched(
     >>> stretched(model, "PI", 2.0).config.inv_freq[0]
     0.5
     """
-    inv, att = _model_frequencies(model, method, factor, length, beta_fast, beta_slow)
+    inv, att = _model_frequencies(
+        model, method, factor, length=length, beta_fast=beta_fast, beta_slow=beta_slow
+    )
     return model.replace(inv_freq=inv, attention_factor=att)
 
 
@@ -363,9 +335,7 @@ def fine_tuned(
     "dynamic NTK" uses its base at ``length``.
 
     Over seeds, pass the model's own seed plus one (``train(seed=s)`` then
-    ``fine_tuned(..., seed=s + 1)``): each seed is then one draw of both the model and its
-    fine-tuning data, and the default 1 is what goes with the model of seed 0. The lesson and
-    its results over seeds (:data:`SEED_EXPERIMENTS`) do so.
+    ``fine_tuned(..., seed=s + 1)``), as the lesson and :data:`SEED_EXPERIMENTS` do.
 
     Examples
     --------
@@ -374,7 +344,7 @@ def fine_tuned(
     16
     """
     length = _check_fine_tuning(length, steps)
-    inv, att = _model_frequencies(model, method, factor, length)
+    inv, att = _model_frequencies(model, method, factor, length=length)
     kept = ("vocab_size", "d_model", "n_heads", "d_head", "causal", "residual", "base")
     options = {name: getattr(model.config, name) for name in kept}
     options |= {"params": model.params, "inv_freq": inv, "attention_factor": att}
@@ -435,20 +405,15 @@ def stretched_accuracies(
     (['RoPE', 'dynamic NTK'], (2,))
     """
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
-    factor = check_real("factor", factor, positive=True)
-    _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
+    _model_frequencies(model, "RoPE", factor)  # the model and the factor, checked before the work
     if len(methods) * sum(lengths) > MAX_TEST_LENGTHS:
         raise ValueError(f"methods x lengths must sum to at most {MAX_TEST_LENGTHS:,} positions")
-    table = {}
-    for method in methods:
-        if method == "dynamic NTK":
-            models = [stretched(model, method, factor, length=n) for n in lengths]
-        else:
-            models = [stretched(model, method, factor)] * len(lengths)
-        table[method] = np.array(
-            [m.accuracy(length=n) for m, n in zip(models, lengths, strict=True)]
+    return {  # the test length is read by "dynamic NTK" only
+        method: np.array(
+            [stretched(model, method, factor, length=n).accuracy(length=n) for n in lengths]
         )
-    return table
+        for method in methods
+    }
 
 
 def fine_tuned_accuracies(
@@ -476,17 +441,16 @@ def fine_tuned_accuracies(
     (2,)
     """
     lengths, methods = _check_lengths(lengths), _check_methods(methods)
-    _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
+    _model_frequencies(model, "RoPE", factor)
     length = _check_fine_tuning(length, steps)
     if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
         raise ValueError(
             f"methods x (steps x length + lengths) must be at most {MAX_FINE_TUNING:,}"
         )
-    table = {}
-    for method in methods:
-        tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
-        table[method] = np.array([tuned.accuracy(length=n) for n in lengths])
-    return table
+    tuned = {
+        m: fine_tuned(model, m, factor, length=length, steps=steps, seed=seed) for m in methods
+    }
+    return {m: np.array([tuned[m].accuracy(length=n) for n in lengths]) for m in methods}
 
 
 # --- section 3 over seeds -----------------------------------------------------------------------
@@ -516,7 +480,7 @@ def _seed_rows(
     """Method -> (its metric names, this run's accuracies), one per length, checked."""
     if not isinstance(table, Mapping) or not table:
         raise TypeError(
-            f"table must be a non-empty dict of method -> accuracies, got {table!r:.80}"
+            f"table must be a non-empty dict of method -> accuracies, got {table!r:.60}"
         )
     if not isinstance(spread, SeedResults):
         raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
@@ -529,13 +493,11 @@ def _seed_rows(
     rows = {}
     for method, row in table.items():
         row = check_array(f"table[{method!r}]", row, ndim=1)
+        if row.size != len(lengths):
+            raise ValueError(f"table[{method!r}] must hold one accuracy per length")
         names = [
             f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
         ]
-        if row.shape != (len(lengths),):
-            raise ValueError(
-                f"table[{method!r}] must hold one accuracy per length ({len(lengths)})"
-            )
         missing = [name for name in names if name not in spread.values]
         if missing:
             raise ValueError(f"spread has no metric {missing[0]!r} (group = {group!r})")
@@ -623,6 +585,15 @@ def _section_model(seed: int) -> TrainedModel:
     return train("copy_back", "rope_adjacent", task_arg=1, length=_SECTION_LENGTH, seed=seed)
 
 
+def _named(table: dict[str, np.ndarray], lengths: list[int]) -> dict[str, float]:
+    """A table of accuracies as metrics named ``"{method}.{column}"``."""
+    return {
+        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
+        for method, row in table.items()
+        for n, a in zip(lengths, row, strict=True)
+    }
+
+
 def _trained_over_seeds(seed: int) -> dict[str, float]:
     """The model's accuracy at its training length."""
     return {"L": _section_model(seed).accuracy()}
@@ -631,12 +602,7 @@ def _trained_over_seeds(seed: int) -> dict[str, float]:
 def _stretched_over_seeds(seed: int) -> dict[str, float]:
     """Every method at L, 2L and 4L with no fine-tuning."""
     lengths = [_SECTION_LENGTH, 2 * _SECTION_LENGTH, 4 * _SECTION_LENGTH]
-    table = stretched_accuracies(_section_model(seed), _SECTION_FACTOR, lengths)
-    return {
-        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
-        for method, row in table.items()
-        for n, a in zip(lengths, row, strict=True)
-    }
+    return _named(stretched_accuracies(_section_model(seed), _SECTION_FACTOR, lengths), lengths)
 
 
 def _tuned_over_seeds(seed: int) -> dict[str, float]:
@@ -652,11 +618,7 @@ def _tuned_over_seeds(seed: int) -> dict[str, float]:
         methods=_TUNED_METHODS,
         seed=seed + 1,
     )
-    metrics = {
-        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
-        for method, row in table.items()
-        for n, a in zip(lengths, row, strict=True)
-    }
+    metrics = _named(table, lengths)
     longer = fine_tuned(model, "PI", _SECTION_FACTOR, length=long, steps=_LONG_STEPS, seed=seed + 1)
     metrics[f"PI_{_LONG_STEPS}_steps.4L"] = longer.accuracy(length=long)
     return metrics
@@ -672,11 +634,8 @@ def _static_yarn_over_seeds(seed: int) -> dict[str, float]:
 
 
 #: Section 3 over seeds, one group per notebook cell that trains (``make experiments`` writes
-#: ``pe_helpers/data/seeds/long_context.json``): "trained" (the model, at L), "stretched"
-#: (every method, no fine-tuning, at L, 2L, 4L), "tuned" (10 steps at 4L, tested at L and 4L;
-#: PI also after 100) and "static_yarn" (YaRN with factor 2 instead of 4, at L and 2L: what a
-#: static block costs short inputs). Seed ``s`` trains the model with ``seed=s`` and
-#: fine-tunes with ``seed=s + 1``, as the notebook does with its ``SEED``.
+#: ``pe_helpers/data/seeds/long_context.json``). Seed ``s`` trains the model with ``seed=s``
+#: and fine-tunes with ``seed=s + 1``, as the notebook does with its ``SEED``.
 SEED_EXPERIMENTS: dict[str, Callable[[int], dict[str, float]]] = {
     "trained": _trained_over_seeds,
     "stretched": _stretched_over_seeds,

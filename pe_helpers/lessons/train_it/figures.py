@@ -26,6 +26,7 @@ from .maths import (
     MAX_TEST_LENGTH,
     check_accuracies,
     check_models,
+    check_rows,
     default_models,
     refuses,
     target_keys,
@@ -97,32 +98,21 @@ def plot_extrapolation(
     for name, given in (("limits", limits), ("bands", bands)):
         if not isinstance(given, Mapping) or set(given) - set(tables):
             raise TypeError(f"{name} must be a dict of titles of tables, got {given!r:.80}")
-    panels = {}  # title -> ({method: (accuracies, band or None)}, limit or None)
+    panels = {}  # title -> ({method: accuracies}, {method: band}, limit or None)
     for title, rows in tables.items():
-        shaded = bands.get(title, {})
-        if not isinstance(rows, Mapping) or not 1 <= len(rows) <= MAX_MODELS:
-            raise TypeError(f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} rows")
-        if not isinstance(shaded, Mapping) or set(shaded) - set(rows):
-            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
-        lines = {
-            method: (
-                check_accuracies(f"tables[{title!r}][{method!r}]", values, xs.size),
-                check_accuracies(f"bands[{title!r}][{method!r}]", shaded[method], xs.size, 2)
-                if method in shaded
-                else None,
-            )
-            for method, values in rows.items()
-        }
-        limit = (
-            check_accuracies(f"limits[{title!r}]", limits[title], xs.size)
-            if title in limits
-            else None
-        )
-        panels[title] = lines, limit
+        name = f"tables[{title!r}]"
+        lines, shaded = check_rows(rows, bands.get(title), xs.size, name, f"bands[{title!r}]")
+        if len(lines) > MAX_MODELS:
+            raise ValueError(f"{name} may hold at most {MAX_MODELS} rows, got {len(lines)}")
+        limit = limits.get(title)
+        if limit is not None:
+            limit = check_accuracies(f"limits[{title!r}]", limit, xs.size)
+        panels[title] = lines, shaded, limit
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
-    for ax, (title, (lines, limit)) in zip(axes, panels.items(), strict=True):
-        for index, (method, (ys, band)) in enumerate(lines.items()):
+    for ax, (title, (lines, shaded, limit)) in zip(axes, panels.items(), strict=True):
+        for index, (method, ys) in enumerate(lines.items()):
+            band = shaded.get(method)
             if band is not None:
                 draw_seed_band(ax, xs, 100 * band[0], 100 * band[-1], color=f"C{index}")
             refused = np.isnan(ys)
@@ -175,11 +165,7 @@ class QueryAttention(LiveFigure):
     the key that holds the answer, the shaded band the positions past the training length.
     Right: that model's accuracy at every position of sequences of this length (the dashed
     grey line is the order-blind limit per position), with the query marked. A learned
-    table refuses lengths past its rows and says so. Training happens before, never on a
-    step; accuracies are computed
-    once per method (a causal model's, on the longest sequences: its prediction at a position
-    is the same on every prefix) and kept. A step of the query or the method redraws only
-    what moves, a step of the length the x axes with it.
+    table refuses lengths past its rows and says so. No step trains; accuracies are kept.
 
     Parameters
     ----------
@@ -230,7 +216,6 @@ class QueryAttention(LiveFigure):
         if first.length > MAX_TEST_LENGTH or first.config.n_heads > 4:
             raise ValueError(f"models must be trained at length <= {MAX_TEST_LENGTH}, n_heads <= 4")
         self.models = models
-        self.names = list(models)
         self.task = first.task
         self.train_length = first.length
         self.n_heads = first.config.n_heads
@@ -244,23 +229,17 @@ class QueryAttention(LiveFigure):
         model = self.models[name]
         if refuses(model, length) or length <= self.task.arg:
             return np.full(length, np.nan)
-        if not model.config.causal:
-            key = (name, length)
-            if key not in self._accuracy:
-                self._accuracy[key] = model.accuracy(
-                    length=length, n_samples=self.n_samples, per_position=True
-                )
-            return self._accuracy[key]
         # With the mask, the prediction at position i sees positions 0 .. i only: on the
         # prefixes of long sequences it is the prediction on the long ones. One evaluation at
         # the longest length the model runs serves every length of the slider.
-        key = (name, None)
+        causal = model.config.causal
+        key = (name, None if causal else length)
         if key not in self._accuracy:
             longest = MAX_TEST_LENGTH
             if model.config.method == "learned":
                 longest = min(longest, model.config.max_len)
             self._accuracy[key] = model.accuracy(
-                length=longest, n_samples=self.n_samples, per_position=True
+                length=longest if causal else length, n_samples=self.n_samples, per_position=True
             )
         return self._accuracy[key][:length]
 

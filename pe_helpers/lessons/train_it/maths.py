@@ -173,26 +173,8 @@ def format_accuracy_table(
     rope                  95% (82–100)  60% (57–67)
     """
     train_length = check_int("train_length", train_length, minimum=1)
-    if not isinstance(rows, Mapping) or not rows:
-        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {rows!r:.80}")
     lengths = _check_lengths(lengths, maximum=None)
-    bands = {} if bands is None else bands
-    if not isinstance(bands, Mapping):
-        raise TypeError(f"bands must be a dict of labels of rows -> (low, high), got {bands!r:.80}")
-    if set(bands) - set(rows):
-        raise ValueError(f"bands must name labels of rows, got {sorted(set(bands) - set(rows))}")
-    values = {
-        label: check_accuracies(f"rows[{label!r}]", row, len(lengths))
-        for label, row in rows.items()
-    }
-    for label, band in bands.items():
-        if (
-            isinstance(band, (str, bytes))
-            or not isinstance(band, Sequence)
-            or len(band) not in (2, 3)
-        ):
-            raise TypeError(f"bands[{label!r}] must be (low, high) or (low, median, high)")
-        check_accuracies(f"bands[{label!r}]", band, len(lengths), ndim=2)
+    values, bands = check_rows(rows, bands, len(lengths), "rows", "bands")
 
     def head(n: int) -> str:
         factor, rest = divmod(n, train_length)
@@ -213,6 +195,31 @@ def check_accuracies(name: str, values: object, size: int, ndim: int = 1) -> np.
     if np.isinf(arr).any() or arr.shape[-1] != size:
         raise ValueError(f"{name} must hold one accuracy per entry of lengths ({size}) and no ±inf")
     return arr
+
+
+def check_rows(
+    rows: object, bands: object, size: int, name: str, band_name: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Label -> ``size`` accuracies, and label -> their band, ``(low, [median,] high)``."""
+    if not isinstance(rows, Mapping) or not rows:
+        raise TypeError(f"{name} must be a non-empty dict of label -> accuracies, got {rows!r:.60}")
+    bands = {} if bands is None else bands
+    if not isinstance(bands, Mapping) or set(bands) - set(rows):
+        raise TypeError(f"{band_name} must be a dict of labels of {name}, got {bands!r:.60}")
+    for label, band in bands.items():
+        if (
+            isinstance(band, (str, bytes))
+            or not isinstance(band, Sequence)
+            or len(band) not in (2, 3)
+        ):
+            raise TypeError(f"{band_name}[{label!r}] must be (low, high) or (low, median, high)")
+    return (
+        {label: check_accuracies(f"{name}[{label!r}]", row, size) for label, row in rows.items()},
+        {
+            label: check_accuracies(f"{band_name}[{label!r}]", b, size, 2)
+            for label, b in bands.items()
+        },
+    )
 
 
 def target_attention(
