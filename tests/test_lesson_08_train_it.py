@@ -16,8 +16,6 @@ from matplotlib.colors import to_rgb
 
 from pe_helpers.attention import softmax_backward
 from pe_helpers.lessons.train_it import (
-    MAX_LENGTH,
-    MAX_MODELS,
     SEED_EXPERIMENTS,
     QueryAttention,
     accuracy_by_range,
@@ -31,6 +29,7 @@ from pe_helpers.lessons.train_it import (
     plot_extrapolation,
     target_attention,
 )
+from pe_helpers.lessons.train_it.maths import MAX_LENGTH, MAX_MODELS
 from pe_helpers.live import snapshot
 from pe_helpers.seeds import cpu_kernels, load_results
 from pe_helpers.tasks import most_frequent_earlier, order_blind_accuracy, task_batch

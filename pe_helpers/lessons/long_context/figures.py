@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from ...figures import legend_below
@@ -25,30 +24,23 @@ FIGURE_METHODS = ("PI", "NTK-aware", "YaRN", "Llama 3")
 
 
 class Preset(NamedTuple):
-    """A head geometry for :class:`PairScaling`: its width, base and published recipe."""
+    """A head geometry for :class:`PairScaling`: its name in the menu, width and base."""
 
     label: str
     head_dim: int
     rope_theta: float
-    published: str
 
 
 def _preset(name: str, label: str) -> Preset:
     config = model_rope_config(name)
-    block = config.rope_parameters
-    recipe = block["rope_type"]
-    if "factor" in block:
-        recipe += f", s = {block['factor']:g}"
-    if "original_max_position_embeddings" in block:
-        recipe += f" from L₀ = {block['original_max_position_embeddings']:,}"
-    return Preset(label, config.head_dim, float(block["rope_theta"]), recipe)
+    return Preset(label, config.head_dim, float(config.rope_parameters["rope_theta"]))
 
 
 #: The geometries the figure's ``preset`` picks by name: lesson 08's model, then shipped models
 #: under their :func:`~pe_helpers.rope_configs.model_rope_config` names (published values, with
 #: their sources there).
 PRESETS: dict[str, Preset] = {
-    "lesson-08": Preset("lesson 08 model", 16, 10000.0, "trained at L = 16, no scaling"),
+    "lesson-08": Preset("lesson 08 model", 16, 10000.0),
     **{
         name: _preset(name, label)
         for name, label in (
@@ -65,19 +57,6 @@ PRESETS: dict[str, Preset] = {
 
 _COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
 _STYLES = {"PI": "--", "NTK-aware": "-.", "YaRN": "-", "Llama 3": (0, (5, 1, 1, 1, 1, 1))}
-_POINTS = 240
-
-
-def _distances(longest: int) -> np.ndarray:
-    """Whole distances from 1 to ``longest``, spread evenly on a log scale."""
-    return np.unique(np.round(np.geomspace(1, longest, _POINTS)))
-
-
-def _pad_sides(figure, inches: float) -> None:
-    """Widen a constrained layout's padding (a figure without one is left as it is)."""
-    engine = figure.get_layout_engine()
-    if isinstance(engine, ConstrainedLayoutEngine):
-        engine.set(w_pad=inches)
 
 
 class PairScaling(LiveFigure):
@@ -168,8 +147,8 @@ class PairScaling(LiveFigure):
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
         legend_below(right, ncols=3)  # under the x label: the curves fill the panel
-        # Room at the sides for tick labels that an L₀ step brings near an edge.
-        _pad_sides(right.figure, 0.15)
+        # Room at the sides (the layout is constrained) for tick labels an L₀ step brings near.
+        right.figure.get_layout_engine().set(w_pad=0.15)
         return SimpleNamespace(
             left=left,
             right=right,
@@ -195,7 +174,8 @@ class PairScaling(LiveFigure):
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
         plain = default_frequencies(theta, d)
         index = np.arange(d // 2)
-        distances = _distances(factor * original)
+        # 240 whole distances from 1 to s L₀, spread evenly on a log scale
+        distances = np.unique(np.round(np.geomspace(1, factor * original, 240)))
         yarn_factor = 1.0
         for method in FIGURE_METHODS:
             inv, att = method_frequencies(

@@ -19,7 +19,6 @@ from ...seeds import SeedResults, spread_table
 from ...training import TrainedModel, train
 
 __all__ = [
-    "METHODS",
     "SEED_EXPERIMENTS",
     "aligned_scores",
     "dynamic_key_angles",

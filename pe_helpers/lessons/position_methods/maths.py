@@ -5,6 +5,7 @@ See :mod:`pe_helpers.lessons.position_methods` for the lesson's overview.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -21,14 +22,8 @@ from ...tasks import Task, make_task, order_blind_accuracy
 from ...training import TrainedModel, train
 
 __all__ = [
-    "BenchResult",
-    "MAX_MODELS",
-    "MAX_POSITIONS",
-    "MAX_TEST_LENGTH",
     "POSITION_MAP",
-    "ROLES",
     "SEED_EXPERIMENTS",
-    "TERMS",
     "bench_metrics",
     "format_bench",
     "last_query_attention",
@@ -301,8 +296,7 @@ def method_properties(
     else:
         kind = "relative" if deviation < 1e-9 else "absolute"
     asymmetry = float(np.abs(scores - np.swapaxes(scores, 1, 2)).max())
-    fields = {name: getattr(config, name) for name in ModelConfig.__dataclass_fields__}
-    baseline = ModelConfig(**{**fields, "method": "none", "max_len": None})
+    baseline = dataclasses.replace(config, method="none", max_len=None)
 
     def count(c: ModelConfig) -> int:
         return sum(int(np.prod(shape)) for shape in c.param_shapes().values())
@@ -578,14 +572,6 @@ def seed_range(spread: SeedResults, name: str) -> str:
     return f"{low}%" if low == high else f"{low}–{high}%"
 
 
-def _table_head(result: BenchResult, width: int) -> list[str]:
-    """The two header lines of a bench table whose cells are ``width`` characters wide."""
-    span = width * len(result.lengths)
-    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
-    lengths = "".join(f"{n:{width}d}" for n in result.lengths)
-    return [head.rstrip(), f"{'test length':16}" + f"{'':3}{lengths}" * len(result.tasks)]
-
-
 def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
 
@@ -617,11 +603,15 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
         raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
     if spread is not None and not isinstance(spread, SeedResults):
         raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
-    head = _table_head(result, 5)
+    span = 5 * len(result.lengths)  # each cell 5 characters wide
+    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
+    lengths = "".join(f"{n:5d}" for n in result.lengths)
     lines = [
         f"this run (seed {result.seed}), accuracy in %",
-        head[0],
-        head[1] + "   extra params   position   direction",
+        head.rstrip(),
+        f"{'test length':16}"
+        + f"{'':3}{lengths}" * len(result.tasks)
+        + "   extra params   position   direction",
     ]
     for entry, acc, prop in zip(result.entries, result.accuracy, result.properties, strict=True):
         cells = "".join(

@@ -18,10 +18,6 @@ from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accurac
 from ...training import TrainedModel, train
 
 __all__ = [
-    "LESSON_METHODS",
-    "MAX_LENGTH",
-    "MAX_MODELS",
-    "MAX_TEST_LENGTH",
     "SEED_EXPERIMENTS",
     "accuracy_by_range",
     "accuracy_table",
