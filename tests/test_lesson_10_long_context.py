@@ -31,7 +31,7 @@ from pe_helpers.lessons.long_context import (
     yarn_engines,
 )
 from pe_helpers.lessons.long_context.figures import FIGURE_METHODS, PRESETS
-from pe_helpers.lessons.long_context.maths import METHODS, column_key, metric_key
+from pe_helpers.lessons.long_context.maths import METHODS, length_key, metric_key
 from pe_helpers.rope_configs import model_rope_config
 from pe_helpers.rope_scaling import (
     classify_pairs,
@@ -184,7 +184,7 @@ def test_metric_names_write_methods_and_lengths_as_the_results_file_does():
         "YaRN",
         "Llama_3",
     ]
-    assert [column_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
+    assert [length_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
 
 
 def test_the_seed_table_puts_this_run_beside_each_metrics_spread():

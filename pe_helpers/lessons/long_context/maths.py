@@ -17,6 +17,7 @@ from ...model import MAX_ATTENTION_FACTOR
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...seeds import SeedResults, spread_table
 from ...training import TrainedModel, train
+from ..train_it.maths import check_lengths, length_key
 
 __all__ = [
     "SEED_EXPERIMENTS",
@@ -350,13 +351,6 @@ def fine_tuned(
     return train(model.task, model.config.method, length=length, steps=steps, seed=seed, **options)
 
 
-def _check_lengths(lengths: object) -> list[int]:
-    """Test lengths: a non-empty sequence of integers 2 to 1024."""
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
-    return [check_int("lengths entry", n, minimum=2, maximum=1024) for n in lengths]
-
-
 def _check_methods(methods: object) -> list[str]:
     """Method names: a non-empty sequence of entries of :data:`METHODS`, each once."""
     if isinstance(methods, (str, bytes)) or not isinstance(methods, Sequence) or not methods:
@@ -403,7 +397,7 @@ def stretched_accuracies(
     >>> list(table), table["RoPE"].shape
     (['RoPE', 'dynamic NTK'], (2,))
     """
-    lengths, methods = _check_lengths(lengths), _check_methods(methods)
+    lengths, methods = check_lengths(lengths, 1024), _check_methods(methods)
     _model_frequencies(model, "RoPE", factor)  # the model and the factor, checked before the work
     if len(methods) * sum(lengths) > MAX_TEST_LENGTHS:
         raise ValueError(f"methods x lengths must sum to at most {MAX_TEST_LENGTHS:,} positions")
@@ -439,7 +433,7 @@ def fine_tuned_accuracies(
     ...                       methods=["PI"])["PI"].shape
     (2,)
     """
-    lengths, methods = _check_lengths(lengths), _check_methods(methods)
+    lengths, methods = check_lengths(lengths, 1024), _check_methods(methods)
     _model_frequencies(model, "RoPE", factor)
     length = _check_fine_tuning(length, steps)
     if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
@@ -466,13 +460,6 @@ def metric_key(method: str) -> str:
     return method.replace(" ", "_")
 
 
-def column_key(length: int, train_length: int) -> str:
-    """A test length as a multiple of the training length, as metric names write it ('2L')."""
-    times, rest = divmod(length, train_length)
-    assert not rest, "test lengths are multiples of the training length"
-    return "L" if times == 1 else f"{times}L"
-
-
 def _seed_rows(
     table: object, spread: object, group: object, lengths: object, train_length: object
 ) -> dict[str, tuple[list[str], np.ndarray]]:
@@ -485,7 +472,7 @@ def _seed_rows(
         raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(group, str):
         raise TypeError(f"group must be the name of a group of metrics, got {group!r:.80}")
-    lengths = _check_lengths(lengths)
+    lengths = check_lengths(lengths, 1024)
     train_length = check_int("train_length", train_length, minimum=1)
     if any(n % train_length for n in lengths):
         raise ValueError(f"lengths must be multiples of train_length {train_length}, got {lengths}")
@@ -495,7 +482,7 @@ def _seed_rows(
         if row.size != len(lengths):
             raise ValueError(f"table[{method!r}] must hold one accuracy per length")
         names = [
-            f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
+            f"{group}.{metric_key(str(method))}.{length_key(n, train_length)}" for n in lengths
         ]
         missing = [name for name in names if name not in spread.values]
         if missing:
@@ -534,7 +521,7 @@ def format_seed_table(
     if not isinstance(title, str):
         raise TypeError(f"title must be text, got {type(title).__name__}")
     rows = _seed_rows(table, spread, group, lengths, train_length)
-    heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
+    heads = [f"{length_key(n, train_length)} = {n}" for n in lengths]
     bands = {method: spread.band(names) for method, (names, _) in rows.items()}
     this_run = {method: row for method, (_, row) in rows.items()}
     return (
@@ -587,7 +574,7 @@ def _section_model(seed: int) -> TrainedModel:
 def _named(table: dict[str, np.ndarray], lengths: list[int]) -> dict[str, float]:
     """A table of accuracies as metrics named ``"{method}.{column}"``."""
     return {
-        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
+        f"{metric_key(method)}.{length_key(n, _SECTION_LENGTH)}": float(a)
         for method, row in table.items()
         for n, a in zip(lengths, row, strict=True)
     }
@@ -627,7 +614,7 @@ def _static_yarn_over_seeds(seed: int) -> dict[str, float]:
     """YaRN sized for 2L (factor 2) at L and 2L: a smaller static factor, as Qwen advises."""
     model = stretched(_section_model(seed), "YaRN", _SECTION_FACTOR / 2)
     return {
-        f"factor_2.{column_key(n, _SECTION_LENGTH)}": model.accuracy(length=n)
+        f"factor_2.{length_key(n, _SECTION_LENGTH)}": model.accuracy(length=n)
         for n in (_SECTION_LENGTH, 2 * _SECTION_LENGTH)
     }
 

@@ -20,6 +20,7 @@ from ...rope import apply_rope
 from ...seeds import SeedResults, spread_table
 from ...tasks import Task, make_task, order_blind_accuracy
 from ...training import TrainedModel, train
+from ..train_it.maths import length_key
 
 __all__ = [
     "POSITION_MAP",
@@ -501,11 +502,6 @@ def entry_key(entry: BenchEntry) -> str:
     return "_".join(parts)
 
 
-def _length_key(n: int, length: int) -> str:
-    """A test length as a multiple of the training length: 'L', '2L', '4L'."""
-    return "L" if n == length else f"{n // length}L"
-
-
 def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     """``[entry][task][length]`` -> the cell's metric name in the "bench" group (None where a
     learned table refuses the length)."""
@@ -514,7 +510,7 @@ def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
             [
                 None
                 if np.isnan(a)
-                else f"{task.name}.{entry_key(entry)}.{_length_key(n, result.length)}"
+                else f"{task.name}.{entry_key(entry)}.{length_key(n, result.length)}"
                 for a, n in zip(row, result.lengths, strict=True)
             ]
             for task, row in zip(result.tasks, acc, strict=True)
@@ -628,7 +624,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
         raise ValueError(f"spread holds no metric 'bench.{missing[0]}' (the lesson's bench only)")
-    heads = [f"{'' if n == result.length else n // result.length}L = {n}" for n in result.lengths]
+    heads = [f"{length_key(n, result.length)} = {n}" for n in result.lengths]
     lines += ["", f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %"]
     for c, task in enumerate(result.tasks):
         rows = {}

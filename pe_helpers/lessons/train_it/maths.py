@@ -59,10 +59,18 @@ def _check_model(model: object, name: str = "model") -> TrainedModel:
     return model
 
 
-def _check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+def check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+    """A non-empty list of test lengths, each 2 to ``maximum``."""
     if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
         raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
     return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
+
+
+def length_key(length: int, train_length: int) -> str:
+    """A test length as a multiple of the training length, as metric names write it ('L',
+    '2L'); '' if it is no multiple."""
+    times, rest = divmod(length, train_length)
+    return "" if rest else "L" if times == 1 else f"{times}L"
 
 
 def refuses(model: TrainedModel, length: int) -> bool:
@@ -126,7 +134,7 @@ def accuracy_table(
     nan
     """
     models = check_models(models)
-    lengths = _check_lengths(lengths)
+    lengths = check_lengths(lengths)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
         raise ValueError(f"models x n_samples x lengths past {MAX_TABLE_TOKENS:,} test tokens")
@@ -169,16 +177,11 @@ def format_accuracy_table(
     rope                  95% (82–100)  60% (57–67)
     """
     train_length = check_int("train_length", train_length, minimum=1)
-    lengths = _check_lengths(lengths, maximum=None)
+    lengths = check_lengths(lengths, maximum=None)
     values, bands = check_rows(rows, bands, len(lengths), "rows", "bands")
-
-    def head(n: int) -> str:
-        factor, rest = divmod(n, train_length)
-        return f"n = {n}" if rest else f"{'' if factor == 1 else factor}L = {n}"
-
     return spread_table(
         "method",
-        [head(n) for n in lengths],
+        [f"{length_key(n, train_length) or 'n'} = {n}" for n in lengths],
         {label: bands.get(label) for label in rows},
         values,
         missing="refuses",
