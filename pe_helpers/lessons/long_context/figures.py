@@ -102,22 +102,22 @@ class PairScaling(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        pairs = {
+        art = SimpleNamespace(left=left, right=right, marks={})
+        art.pairs = {
             m: left.plot([], [], "o-", markersize=3, color=_COLOURS[m], label=m)[0]
             for m in FIGURE_METHODS
         }
-        (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
-        (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
+        (art.inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
+        (art.beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
         # A line style each as well as a colour: the curves cross.
-        curves = {
+        art.curves = {
             m: right.plot([], [], color=_COLOURS[m], linestyle=_STYLES[m], label=m)[0]
             for m in FIGURE_METHODS
         }
-        marks = {}
         for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
             colour = "0.3" if key == "turn" else _COLOURS["YaRN"]
-            marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
-        labels = {
+            art.marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
+        art.labels = {
             key: left.text(
                 0.0,
                 {"turn": 0.03, "beta_fast": 0.97, "beta_slow": 0.85}[key],  # one row each
@@ -127,9 +127,9 @@ class PairScaling(LiveFigure):
                 clip_on=True,
                 transform=left.get_xaxis_transform(),
             )
-            for key in marks
+            for key in art.marks
         }
-        end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
+        art.end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
         left.set_yscale("log")
         left.set_ylim(1 / 100, 2.5)
         # Few ticks (no minor ones): each tick is an artist that a draw lays out.
@@ -149,17 +149,7 @@ class PairScaling(LiveFigure):
         legend_below(right, ncols=3)  # under the x label: the curves fill the panel
         # Room at the sides (the layout is constrained) for tick labels an L₀ step brings near.
         right.figure.get_layout_engine().set(w_pad=0.15)
-        return SimpleNamespace(
-            left=left,
-            right=right,
-            pairs=pairs,
-            inside=inside,
-            beyond=beyond,
-            curves=curves,
-            marks=marks,
-            labels=labels,
-            end=end,
-        )
+        return art
 
     def update(
         self,
@@ -177,16 +167,9 @@ class PairScaling(LiveFigure):
         # 240 whole distances from 1 to s L₀, spread evenly on a log scale
         distances = np.unique(np.round(np.geomspace(1, factor * original, 240)))
         yarn_factor = 1.0
+        options = {"rope_theta": theta, "beta_fast": beta_fast, "beta_slow": beta_slow}
         for method in FIGURE_METHODS:
-            inv, att = method_frequencies(
-                method,
-                d,
-                factor,
-                original,
-                rope_theta=theta,
-                beta_fast=beta_fast,
-                beta_slow=beta_slow,
-            )
+            inv, att = method_frequencies(method, d, factor, original, **options)
             art.pairs[method].set_data(index, inv / plain)
             art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
             if method == "YaRN":

@@ -134,14 +134,9 @@ def method_frequencies(
     ([1.0, 0.05], 1.0)
     """
     ntk = check_choice("method", method, METHODS) == "NTK-aware"
-    block = rope_block(  # checks every argument; NTK-aware has no block: RoPE's base is checked
-        "RoPE" if ntk else method,
-        factor,
-        original,
-        rope_theta=rope_theta,
-        beta_fast=beta_fast,
-        beta_slow=beta_slow,
-    )
+    options = {"rope_theta": rope_theta, "beta_fast": beta_fast, "beta_slow": beta_slow}
+    # rope_block checks every argument; NTK-aware has no block: RoPE's is checked
+    block = rope_block("RoPE" if ntk else method, factor, original, **options)
     head_dim = check_int("head_dim", head_dim, minimum=2, maximum=MAX_HEAD_DIM)
     length = original if length is None else check_int("length", length, minimum=1)
     if ntk:

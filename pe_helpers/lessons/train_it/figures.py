@@ -260,27 +260,28 @@ class QueryAttention(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
-        bands = [
+        art = SimpleNamespace(row_ax=row_ax, acc_ax=acc_ax)
+        art.bands = [
             ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
             for ax in axes
         ]
-        heads = [
-            row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
+        art.heads = [
+            row_ax.plot([], [], "o-", color=f"C{h}", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
         ]
         # Vertical marks span the data's range (0 to 1) only: the legends sit above it.
-        (target,) = row_ax.plot(
-            [0, 0], [0, 1], color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
+        (art.target,) = row_ax.plot(
+            [0, 0], [0, 1], "--", color="0.3", linewidth=1.5, label="key with the answer"
         )
         row_ax.set_ylim(0, 1.45)
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
         row_ax.legend(loc="upper center", ncols=self.n_heads + 1, borderaxespad=0.2)
-        note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
-        (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
-        (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
-        (query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
+        art.note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
+        (art.accuracy,) = acc_ax.plot([], [], "o-", color="C0", markersize=3, label="this model")
+        (art.limit,) = acc_ax.plot([], [], "--", color="0.4", label="order-blind limit")
+        (art.query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
         acc_ax.set_ylim(0, 145)
         acc_ax.set_yticks([0, 25, 50, 75, 100])
         acc_ax.set_xlabel("query position")
@@ -288,17 +289,7 @@ class QueryAttention(LiveFigure):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         acc_ax.set_ylabel("accuracy (%)")
         acc_ax.legend(loc="upper center", ncols=2, borderaxespad=0.2)
-        return SimpleNamespace(
-            row_ax=row_ax,
-            acc_ax=acc_ax,
-            bands=bands,
-            heads=heads,
-            target=target,
-            note=note,
-            accuracy=accuracy,
-            limit=limit,
-            query=query,
-        )
+        return art
 
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.

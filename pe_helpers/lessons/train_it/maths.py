@@ -122,10 +122,9 @@ def accuracy_table(
     """Accuracy of each model on its own task at each test length.
 
     At most :data:`MAX_MODELS` models; test lengths 2 to :data:`MAX_LENGTH`; ``n_samples`` test
-    sequences per length (1 to :data:`MAX_SAMPLES`, models x n_samples x the lengths' sum at
-    most :data:`MAX_TABLE_TOKENS`) drawn from ``seed`` (not the training data's). Returns one
-    array of accuracies in [0, 1] per model, NaN where a learned table is shorter than the
-    length (the model refuses it).
+    sequences per length (models x n_samples x the lengths' sum at most
+    :data:`MAX_TABLE_TOKENS`) drawn from ``seed``. Returns one array of accuracies per model,
+    NaN where a learned table refuses the length.
 
     Examples
     --------
@@ -161,9 +160,8 @@ def format_accuracy_table(
     """Rows of accuracies (one per length, in [0, 1]) as whole percentages; NaN is ``refuses``.
 
     The header names each length as a multiple of ``train_length`` (``L``) when it is one.
-    ``bands`` maps a row's label to its range over seeds, ``(low, high)`` or ``(low, median,
-    high)`` as :meth:`pe_helpers.seeds.SeedResults.band` returns (one value per length each):
-    that row's cells then read ``"95% (82–100)"``, this run and the range.
+    ``bands`` maps a label to its range over seeds, ``(low, [median,] high)`` as
+    :meth:`pe_helpers.seeds.SeedResults.band` returns: its cells read ``"95% (82–100)"``.
 
     Examples
     --------
@@ -284,12 +282,9 @@ def far_attention(
     """Share of attention a query gives the keys at least ``distance`` positions back.
 
     For each query position ``t``, the mean over test sequences of each head's total weight on
-    the keys ``0 .. t - distance``, then the largest over heads. With the default distance, the
-    training length ``L``, these are keys at distances training never showed (a training
-    sequence of ``L`` tokens holds distances up to ``L - 1``).
-
-    Arguments and result as in :func:`target_attention`; ``distance`` (>= 1, default the
-    model's training length) is how far back a key must be, and each query ``>= distance``.
+    the keys ``0 .. t - distance``, then the largest over heads. Arguments and result as in
+    :func:`target_attention`; ``distance`` is >= 1, default the training length ``L`` (keys at
+    distances training never showed), and each query ``>= distance``.
 
     Examples
     --------
@@ -326,10 +321,9 @@ def accuracy_by_range(
 ) -> np.ndarray:
     """Mean accuracy of a model over ranges of positions of sequences of one length.
 
-    ``ranges`` holds ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with
-    something to predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``;
-    the other arguments as in :func:`target_attention` (``n_samples`` up to
-    :data:`MAX_SAMPLES`). Returns one accuracy in [0, 1] per range.
+    ``ranges`` holds ``(start, stop)`` pairs of positions, ``start`` at least the task's ``k``
+    or ``p`` and ``stop <= length``; the other arguments as in :func:`target_attention`
+    (``n_samples`` up to :data:`MAX_SAMPLES`). Returns one accuracy per range.
 
     Examples
     --------
@@ -359,11 +353,9 @@ def accuracy_by_range(
 def most_frequent_share(model: TrainedModel, *, n_samples: int = 512, seed: int = 11) -> float:
     """Share of a model's answers that are a most frequent earlier token.
 
-    On test sequences of the model's training length and task, the share of positions
-    ``1 .. L - 1`` (position 0 has no earlier token) where the model's answer is one of the
-    tokens that occur most often before it (:func:`pe_helpers.tasks.most_frequent_earlier`):
-    how closely it follows the best order-blind guess. ``n_samples`` test sequences (1 to
-    :data:`MAX_SAMPLES`) drawn from ``seed``.
+    On ``n_samples`` test sequences (1 to :data:`MAX_SAMPLES`, drawn from ``seed``) of the
+    model's training length and task, the share of positions ``1 .. L - 1`` where its answer is
+    one of the tokens most frequent before it (:func:`pe_helpers.tasks.most_frequent_earlier`).
 
     Examples
     --------
