@@ -417,11 +417,8 @@ def run_bench(
     steps = check_int("steps", steps, minimum=1, maximum=1000)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     seed = check_int("seed", seed, minimum=0)
-    for entry in rows:  # every entry's options refused before any training
-        options = _check_model_options(entry.options)
-        if entry.method == "learned":
-            options.setdefault("max_len", length)
-        ModelConfig(entry.method, 16, **options)
+    # measured first: every entry's options are refused before any training
+    properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
     models = len(rows) * len(columns)
     if (
         models * steps * length > MAX_TRAINING
@@ -442,7 +439,6 @@ def run_bench(
                 if entry.method != "learned" or n <= model.config.max_len:
                     accuracy[r, c, k] = model.accuracy(length=n, n_samples=n_samples)
         models.append(tuple(trained))
-    properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
     baseline = np.array(
         [[order_blind_accuracy(t, n, 16, causal=True) for n in lengths] for t in columns]
     )
@@ -472,8 +468,7 @@ def _bench_entry(entry: object, name: str) -> BenchEntry:
 
 def _bench_task(task: object, name: str) -> Task:
     """A Task, or ``(name, argument)`` as one."""
-    if isinstance(task, Task):
-        return make_task(task)
+    task = (task,) if isinstance(task, Task) else task
     if not isinstance(task, (tuple, list)) or len(task) not in (1, 2):
         raise TypeError(f"{name} must be a Task or (name, argument), got {type(task).__name__}")
     try:

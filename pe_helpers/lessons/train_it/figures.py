@@ -41,6 +41,8 @@ __all__ = [
 # --- figures --------------------------------------------------------------------------------
 
 _MARKERS = ("o", "s", "D", "^", "v", "P")
+#: How a refused length is marked: a cross at 0.
+_REFUSED = {"marker": "x", "markersize": 10, "markeredgewidth": 2.5, "linestyle": "none"}
 
 
 @course_style
@@ -120,15 +122,7 @@ def plot_extrapolation(
             marker = _MARKERS[index % len(_MARKERS)]
             ax.plot(xs, 100 * ys, color=f"C{index}", marker=marker, markersize=7, label=label)
             if refused.any():
-                ax.plot(
-                    xs[refused],
-                    np.zeros(refused.sum()),
-                    color=f"C{index}",
-                    marker="x",
-                    markersize=10,
-                    markeredgewidth=2.5,
-                    linestyle="none",
-                )
+                ax.plot(xs[refused], np.zeros(refused.sum()), color=f"C{index}", **_REFUSED)
         if limit is not None:
             ax.plot(xs, 100 * limit, color="0.4", linestyle="--", label="order-blind limit")
         ax.axvline(train_length, color="0.3", linestyle=":", linewidth=1.5)
