@@ -158,12 +158,10 @@ def check_attention_factor(value: object) -> float:
 def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np.ndarray:
     """Rotate each adjacent pair ``(2i, 2i + 1)`` of ``x`` by ``angles[..., i]``, then scale.
 
-    With ``angles = position * inv_freq`` this is RoPE with any frequencies, as lesson 08's
-    model applies it ("rope_adjacent"); ``attention_factor`` multiplies cos and sin, as YaRN's
-    does, so a score between two rotated vectors grows by its square. ``x`` has shape
-    ``(..., d)`` with ``d`` even, ``angles`` broadcasts to ``(..., d // 2)``; the result (float64,
-    at most :data:`MAX_ELEMENTS` numbers) has ``x``'s shape broadcast with the angles.
-    ``attention_factor`` lies in ``(0, 100]``.
+    With ``angles = position * inv_freq`` this is lesson 08's "rope_adjacent" with any
+    frequencies; ``attention_factor`` (in ``(0, 100]``) multiplies cos and sin, as YaRN's does.
+    ``x`` has shape ``(..., d)``, ``d`` even; ``angles`` broadcasts to ``(..., d // 2)``; the
+    result holds at most :data:`MAX_ELEMENTS` numbers.
 
     Examples
     --------
@@ -231,11 +229,10 @@ def dynamic_key_angles(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Angles of cached keys under dynamic NTK: as cached, and as the current step rotates.
 
-    In token-by-token generation the key at position ``n`` is rotated once, when the sequence
-    has ``n + 1`` tokens, with that length's base, and cached; a query at ``current_length``
-    uses the current base. Returns ``cached`` and ``current``, each of shape
-    ``(len(key_positions), head_dim // 2)``: ``n θ_i(base at n + 1)`` and
-    ``n θ_i(base at current_length)`` (at most 4096 keys).
+    In token-by-token generation the key at ``n`` is rotated once, with the base of length
+    ``n + 1``, and cached. Returns ``cached`` and ``current``, each of shape
+    ``(len(key_positions), head_dim // 2)`` (at most 4096 keys): ``n θ_i(base at n + 1)`` and
+    ``n θ_i(base at current_length)``.
 
     Examples
     --------
@@ -325,9 +322,8 @@ def fine_tuned(
 ) -> TrainedModel:
     """Train ``model`` ``steps`` more Adam steps at ``length`` with ``method``'s frequencies.
 
-    Everything else (task, width, learning rate) as the model was trained; ``seed`` picks the
-    fine-tuning data (drawn from ``seed + 1``, like :func:`~pe_helpers.training.train`'s).
-    "dynamic NTK" uses its base at ``length``.
+    Everything else as the model was trained; ``seed`` picks the fine-tuning data (as
+    :func:`~pe_helpers.training.train`'s); ``length`` is 2 to 1024, ``steps`` 1 to 2000.
 
     Over seeds, pass the model's own seed plus one (``train(seed=s)`` then
     ``fine_tuned(..., seed=s + 1)``), as the lesson and :data:`SEED_EXPERIMENTS` do.
@@ -365,16 +361,15 @@ def stretched_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy of ``model`` under each method's frequencies at each test length, no training.
 
-    Each method's model is :func:`stretched`; "dynamic NTK" gets its base at each test length
-    (measured against the training length, standing in for ``max_position_embeddings``). The
-    test sequences are :meth:`~pe_helpers.training.TrainedModel.accuracy`'s (256, fixed seed).
+    Each method's model is :func:`stretched` ("dynamic NTK" at each test length) and tested by
+    :meth:`~pe_helpers.training.TrainedModel.accuracy`.
 
     Parameters
     ----------
     model : TrainedModel
-        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
+        A "rope_adjacent" model; its training length is ``L0``.
     factor : float
-        The context factor ``s`` (> 0).
+        The context factor ``s`` (>= 1).
     lengths : sequence of int
         Test lengths, each 2 to 1024; methods x their sum at most ``MAX_TEST_LENGTHS``.
     methods : sequence of str, default :data:`METHODS`
@@ -416,10 +411,8 @@ def fine_tuned_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy at each test length after :func:`fine_tuned` with each method.
 
-    ``model``, ``factor``, ``lengths``, ``methods`` and the result as in
-    :func:`stretched_accuracies`; ``length`` (2 to 1024), ``steps`` (1 to 2000) and ``seed`` as
-    in :func:`fine_tuned`. Methods x (steps x length + the test lengths' sum) is at most
-    ``MAX_FINE_TUNING``.
+    Arguments and result as in :func:`stretched_accuracies` and :func:`fine_tuned`; methods x
+    (steps x length + the test lengths' sum) is at most ``MAX_FINE_TUNING``.
 
     Examples
     --------
@@ -497,12 +490,10 @@ def format_seed_table(
 ) -> str:
     """Accuracies of this run, each beside its spread over the shipped seeds.
 
-    ``table`` maps a method to this run's accuracies in [0, 1] at ``lengths`` (multiples of
-    ``train_length``, ``L``). Row ``method`` and length ``n`` read the metric
-    ``"{group}.{method}.{column}"`` of ``spread``, the lesson's shipped results (spaces in
-    ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this run, then the
-    lowest–highest over the seeds and their median, in percent
-    (:func:`pe_helpers.seeds.spread_table`). ``title`` heads the first column.
+    ``table`` maps a method to this run's accuracies at ``lengths`` (multiples of
+    ``train_length``). Row ``method`` and length ``n`` read the metric
+    ``"{group}.{method}.{column}"`` of ``spread`` (spaces in ``method`` written ``_``, ``column``
+    ``"L"``, ``"2L"``, ...). ``title`` heads the first column.
 
     Examples
     --------
@@ -537,8 +528,7 @@ def outside_spread(
     """The metrics where this run lies outside the band of the shipped seeds.
 
     Arguments as in :func:`format_seed_table`; ``slack`` widens each band on both sides
-    (:meth:`~pe_helpers.seeds.SeedResults.contains`). An empty list: every number of this run
-    lies in its band.
+    (:meth:`~pe_helpers.seeds.SeedResults.contains`).
 
     Examples
     --------

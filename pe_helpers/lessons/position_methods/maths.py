@@ -150,10 +150,8 @@ _RELATIVE_SYMBOL = re.compile(r"[ij] ?− ?[ij]|δ\(")
 def term_kind(formula: str) -> str:
     """What a term of the map depends on, read from the symbols of its formula alone.
 
-    "dropped" for "—"; "absolute" if it holds an absolute position vector (``pᵢ`` or
-    ``pⱼ``); "relative" if it holds an offset (``i − j``, ``j − i``) or DeBERTa's relative
-    index ``δ(i, j)``; otherwise "content only". The coarse part of each role in
-    :data:`POSITION_MAP` (before the comma) must agree with it.
+    "dropped" for "—"; "absolute" with ``pᵢ`` or ``pⱼ``; "relative" with an offset (``i − j``,
+    ``j − i``) or DeBERTa's ``δ(i, j)``; otherwise "content only".
 
     Examples
     --------
@@ -201,9 +199,7 @@ def same_token_scores(
 ) -> np.ndarray:
     """Attention scores (before the mask and the softmax) of ``token`` repeated ``n`` times.
 
-    Every query and key carries the same content, so whatever differs between entries is
-    the work of the position method: a Toeplitz matrix means the method is relative.
-
+    Whatever differs between entries is the position method's work (Toeplitz: relative).
     Returns shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
 
     Examples
@@ -258,14 +254,12 @@ def method_properties(
 ) -> MethodProperties:
     """Measure a position method on a freshly initialised model without a mask.
 
-    The model sees one token repeated ``n_positions`` times (:func:`same_token_scores`).
-    A T5 table starts at zero, so it is filled with random numbers first (any trained
-    table is just other numbers). Then:
+    The model sees one token repeated ``n_positions`` times (:func:`same_token_scores`); a
+    T5 table, which starts at zero, is filled with random numbers first. Then:
 
     * ``kind``: "none" if every score is the same, "relative" if every head's matrix is
       Toeplitz (``relative_deviation`` below 1e-9), else "absolute";
-    * ``direction_aware``: the score matrix is not symmetric, so query ``i`` with key ``j``
-      can differ from query ``j`` with key ``i``;
+    * ``direction_aware``: the score matrix is not symmetric;
     * ``extra_parameters``: trainable numbers beyond a "none" model of the same shape.
 
     ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
@@ -384,11 +378,10 @@ def run_bench(
     Parameters
     ----------
     entries : sequence of BenchEntry or (label, method[, options])
-        The rows; :data:`BENCH` by default. Entries x tasks x steps x ``L`` is at most
-        :data:`MAX_TRAINING`, entries x tasks x ``n_samples`` x the test lengths' sum at most
-        :data:`MAX_TEST_TOKENS`.
+        The rows. Entries x tasks x steps x ``L`` is at most :data:`MAX_TRAINING`, entries x
+        tasks x ``n_samples`` x the test lengths' sum at most :data:`MAX_TEST_TOKENS`.
     tasks : sequence of (name, argument) or Task
-        The columns; copy-back by 1 (relative) and the token at position 0 (absolute).
+        The columns.
     length : int, default 16
         Training length ``L``, 2 .. 32.
     factors : sequence of int, default (1, 2, 4)
@@ -567,8 +560,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
 
     With ``spread`` (the lesson's results over seeds), a table per task follows: the lowest
-    and the highest accuracy of each cell over the seeds
-    (:func:`pe_helpers.seeds.spread_table`), so this run can be read against them.
+    and the highest accuracy of each cell over the seeds.
 
     Parameters
     ----------
@@ -705,14 +697,11 @@ def last_query_attention(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where the last query of a copy_back model looks, at each test length.
 
-    The attention of the last query of ``n_sequences`` random sequences, averaged over the
-    sequences and the heads, is summed on the target key (``k`` places back) and on the keys
-    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself): the
-    two arrays ``near, far``, one share per length.
-
-    ``model`` is a causal ``t5_bias`` model trained on copy_back; ``lengths`` run from ``k + 1``
-    to 128, ``n_sequences`` to 2048; the first ``n`` tokens of each sequence drawn from ``seed``
-    are its sequence of length ``n``.
+    The last query's attention, averaged over ``n_sequences`` random sequences (drawn from
+    ``seed``, up to 2048) and the heads, summed on the target key (``k`` places back) and on
+    the keys ``L`` (the training length) or more places back: ``near, far``, one share per
+    length. ``model`` is a causal ``t5_bias`` model of copy_back; ``lengths`` run from
+    ``k + 1`` to 128.
 
     Examples
     --------
@@ -769,10 +758,9 @@ PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
 def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
     """The four position matrices of exercise 2 (one head each), by panel letter.
 
-    One is a T5 bias from a random table (16 buckets, max distance 32, bidirectional), one
-    a learned absolute table's position-position term through random ``W_Q, W_K``, one a
-    RoPE score of one query and one key at every pair of positions, one an ALiBi head
-    (slope 1/4, without a mask).
+    A T5 bias of a random table (16 buckets, max distance 32, bidirectional), a random
+    learned table's position-position term, a RoPE score of one query and one key at every
+    pair of positions, an ALiBi head (slope 1/4, no mask).
 
     Examples
     --------
