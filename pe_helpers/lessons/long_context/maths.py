@@ -149,9 +149,7 @@ def check_attention_factor(value: object) -> float:
     """The checked ``attention_factor``, in ``(0, MAX_ATTENTION_FACTOR]``."""
     factor = check_real("attention_factor", value, positive=True)
     if factor > MAX_ATTENTION_FACTOR:
-        raise ValueError(
-            f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g}, got {factor!r}"
-        )
+        raise ValueError(f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g}, got {factor}")
     return factor
 
 
@@ -243,9 +241,7 @@ def dynamic_key_angles(
     positions = check_array("key_positions", key_positions, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer) or positions.min() < 0:
         raise ValueError("key_positions must be whole numbers >= 0")
-    max_position_embeddings = check_int(
-        "max_position_embeddings", max_position_embeddings, minimum=1
-    )
+    original = check_int("max_position_embeddings", max_position_embeddings, minimum=1)
     if positions.size > 4096:
         raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
     current_length = check_int("current_length", current_length, minimum=1)
@@ -253,14 +249,10 @@ def dynamic_key_angles(
         raise ValueError(f"key_positions must be below current_length {current_length}")
 
     def at(length: int) -> np.ndarray:
-        return method_frequencies(
-            "dynamic NTK",
-            head_dim,
-            factor,
-            max_position_embeddings,
-            rope_theta=rope_theta,
-            length=length,
-        )[0]
+        frequencies, _ = method_frequencies(
+            "dynamic NTK", head_dim, factor, original, rope_theta=rope_theta, length=length
+        )
+        return frequencies
 
     current = at(current_length)  # checks every argument before the loop
     cached = np.array([n * at(n + 1) for n in positions.tolist()])
@@ -425,9 +417,7 @@ def fine_tuned_accuracies(
     _model_frequencies(model, "RoPE", factor)
     length = _check_fine_tuning(length, steps)
     if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
-        raise ValueError(
-            f"methods x (steps x length + lengths) must be at most {MAX_FINE_TUNING:,}"
-        )
+        raise ValueError(f"methods x (steps x length + lengths) past {MAX_FINE_TUNING:,}")
     tuned = {
         m: fine_tuned(model, m, factor, length=length, steps=steps, seed=seed) for m in methods
     }

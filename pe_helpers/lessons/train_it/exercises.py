@@ -59,8 +59,7 @@ def check_softmax_backward(softmax_backward: Callable) -> Feedback:
     found: dict[str, float] = {}
 
     def on_a_batch(attempt: Callable) -> str | None:
-        what = "your result"
-        got = as_array(attempt(weights, grad_weights), what, shape=weights.shape)
+        got = as_array(attempt(weights, grad_weights), "your result", shape=weights.shape)
         found["tolerance"] = tolerance(got)
         if close(got, want, scale=1.0):
             return None
