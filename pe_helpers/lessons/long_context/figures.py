@@ -53,8 +53,6 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-# --- the figure -----------------------------------------------------------------------------------
-
 _COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
 _STYLES = {"PI": "--", "NTK-aware": "-.", "YaRN": "-", "Llama 3": (0, (5, 1, 1, 1, 1, 1))}
 

@@ -289,16 +289,11 @@ class T5BucketMap(LiveFigure):
         return SimpleNamespace(axes=list(axes), steps=steps, edges=edges)
 
     def update(self, art: SimpleNamespace, num_buckets: int, max_distance: int) -> None:
+        sizes = {"num_buckets": num_buckets, "max_distance": max_distance}
         for ax, line, edges, bidirectional in zip(
             art.axes, art.steps, art.edges, (True, False), strict=True
         ):
-            buckets = t5_relative_bucket(
-                self.offsets,
-                bidirectional=bidirectional,
-                num_buckets=num_buckets,
-                max_distance=max_distance,
-            )
-            line.set_ydata(buckets)
+            line.set_ydata(t5_relative_bucket(self.offsets, bidirectional=bidirectional, **sizes))
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])
             ax.set_ylim(-0.6, num_buckets - 0.4)  # no "−1" tick to meet the x tick labels

@@ -616,11 +616,9 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     for c, task in enumerate(result.tasks):
         rows = {}
         for entry, entry_names in zip(result.entries, names, strict=True):
-            cells = [f"bench.{n}" for n in entry_names[c] if n]
-            low, middle, high = (np.full(len(heads), np.nan) for _ in range(3))
             filled = [k for k, n in enumerate(entry_names[c]) if n]
-            low[filled], middle[filled], high[filled] = spread.band(cells)
-            rows[entry.label] = (low, middle, high)
+            rows[entry.label] = band = np.full((3, len(heads)), np.nan)  # low, median, high
+            band[:, filled] = spread.band([f"bench.{entry_names[c][k]}" for k in filled])
         lines += [""] * (c > 0) + [spread_table(task_label(task), heads, rows)]
     return "\n".join(lines)
 
@@ -668,16 +666,9 @@ def t5_table_facts(model: TrainedModel) -> dict[str, float]:
     model = _check_t5_copy_model(model)
     config, table = model.config, model.params["t5_bias"]  # (buckets, heads)
 
-    def bucket(offsets):
-        return t5_relative_bucket(
-            offsets,
-            bidirectional=False,
-            num_buckets=config.num_buckets,
-            max_distance=config.max_distance,
-        )
-
-    target = int(bucket(-model.task.arg))
-    reached = np.unique(bucket(-np.arange(model.length)))
+    sizes = {"num_buckets": config.num_buckets, "max_distance": config.max_distance}
+    target = int(t5_relative_bucket(-model.task.arg, bidirectional=False, **sizes))
+    reached = np.unique(t5_relative_bucket(-np.arange(model.length), bidirectional=False, **sizes))
     others = np.setdiff1d(reached, [target])
     never = np.setdiff1d(np.arange(config.num_buckets), reached)
     return {

@@ -32,8 +32,6 @@ __all__ = [
     "check_softmax_backward",
 ]
 
-# --- exercise checkers ----------------------------------------------------------------------
-
 
 def check_softmax_backward(softmax_backward: Callable) -> Feedback:
     """Lesson 08, exercise 1: the gradient through a row-wise softmax, then the model's.

@@ -38,8 +38,6 @@ __all__ = [
     "plot_extrapolation",
 ]
 
-# --- figures --------------------------------------------------------------------------------
-
 _MARKERS = ("o", "s", "D", "^", "v", "P")
 #: How a refused length is marked: a cross at 0.
 _REFUSED = {"marker": "x", "markersize": 10, "markeredgewidth": 2.5, "linestyle": "none"}
