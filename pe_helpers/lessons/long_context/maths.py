@@ -45,8 +45,6 @@ MAX_THETA = 1e12
 #: most methods x (steps x length + test lengths' sum) :func:`fine_tuned_accuracies` runs
 #: (the lesson's: 3,600).
 MAX_TEST_LENGTHS, MAX_FINE_TUNING = 4096, 200_000
-#: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
-_LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 
 
 # --- the methods --------------------------------------------------------------------------------
@@ -102,10 +100,8 @@ def rope_block(
             original_max_position_embeddings=original, beta_fast=beta_fast, beta_slow=beta_slow
         )
     if method == "Llama 3":
-        block.update(
-            low_freq_factor=_LOW_FREQ_FACTOR,
-            high_freq_factor=_HIGH_FREQ_FACTOR,
-            original_max_position_embeddings=original,
+        block.update(  # Llama 3.1's band edges (Meta's apply_scaling)
+            low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=original
         )
     return block
 

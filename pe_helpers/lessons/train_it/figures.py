@@ -176,9 +176,8 @@ class QueryAttention(LiveFigure):
     'RoPE: query 20'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the training length
-    # (16), twice and four times it; queries inside it, just past it and far past it; every
-    # method.
+    # The values the website has pictures for (scripts/build_site.py): L, 2L and 4L; queries
+    # inside L, just past it and far past it; every method.
     site_grid = {"length": (16, 32, 64), "query": (1, 8, 15, 20, 24, 31, 48, 63)}
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
