@@ -140,12 +140,7 @@ def plot_extrapolation(
 
 
 #: How the figures and buttons name each position method.
-METHOD_NAMES = {
-    "none": "NoPE",
-    "sinusoidal": "sinusoidal",
-    "learned": "learned",
-    "rope_adjacent": "RoPE",
-}
+METHOD_NAMES = {m: m for m in LESSON_METHODS} | {"none": "NoPE", "rope_adjacent": "RoPE"}
 
 
 class QueryAttention(LiveFigure):
@@ -182,9 +177,7 @@ class QueryAttention(LiveFigure):
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
-        "method": choice_control(
-            "method", {m: METHOD_NAMES[m] for m in LESSON_METHODS}, "rope_adjacent"
-        ),
+        "method": choice_control("method", METHOD_NAMES, "rope_adjacent"),
     }
     layout = side_by_side()
 
