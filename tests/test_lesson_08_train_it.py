@@ -16,8 +16,6 @@ from matplotlib.colors import to_rgb
 
 from pe_helpers.attention import softmax_backward
 from pe_helpers.lessons.train_it import (
-    MAX_LENGTH,
-    MAX_MODELS,
     SEED_EXPERIMENTS,
     QueryAttention,
     accuracy_by_range,
@@ -31,6 +29,7 @@ from pe_helpers.lessons.train_it import (
     plot_extrapolation,
     target_attention,
 )
+from pe_helpers.lessons.train_it.maths import MAX_LENGTH, MAX_MODELS
 from pe_helpers.live import snapshot
 from pe_helpers.seeds import cpu_kernels, load_results
 from pe_helpers.tasks import most_frequent_earlier, order_blind_accuracy, task_batch
@@ -185,7 +184,7 @@ BAD_ARGUMENTS = [
     (lambda m: m["learned"].accuracy(length=16), ValueError, "length"),
     (lambda m: format_accuracy_table({"a": [0.5]}, [16, 32], train_length=16), ValueError, "rows"),
     (lambda m: _table([0.5]), TypeError, "bands"),
-    (lambda m: _table({"other": ([0.5], [0.6])}), ValueError, "bands"),
+    (lambda m: _table({"other": ([0.5], [0.6])}), TypeError, "bands"),
     (lambda m: _table({"a": 0.5}), TypeError, "bands"),
     (lambda m: _table({"a": ([0.5],)}), TypeError, "bands"),
     (lambda m: _table({"a": ([0.5, 0.6], [0.7, 0.8])}), ValueError, "bands"),
@@ -371,7 +370,7 @@ def test_query_attention_picks_the_method_by_name(small):
     assert (control.kind, control.options, control.default) == ("choice", methods, "rope_adjacent")
     backwards = dict(reversed(small.items()))  # any order of keys: the choice's order is kept
     figure = QueryAttention(backwards)
-    assert figure.names == ["none", "sinusoidal", "learned", "rope_adjacent"]
+    assert list(figure.models) == ["none", "sinusoidal", "learned", "rope_adjacent"]
     view = figure.view(length=12, query=9)
     buttons = view.controls["method"]
     assert buttons.options == (  # (shown, passed to update)
@@ -387,7 +386,7 @@ def test_query_attention_picks_the_method_by_name(small):
 
 def test_query_attention_default_is_the_lessons_copy_back_models():
     figure = QueryAttention()
-    assert figure.names == ["none", "sinusoidal", "learned", "rope_adjacent"]
+    assert list(figure.models) == ["none", "sinusoidal", "learned", "rope_adjacent"]
     assert (figure.task.name, figure.task.arg, figure.train_length) == ("copy_back", 1, 16)
     again = QueryAttention().models  # trained once per session
     assert all(again[name] is model for name, model in figure.models.items())

@@ -69,7 +69,7 @@ def test_the_map_has_four_known_roles_per_method_and_bench_names_of_the_trainer(
     assert len(pm.POSITION_MAP) == 10
     for entry in pm.POSITION_MAP:
         assert len(entry.formulas) == len(entry.roles) == 4
-        assert set(entry.roles) <= set(pm.ROLES)
+        assert set(entry.roles) <= set(pm.maths.ROLES)
         assert entry.bench is None or entry.bench in METHODS
         dropped = [f for f, r in zip(entry.formulas, entry.roles, strict=True) if r == "dropped"]
         assert all(f == "—" for f in dropped)
@@ -131,7 +131,7 @@ def test_the_map_figure_shows_every_cell():
     ax = pm.plot_position_map()
     assert ax.images[0].get_array().shape == (10, 4)
     assert len(ax.texts) == 40
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(pm.ROLES)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(pm.maths.ROLES)
     plt.close(ax.figure)
 
 

@@ -12,7 +12,6 @@ from pe_helpers import apply_rope
 from pe_helpers.lessons.long_context import (
     ENGINE_BLOCK,
     ENGINE_HEAD_DIM,
-    METHODS,
     SEED_EXPERIMENTS,
     PairScaling,
     aligned_scores,
@@ -32,7 +31,7 @@ from pe_helpers.lessons.long_context import (
     yarn_engines,
 )
 from pe_helpers.lessons.long_context.figures import FIGURE_METHODS, PRESETS
-from pe_helpers.lessons.long_context.maths import column_key, metric_key
+from pe_helpers.lessons.long_context.maths import METHODS, length_key, metric_key
 from pe_helpers.rope_configs import model_rope_config
 from pe_helpers.rope_scaling import (
     classify_pairs,
@@ -185,7 +184,7 @@ def test_metric_names_write_methods_and_lengths_as_the_results_file_does():
         "YaRN",
         "Llama_3",
     ]
-    assert [column_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
+    assert [length_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
 
 
 def test_the_seed_table_puts_this_run_beside_each_metrics_spread():
@@ -407,7 +406,7 @@ def test_the_preset_is_picked_by_name_from_a_list():
 
 
 def test_the_figure_shows_each_methods_ratio_per_pair_and_the_title_names_the_preset():
-    figure = plt.figure()
+    figure = plt.figure(layout="constrained")  # as every drawing of a live figure is
     axes = figure.subplots(1, 2)
     view = PairScaling()
     art = view.build(axes)

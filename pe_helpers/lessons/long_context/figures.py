@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from ...figures import legend_below
@@ -25,30 +24,23 @@ FIGURE_METHODS = ("PI", "NTK-aware", "YaRN", "Llama 3")
 
 
 class Preset(NamedTuple):
-    """A head geometry for :class:`PairScaling`: its width, base and published recipe."""
+    """A head geometry for :class:`PairScaling`: its name in the menu, width and base."""
 
     label: str
     head_dim: int
     rope_theta: float
-    published: str
 
 
 def _preset(name: str, label: str) -> Preset:
     config = model_rope_config(name)
-    block = config.rope_parameters
-    recipe = block["rope_type"]
-    if "factor" in block:
-        recipe += f", s = {block['factor']:g}"
-    if "original_max_position_embeddings" in block:
-        recipe += f" from L₀ = {block['original_max_position_embeddings']:,}"
-    return Preset(label, config.head_dim, float(block["rope_theta"]), recipe)
+    return Preset(label, config.head_dim, float(config.rope_parameters["rope_theta"]))
 
 
 #: The geometries the figure's ``preset`` picks by name: lesson 08's model, then shipped models
 #: under their :func:`~pe_helpers.rope_configs.model_rope_config` names (published values, with
 #: their sources there).
 PRESETS: dict[str, Preset] = {
-    "lesson-08": Preset("lesson 08 model", 16, 10000.0, "trained at L = 16, no scaling"),
+    "lesson-08": Preset("lesson 08 model", 16, 10000.0),
     **{
         name: _preset(name, label)
         for name, label in (
@@ -61,23 +53,8 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-# --- the figure -----------------------------------------------------------------------------------
-
 _COLOURS = {"RoPE": "black", "PI": "C0", "NTK-aware": "C1", "YaRN": "C2", "Llama 3": "C3"}
 _STYLES = {"PI": "--", "NTK-aware": "-.", "YaRN": "-", "Llama 3": (0, (5, 1, 1, 1, 1, 1))}
-_POINTS = 240
-
-
-def _distances(longest: int) -> np.ndarray:
-    """Whole distances from 1 to ``longest``, spread evenly on a log scale."""
-    return np.unique(np.round(np.geomspace(1, longest, _POINTS)))
-
-
-def _pad_sides(figure, inches: float) -> None:
-    """Widen a constrained layout's padding (a figure without one is left as it is)."""
-    engine = figure.get_layout_engine()
-    if isinstance(engine, ConstrainedLayoutEngine):
-        engine.set(w_pad=inches)
 
 
 class PairScaling(LiveFigure):
@@ -123,22 +100,22 @@ class PairScaling(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        pairs = {
+        art = SimpleNamespace(left=left, right=right, marks={})
+        art.pairs = {
             m: left.plot([], [], "o-", markersize=3, color=_COLOURS[m], label=m)[0]
             for m in FIGURE_METHODS
         }
-        (inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
-        (beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
+        (art.inside,) = right.plot([], [], color="black", label="RoPE, inside L₀")
+        (art.beyond,) = right.plot([], [], ":", color="black", label="RoPE, past L₀")
         # A line style each as well as a colour: the curves cross.
-        curves = {
+        art.curves = {
             m: right.plot([], [], color=_COLOURS[m], linestyle=_STYLES[m], label=m)[0]
             for m in FIGURE_METHODS
         }
-        marks = {}
         for key, style in (("turn", "--"), ("beta_fast", ":"), ("beta_slow", ":")):
             colour = "0.3" if key == "turn" else _COLOURS["YaRN"]
-            marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
-        labels = {
+            art.marks[key] = left.axvline(0.0, linestyle=style, color=colour, linewidth=1)
+        art.labels = {
             key: left.text(
                 0.0,
                 {"turn": 0.03, "beta_fast": 0.97, "beta_slow": 0.85}[key],  # one row each
@@ -148,9 +125,9 @@ class PairScaling(LiveFigure):
                 clip_on=True,
                 transform=left.get_xaxis_transform(),
             )
-            for key in marks
+            for key in art.marks
         }
-        end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
+        art.end = right.axvline(1.0, linestyle="--", color="0.3", linewidth=1)
         left.set_yscale("log")
         left.set_ylim(1 / 100, 2.5)
         # Few ticks (no minor ones): each tick is an artist that a draw lays out.
@@ -168,19 +145,9 @@ class PairScaling(LiveFigure):
         right.set_xlabel("distance Δ (tokens)")
         right.set_ylabel("aligned score / d")
         legend_below(right, ncols=3)  # under the x label: the curves fill the panel
-        # Room at the sides for tick labels that an L₀ step brings near an edge.
-        _pad_sides(right.figure, 0.15)
-        return SimpleNamespace(
-            left=left,
-            right=right,
-            pairs=pairs,
-            inside=inside,
-            beyond=beyond,
-            curves=curves,
-            marks=marks,
-            labels=labels,
-            end=end,
-        )
+        # Room at the sides (the layout is constrained) for tick labels an L₀ step brings near.
+        right.figure.get_layout_engine().set(w_pad=0.15)
+        return art
 
     def update(
         self,
@@ -195,18 +162,12 @@ class PairScaling(LiveFigure):
         d, theta, original = geometry.head_dim, geometry.rope_theta, 2**log2_length
         plain = default_frequencies(theta, d)
         index = np.arange(d // 2)
-        distances = _distances(factor * original)
+        # 240 whole distances from 1 to s L₀, spread evenly on a log scale
+        distances = np.unique(np.round(np.geomspace(1, factor * original, 240)))
         yarn_factor = 1.0
+        options = {"rope_theta": theta, "beta_fast": beta_fast, "beta_slow": beta_slow}
         for method in FIGURE_METHODS:
-            inv, att = method_frequencies(
-                method,
-                d,
-                factor,
-                original,
-                rope_theta=theta,
-                beta_fast=beta_fast,
-                beta_slow=beta_slow,
-            )
+            inv, att = method_frequencies(method, d, factor, original, **options)
             art.pairs[method].set_data(index, inv / plain)
             art.curves[method].set_data(distances, aligned_scores(inv, distances, att))
             if method == "YaRN":

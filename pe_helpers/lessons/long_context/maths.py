@@ -17,9 +17,9 @@ from ...model import MAX_ATTENTION_FACTOR
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...seeds import SeedResults, spread_table
 from ...training import TrainedModel, train
+from ..train_it.maths import check_lengths, length_key
 
 __all__ = [
-    "METHODS",
     "SEED_EXPERIMENTS",
     "aligned_scores",
     "dynamic_key_angles",
@@ -45,33 +45,9 @@ MAX_THETA = 1e12
 #: most methods x (steps x length + test lengths' sum) :func:`fine_tuned_accuracies` runs
 #: (the lesson's: 3,600).
 MAX_TEST_LENGTHS, MAX_FINE_TUNING = 4096, 200_000
-#: Llama 3.1's band edges (Meta's ``apply_scaling``); :func:`rope_block` uses them.
-_LOW_FREQ_FACTOR, _HIGH_FREQ_FACTOR = 1.0, 4.0
 
 
 # --- the methods --------------------------------------------------------------------------------
-
-
-def _check_method_args(
-    method: object,
-    factor: object,
-    original: object,
-    rope_theta: object,
-    beta_fast: object,
-    beta_slow: object,
-) -> tuple[str, float, int, float, float, float]:
-    """Every argument a method may read, checked whether or not the method reads it."""
-    method = check_choice("method", method, METHODS)
-    factor = check_real("factor", factor, positive=True)
-    if factor < 1:
-        raise ValueError(f"factor must be >= 1 (a stretch of the context), got {factor!r}")
-    original = check_int("original", original, minimum=1)
-    theta = check_real("rope_theta", rope_theta, positive=True)
-    if not 1 < theta <= MAX_THETA:
-        raise ValueError(f"rope_theta must lie in (1, {MAX_THETA:g}] (a RoPE base), got {theta!r}")
-    beta_fast = check_real("beta_fast", beta_fast, positive=True)
-    beta_slow = check_real("beta_slow", beta_slow, positive=True)
-    return method, factor, original, theta, beta_fast, beta_slow
 
 
 def rope_block(
@@ -98,17 +74,21 @@ def rope_block(
     rope_theta : float, default 10000.0
         The base ``b``, in ``(1, MAX_THETA]``.
     beta_fast, beta_slow : float, default 32 and 1
-        YaRN's bounds, in rotations within ``L0`` (> 0). Only YaRN reads them; for any other
-        method they are still checked, then ignored.
+        YaRN's bounds, in rotations within ``L0`` (> 0); checked for every method, read by YaRN.
 
     Examples
     --------
     >>> rope_block("Llama 3", 8, 8192, rope_theta=500000.0)["rope_type"]
     'llama3'
     """
-    method, factor, original, theta, beta_fast, beta_slow = _check_method_args(
-        method, factor, original, rope_theta, beta_fast, beta_slow
-    )
+    method = check_choice("method", method, METHODS)
+    factor = check_real("factor", factor, minimum=1.0)
+    original = check_int("original", original, minimum=1)
+    theta = check_real("rope_theta", rope_theta, positive=True)
+    if not 1 < theta <= MAX_THETA:
+        raise ValueError(f"rope_theta must lie in (1, {MAX_THETA:g}] (a RoPE base), got {theta!r}")
+    beta_fast = check_real("beta_fast", beta_fast, positive=True)
+    beta_slow = check_real("beta_slow", beta_slow, positive=True)
     if method == "RoPE":
         return {"rope_type": "default", "rope_theta": theta}
     if method == "NTK-aware":
@@ -120,10 +100,8 @@ def rope_block(
             original_max_position_embeddings=original, beta_fast=beta_fast, beta_slow=beta_slow
         )
     if method == "Llama 3":
-        block.update(
-            low_freq_factor=_LOW_FREQ_FACTOR,
-            high_freq_factor=_HIGH_FREQ_FACTOR,
-            original_max_position_embeddings=original,
+        block.update(  # Llama 3.1's band edges (Meta's apply_scaling)
+            low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=original
         )
     return block
 
@@ -142,11 +120,8 @@ def method_frequencies(
     """Per-pair frequencies and attention factor of ``method`` for a head of ``head_dim``.
 
     Arguments as in :func:`rope_block`; ``head_dim`` is even, 2 to 1024; ``length`` is the
-    current sequence length (an int >= 1), which only "dynamic NTK" reads (its reference
-    length is ``original``, standing for the config's ``max_position_embeddings``; default:
-    ``original``, where nothing changes). Every argument is checked whatever the method;
-    those it does not read (``length`` but for "dynamic NTK", ``beta_fast`` and ``beta_slow``
-    but for YaRN) are then ignored.
+    current sequence length (>= 1, default ``original``), read by "dynamic NTK" only (its
+    reference length is ``original``, standing for the config's ``max_position_embeddings``).
 
     Examples
     --------
@@ -154,16 +129,15 @@ def method_frequencies(
     >>> inv.round(6).tolist(), att
     ([1.0, 0.05], 1.0)
     """
-    method, factor, original, rope_theta, beta_fast, beta_slow = _check_method_args(
-        method, factor, original, rope_theta, beta_fast, beta_slow
-    )
+    ntk = check_choice("method", method, METHODS) == "NTK-aware"
+    options = {"rope_theta": rope_theta, "beta_fast": beta_fast, "beta_slow": beta_slow}
+    # rope_block checks every argument; NTK-aware has no block: RoPE's is checked
+    block = rope_block("RoPE" if ntk else method, factor, original, **options)
     head_dim = check_int("head_dim", head_dim, minimum=2, maximum=MAX_HEAD_DIM)
     length = original if length is None else check_int("length", length, minimum=1)
-    if method == "NTK-aware":
-        return default_frequencies(ntk_aware_base(rope_theta, head_dim, factor), head_dim), 1.0
-    block = rope_block(
-        method, factor, original, rope_theta=rope_theta, beta_fast=beta_fast, beta_slow=beta_slow
-    )
+    if ntk:
+        base = ntk_aware_base(block["rope_theta"], head_dim, factor)
+        return default_frequencies(base, head_dim), 1.0
     return rope_frequencies(block, head_dim, max_position_embeddings=original, seq_len=length)
 
 
@@ -171,21 +145,17 @@ def check_attention_factor(value: object) -> float:
     """The checked ``attention_factor``, in ``(0, MAX_ATTENTION_FACTOR]``."""
     factor = check_real("attention_factor", value, positive=True)
     if factor > MAX_ATTENTION_FACTOR:
-        raise ValueError(
-            f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g}, got {factor!r}"
-        )
+        raise ValueError(f"attention_factor must be at most {MAX_ATTENTION_FACTOR:g}, got {factor}")
     return factor
 
 
 def rotate(x: ArrayLike, angles: ArrayLike, attention_factor: float = 1.0) -> np.ndarray:
     """Rotate each adjacent pair ``(2i, 2i + 1)`` of ``x`` by ``angles[..., i]``, then scale.
 
-    With ``angles = position * inv_freq`` this is RoPE with any frequencies, as lesson 08's
-    model applies it ("rope_adjacent"); ``attention_factor`` multiplies cos and sin, as YaRN's
-    does, so a score between two rotated vectors grows by its square. ``x`` has shape
-    ``(..., d)`` with ``d`` even, ``angles`` broadcasts to ``(..., d // 2)``; the result (float64,
-    at most :data:`MAX_ELEMENTS` numbers) has ``x``'s shape broadcast with the angles.
-    ``attention_factor`` lies in ``(0, 100]``.
+    With ``angles = position * inv_freq`` this is lesson 08's "rope_adjacent" with any
+    frequencies; ``attention_factor`` (in ``(0, 100]``) multiplies cos and sin, as YaRN's does.
+    ``x`` has shape ``(..., d)``, ``d`` even; ``angles`` broadcasts to ``(..., d // 2)``; the
+    result holds at most :data:`MAX_ELEMENTS` numbers.
 
     Examples
     --------
@@ -253,11 +223,10 @@ def dynamic_key_angles(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Angles of cached keys under dynamic NTK: as cached, and as the current step rotates.
 
-    In token-by-token generation the key at position ``n`` is rotated once, when the sequence
-    has ``n + 1`` tokens, with that length's base, and cached; a query at ``current_length``
-    uses the current base. Returns ``cached`` and ``current``, each of shape
-    ``(len(key_positions), head_dim // 2)``: ``n θ_i(base at n + 1)`` and
-    ``n θ_i(base at current_length)`` (at most 4096 keys).
+    In token-by-token generation the key at ``n`` is rotated once, with the base of length
+    ``n + 1``, and cached. Returns ``cached`` and ``current``, each of shape
+    ``(len(key_positions), head_dim // 2)`` (at most 4096 keys): ``n θ_i(base at n + 1)`` and
+    ``n θ_i(base at current_length)``.
 
     Examples
     --------
@@ -268,9 +237,7 @@ def dynamic_key_angles(
     positions = check_array("key_positions", key_positions, ndim=1)
     if not np.issubdtype(positions.dtype, np.integer) or positions.min() < 0:
         raise ValueError("key_positions must be whole numbers >= 0")
-    max_position_embeddings = check_int(
-        "max_position_embeddings", max_position_embeddings, minimum=1
-    )
+    original = check_int("max_position_embeddings", max_position_embeddings, minimum=1)
     if positions.size > 4096:
         raise ValueError(f"key_positions may have at most 4096 entries, got {positions.size}")
     current_length = check_int("current_length", current_length, minimum=1)
@@ -278,14 +245,10 @@ def dynamic_key_angles(
         raise ValueError(f"key_positions must be below current_length {current_length}")
 
     def at(length: int) -> np.ndarray:
-        return method_frequencies(
-            "dynamic NTK",
-            head_dim,
-            factor,
-            max_position_embeddings,
-            rope_theta=rope_theta,
-            length=length,
-        )[0]
+        frequencies, _ = method_frequencies(
+            "dynamic NTK", head_dim, factor, original, rope_theta=rope_theta, length=length
+        )
+        return frequencies
 
     current = at(current_length)  # checks every argument before the loop
     cached = np.array([n * at(n + 1) for n in positions.tolist()])
@@ -295,26 +258,13 @@ def dynamic_key_angles(
 # --- lesson 08's model with new frequencies -----------------------------------------------------
 
 
-def _model_frequencies(
-    model: object,
-    method: str,
-    factor: float,
-    length: int | None,
-    beta_fast: float = 32.0,
-    beta_slow: float = 1.0,
-):
+def _model_frequencies(model: object, method: str, factor: float, **options) -> tuple:
     """``method``'s frequencies for a lesson 08 RoPE model, ``L0`` its training length."""
     if not isinstance(model, TrainedModel) or model.config.method != "rope_adjacent":
         raise TypeError(f"model must be a 'rope_adjacent' TrainedModel, got {type(model).__name__}")
+    config = model.config
     return method_frequencies(
-        method,
-        model.config.d_head,
-        factor,
-        model.length,
-        rope_theta=model.config.base,
-        length=length,
-        beta_fast=beta_fast,
-        beta_slow=beta_slow,
+        method, config.d_head, factor, model.length, rope_theta=config.base, **options
     )
 
 
@@ -337,7 +287,9 @@ def stretched(
     >>> stretched(model, "PI", 2.0).config.inv_freq[0]
     0.5
     """
-    inv, att = _model_frequencies(model, method, factor, length, beta_fast, beta_slow)
+    inv, att = _model_frequencies(
+        model, method, factor, length=length, beta_fast=beta_fast, beta_slow=beta_slow
+    )
     return model.replace(inv_freq=inv, attention_factor=att)
 
 
@@ -358,14 +310,11 @@ def fine_tuned(
 ) -> TrainedModel:
     """Train ``model`` ``steps`` more Adam steps at ``length`` with ``method``'s frequencies.
 
-    Everything else (task, width, learning rate) as the model was trained; ``seed`` picks the
-    fine-tuning data (drawn from ``seed + 1``, like :func:`~pe_helpers.training.train`'s).
-    "dynamic NTK" uses its base at ``length``.
+    Everything else as the model was trained; ``seed`` picks the fine-tuning data (as
+    :func:`~pe_helpers.training.train`'s); ``length`` is 2 to 1024, ``steps`` 1 to 2000.
 
     Over seeds, pass the model's own seed plus one (``train(seed=s)`` then
-    ``fine_tuned(..., seed=s + 1)``): each seed is then one draw of both the model and its
-    fine-tuning data, and the default 1 is what goes with the model of seed 0. The lesson and
-    its results over seeds (:data:`SEED_EXPERIMENTS`) do so.
+    ``fine_tuned(..., seed=s + 1)``), as the lesson and :data:`SEED_EXPERIMENTS` do.
 
     Examples
     --------
@@ -374,18 +323,11 @@ def fine_tuned(
     16
     """
     length = _check_fine_tuning(length, steps)
-    inv, att = _model_frequencies(model, method, factor, length)
+    inv, att = _model_frequencies(model, method, factor, length=length)
     kept = ("vocab_size", "d_model", "n_heads", "d_head", "causal", "residual", "base")
     options = {name: getattr(model.config, name) for name in kept}
     options |= {"params": model.params, "inv_freq": inv, "attention_factor": att}
     return train(model.task, model.config.method, length=length, steps=steps, seed=seed, **options)
-
-
-def _check_lengths(lengths: object) -> list[int]:
-    """Test lengths: a non-empty sequence of integers 2 to 1024."""
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
-    return [check_int("lengths entry", n, minimum=2, maximum=1024) for n in lengths]
 
 
 def _check_methods(methods: object) -> list[str]:
@@ -407,16 +349,15 @@ def stretched_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy of ``model`` under each method's frequencies at each test length, no training.
 
-    Each method's model is :func:`stretched`; "dynamic NTK" gets its base at each test length
-    (measured against the training length, standing in for ``max_position_embeddings``). The
-    test sequences are :meth:`~pe_helpers.training.TrainedModel.accuracy`'s (256, fixed seed).
+    Each method's model is :func:`stretched` ("dynamic NTK" at each test length) and tested by
+    :meth:`~pe_helpers.training.TrainedModel.accuracy`.
 
     Parameters
     ----------
     model : TrainedModel
-        A RoPE model (method "rope_adjacent"); its training length is ``L0``.
+        A "rope_adjacent" model; its training length is ``L0``.
     factor : float
-        The context factor ``s`` (> 0).
+        The context factor ``s`` (>= 1).
     lengths : sequence of int
         Test lengths, each 2 to 1024; methods x their sum at most ``MAX_TEST_LENGTHS``.
     methods : sequence of str, default :data:`METHODS`
@@ -434,21 +375,16 @@ def stretched_accuracies(
     >>> list(table), table["RoPE"].shape
     (['RoPE', 'dynamic NTK'], (2,))
     """
-    lengths, methods = _check_lengths(lengths), _check_methods(methods)
-    factor = check_real("factor", factor, positive=True)
-    _model_frequencies(model, "RoPE", factor, None)  # the model, checked before the work
+    lengths, methods = check_lengths(lengths, 1024), _check_methods(methods)
+    _model_frequencies(model, "RoPE", factor)  # the model and the factor, checked before the work
     if len(methods) * sum(lengths) > MAX_TEST_LENGTHS:
         raise ValueError(f"methods x lengths must sum to at most {MAX_TEST_LENGTHS:,} positions")
-    table = {}
-    for method in methods:
-        if method == "dynamic NTK":
-            models = [stretched(model, method, factor, length=n) for n in lengths]
-        else:
-            models = [stretched(model, method, factor)] * len(lengths)
-        table[method] = np.array(
-            [m.accuracy(length=n) for m, n in zip(models, lengths, strict=True)]
+    return {  # the test length is read by "dynamic NTK" only
+        method: np.array(
+            [stretched(model, method, factor, length=n).accuracy(length=n) for n in lengths]
         )
-    return table
+        for method in methods
+    }
 
 
 def fine_tuned_accuracies(
@@ -463,10 +399,8 @@ def fine_tuned_accuracies(
 ) -> dict[str, np.ndarray]:
     """Accuracy at each test length after :func:`fine_tuned` with each method.
 
-    ``model``, ``factor``, ``lengths``, ``methods`` and the result as in
-    :func:`stretched_accuracies`; ``length`` (2 to 1024), ``steps`` (1 to 2000) and ``seed`` as
-    in :func:`fine_tuned`. Methods x (steps x length + the test lengths' sum) is at most
-    ``MAX_FINE_TUNING``.
+    Arguments and result as in :func:`stretched_accuracies` and :func:`fine_tuned`; methods x
+    (steps x length + the test lengths' sum) is at most ``MAX_FINE_TUNING``.
 
     Examples
     --------
@@ -475,18 +409,15 @@ def fine_tuned_accuracies(
     ...                       methods=["PI"])["PI"].shape
     (2,)
     """
-    lengths, methods = _check_lengths(lengths), _check_methods(methods)
-    _model_frequencies(model, "RoPE", check_real("factor", factor, positive=True), None)
+    lengths, methods = check_lengths(lengths, 1024), _check_methods(methods)
+    _model_frequencies(model, "RoPE", factor)
     length = _check_fine_tuning(length, steps)
     if len(methods) * (steps * length + sum(lengths)) > MAX_FINE_TUNING:
-        raise ValueError(
-            f"methods x (steps x length + lengths) must be at most {MAX_FINE_TUNING:,}"
-        )
-    table = {}
-    for method in methods:
-        tuned = fine_tuned(model, method, factor, length=length, steps=steps, seed=seed)
-        table[method] = np.array([tuned.accuracy(length=n) for n in lengths])
-    return table
+        raise ValueError(f"methods x (steps x length + lengths) past {MAX_FINE_TUNING:,}")
+    tuned = {
+        m: fine_tuned(model, m, factor, length=length, steps=steps, seed=seed) for m in methods
+    }
+    return {m: np.array([tuned[m].accuracy(length=n) for n in lengths]) for m in methods}
 
 
 # --- section 3 over seeds -----------------------------------------------------------------------
@@ -503,39 +434,30 @@ def metric_key(method: str) -> str:
     return method.replace(" ", "_")
 
 
-def column_key(length: int, train_length: int) -> str:
-    """A test length as a multiple of the training length, as metric names write it ('2L')."""
-    times, rest = divmod(length, train_length)
-    assert not rest, "test lengths are multiples of the training length"
-    return "L" if times == 1 else f"{times}L"
-
-
 def _seed_rows(
     table: object, spread: object, group: object, lengths: object, train_length: object
 ) -> dict[str, tuple[list[str], np.ndarray]]:
     """Method -> (its metric names, this run's accuracies), one per length, checked."""
     if not isinstance(table, Mapping) or not table:
         raise TypeError(
-            f"table must be a non-empty dict of method -> accuracies, got {table!r:.80}"
+            f"table must be a non-empty dict of method -> accuracies, got {table!r:.60}"
         )
     if not isinstance(spread, SeedResults):
         raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
     if not isinstance(group, str):
         raise TypeError(f"group must be the name of a group of metrics, got {group!r:.80}")
-    lengths = _check_lengths(lengths)
+    lengths = check_lengths(lengths, 1024)
     train_length = check_int("train_length", train_length, minimum=1)
     if any(n % train_length for n in lengths):
         raise ValueError(f"lengths must be multiples of train_length {train_length}, got {lengths}")
     rows = {}
     for method, row in table.items():
         row = check_array(f"table[{method!r}]", row, ndim=1)
+        if row.size != len(lengths):
+            raise ValueError(f"table[{method!r}] must hold one accuracy per length")
         names = [
-            f"{group}.{metric_key(str(method))}.{column_key(n, train_length)}" for n in lengths
+            f"{group}.{metric_key(str(method))}.{length_key(n, train_length)}" for n in lengths
         ]
-        if row.shape != (len(lengths),):
-            raise ValueError(
-                f"table[{method!r}] must hold one accuracy per length ({len(lengths)})"
-            )
         missing = [name for name in names if name not in spread.values]
         if missing:
             raise ValueError(f"spread has no metric {missing[0]!r} (group = {group!r})")
@@ -554,12 +476,10 @@ def format_seed_table(
 ) -> str:
     """Accuracies of this run, each beside its spread over the shipped seeds.
 
-    ``table`` maps a method to this run's accuracies in [0, 1] at ``lengths`` (multiples of
-    ``train_length``, ``L``). Row ``method`` and length ``n`` read the metric
-    ``"{group}.{method}.{column}"`` of ``spread``, the lesson's shipped results (spaces in
-    ``method`` written ``_``, ``column`` ``"L"``, ``"2L"``, ...); a cell shows this run, then the
-    lowest–highest over the seeds and their median, in percent
-    (:func:`pe_helpers.seeds.spread_table`). ``title`` heads the first column.
+    ``table`` maps a method to this run's accuracies at ``lengths`` (multiples of
+    ``train_length``). Row ``method`` and length ``n`` read the metric
+    ``"{group}.{method}.{column}"`` of ``spread`` (spaces in ``method`` written ``_``, ``column``
+    ``"L"``, ``"2L"``, ...). ``title`` heads the first column.
 
     Examples
     --------
@@ -573,7 +493,7 @@ def format_seed_table(
     if not isinstance(title, str):
         raise TypeError(f"title must be text, got {type(title).__name__}")
     rows = _seed_rows(table, spread, group, lengths, train_length)
-    heads = [f"{column_key(n, train_length)} = {n}" for n in lengths]
+    heads = [f"{length_key(n, train_length)} = {n}" for n in lengths]
     bands = {method: spread.band(names) for method, (names, _) in rows.items()}
     this_run = {method: row for method, (_, row) in rows.items()}
     return (
@@ -594,8 +514,7 @@ def outside_spread(
     """The metrics where this run lies outside the band of the shipped seeds.
 
     Arguments as in :func:`format_seed_table`; ``slack`` widens each band on both sides
-    (:meth:`~pe_helpers.seeds.SeedResults.contains`). An empty list: every number of this run
-    lies in its band.
+    (:meth:`~pe_helpers.seeds.SeedResults.contains`).
 
     Examples
     --------
@@ -623,6 +542,15 @@ def _section_model(seed: int) -> TrainedModel:
     return train("copy_back", "rope_adjacent", task_arg=1, length=_SECTION_LENGTH, seed=seed)
 
 
+def _named(table: dict[str, np.ndarray], lengths: list[int]) -> dict[str, float]:
+    """A table of accuracies as metrics named ``"{method}.{column}"``."""
+    return {
+        f"{metric_key(method)}.{length_key(n, _SECTION_LENGTH)}": float(a)
+        for method, row in table.items()
+        for n, a in zip(lengths, row, strict=True)
+    }
+
+
 def _trained_over_seeds(seed: int) -> dict[str, float]:
     """The model's accuracy at its training length."""
     return {"L": _section_model(seed).accuracy()}
@@ -631,12 +559,7 @@ def _trained_over_seeds(seed: int) -> dict[str, float]:
 def _stretched_over_seeds(seed: int) -> dict[str, float]:
     """Every method at L, 2L and 4L with no fine-tuning."""
     lengths = [_SECTION_LENGTH, 2 * _SECTION_LENGTH, 4 * _SECTION_LENGTH]
-    table = stretched_accuracies(_section_model(seed), _SECTION_FACTOR, lengths)
-    return {
-        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
-        for method, row in table.items()
-        for n, a in zip(lengths, row, strict=True)
-    }
+    return _named(stretched_accuracies(_section_model(seed), _SECTION_FACTOR, lengths), lengths)
 
 
 def _tuned_over_seeds(seed: int) -> dict[str, float]:
@@ -652,11 +575,7 @@ def _tuned_over_seeds(seed: int) -> dict[str, float]:
         methods=_TUNED_METHODS,
         seed=seed + 1,
     )
-    metrics = {
-        f"{metric_key(method)}.{column_key(n, _SECTION_LENGTH)}": float(a)
-        for method, row in table.items()
-        for n, a in zip(lengths, row, strict=True)
-    }
+    metrics = _named(table, lengths)
     longer = fine_tuned(model, "PI", _SECTION_FACTOR, length=long, steps=_LONG_STEPS, seed=seed + 1)
     metrics[f"PI_{_LONG_STEPS}_steps.4L"] = longer.accuracy(length=long)
     return metrics
@@ -666,17 +585,14 @@ def _static_yarn_over_seeds(seed: int) -> dict[str, float]:
     """YaRN sized for 2L (factor 2) at L and 2L: a smaller static factor, as Qwen advises."""
     model = stretched(_section_model(seed), "YaRN", _SECTION_FACTOR / 2)
     return {
-        f"factor_2.{column_key(n, _SECTION_LENGTH)}": model.accuracy(length=n)
+        f"factor_2.{length_key(n, _SECTION_LENGTH)}": model.accuracy(length=n)
         for n in (_SECTION_LENGTH, 2 * _SECTION_LENGTH)
     }
 
 
 #: Section 3 over seeds, one group per notebook cell that trains (``make experiments`` writes
-#: ``pe_helpers/data/seeds/long_context.json``): "trained" (the model, at L), "stretched"
-#: (every method, no fine-tuning, at L, 2L, 4L), "tuned" (10 steps at 4L, tested at L and 4L;
-#: PI also after 100) and "static_yarn" (YaRN with factor 2 instead of 4, at L and 2L: what a
-#: static block costs short inputs). Seed ``s`` trains the model with ``seed=s`` and
-#: fine-tunes with ``seed=s + 1``, as the notebook does with its ``SEED``.
+#: ``pe_helpers/data/seeds/long_context.json``). Seed ``s`` trains the model with ``seed=s``
+#: and fine-tunes with ``seed=s + 1``, as the notebook does with its ``SEED``.
 SEED_EXPERIMENTS: dict[str, Callable[[int], dict[str, float]]] = {
     "trained": _trained_over_seeds,
     "stretched": _stretched_over_seeds,

@@ -19,8 +19,6 @@ __all__ = [
     "check_t5_bucket",
 ]
 
-# --- exercises -------------------------------------------------------------------------------
-
 _BUCKET_CASES = ((True, 32, 128), (False, 32, 128), (True, 16, 64), (False, 16, 64))
 _OFFSETS = np.arange(-300, 301)
 
@@ -38,26 +36,17 @@ def check_t5_bucket(bucket: Callable) -> Feedback:
     """
 
     def matches(attempt: Callable) -> str | None:
-        for bidirectional, num_buckets, max_distance in _BUCKET_CASES:
-            case = (
-                f"bidirectional={bidirectional}, num_buckets={num_buckets}, "
-                f"max_distance={max_distance}"
-            )
+        for values in _BUCKET_CASES:
+            named = dict(zip(("bidirectional", "num_buckets", "max_distance"), values, strict=True))
+            case = ", ".join(f"{key}={value}" for key, value in named.items())
             got = as_array(
-                attempt(_OFFSETS.copy(), bidirectional, num_buckets, max_distance),
-                f"your buckets for {case}",
-                shape=_OFFSETS.shape,
+                attempt(_OFFSETS.copy(), *values), f"your buckets for {case}", shape=_OFFSETS.shape
             )
-            want = t5_relative_bucket(
-                _OFFSETS,
-                bidirectional=bidirectional,
-                num_buckets=num_buckets,
-                max_distance=max_distance,
-            )
+            want = t5_relative_bucket(_OFFSETS, **named)
             if np.array_equal(got, want):
                 continue
             wrong = _OFFSETS[got != want]
-            slip = _bucket_slip(got, bidirectional, num_buckets, max_distance)
+            slip = _bucket_slip(got, *values)
             return (
                 f"for {case} your buckets differ at {wrong.size} offsets (first: "
                 f"{wrong[0]}, bucket {got[_OFFSETS == wrong[0]][0]:g} instead of "

@@ -131,14 +131,8 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
             values = 100 * result.accuracy[r, c]
             colour = f"C{r % 10}"
             lone = np.isfinite(values).sum() == 1  # a learned table: one point, drawn larger
-            ax.plot(
-                result.lengths,
-                values,
-                marker="s" if lone else "o",
-                markersize=10 if lone else 6,
-                color=colour,
-                label=entry.label,
-            )
+            style = {"marker": "s", "markersize": 10} if lone else {"marker": "o", "markersize": 6}
+            ax.plot(result.lengths, values, color=colour, label=entry.label, **style)
             if spread is None:
                 continue
             filled = [k for k, name in enumerate(names[r][c]) if name is not None]
@@ -148,13 +142,8 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
                 ax.vlines(x, 100 * low, 100 * high, color=colour, linewidth=2.5)
             else:
                 draw_seed_band(ax, x, 100 * low, 100 * high, color=colour)
-        ax.plot(
-            result.lengths,
-            100 * result.baseline[c],
-            linestyle="--",
-            color="0.4",
-            label="order-blind limit",
-        )
+        limit = 100 * result.baseline[c]
+        ax.plot(result.lengths, limit, linestyle="--", color="0.4", label="order-blind limit")
         ax.set_xscale("log", base=2)
         ax.set_xticks(result.lengths, [str(n) for n in result.lengths])
         ax.minorticks_off()
@@ -164,12 +153,8 @@ def plot_bench(result: BenchResult, spread: SeedResults | None = None) -> Figure
     axes[0].set_ylim(0, 105)
     handles = list(axes[0].lines)
     if spread is not None:
-        handles.append(
-            Patch(
-                **seed_band_style("0.3"),
-                label=f"band: lowest–highest over {len(spread.seeds)} seeds",
-            )
-        )
+        label = f"band: lowest–highest over {len(spread.seeds)} seeds"
+        handles.append(Patch(**seed_band_style("0.3"), label=label))
         figure.suptitle(f"lines: this run (seed {result.seed})")
     figure.legend(handles=handles, loc="outside right center")
     return figure
@@ -304,16 +289,11 @@ class T5BucketMap(LiveFigure):
         return SimpleNamespace(axes=list(axes), steps=steps, edges=edges)
 
     def update(self, art: SimpleNamespace, num_buckets: int, max_distance: int) -> None:
+        sizes = {"num_buckets": num_buckets, "max_distance": max_distance}
         for ax, line, edges, bidirectional in zip(
             art.axes, art.steps, art.edges, (True, False), strict=True
         ):
-            buckets = t5_relative_bucket(
-                self.offsets,
-                bidirectional=bidirectional,
-                num_buckets=num_buckets,
-                max_distance=max_distance,
-            )
-            line.set_ydata(buckets)
+            line.set_ydata(t5_relative_bucket(self.offsets, bidirectional=bidirectional, **sizes))
             for edge, x in zip(edges, (-max_distance, max_distance), strict=True):
                 edge.set_xdata([x, x])
             ax.set_ylim(-0.6, num_buckets - 0.4)  # no "−1" tick to meet the x tick labels

@@ -5,6 +5,7 @@ See :mod:`pe_helpers.lessons.position_methods` for the lesson's overview.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -19,16 +20,11 @@ from ...rope import apply_rope
 from ...seeds import SeedResults, spread_table
 from ...tasks import Task, make_task, order_blind_accuracy
 from ...training import TrainedModel, train
+from ..train_it.maths import length_key
 
 __all__ = [
-    "BenchResult",
-    "MAX_MODELS",
-    "MAX_POSITIONS",
-    "MAX_TEST_LENGTH",
     "POSITION_MAP",
-    "ROLES",
     "SEED_EXPERIMENTS",
-    "TERMS",
     "bench_metrics",
     "format_bench",
     "last_query_attention",
@@ -154,10 +150,8 @@ _RELATIVE_SYMBOL = re.compile(r"[ij] ?− ?[ij]|δ\(")
 def term_kind(formula: str) -> str:
     """What a term of the map depends on, read from the symbols of its formula alone.
 
-    "dropped" for "—"; "absolute" if it holds an absolute position vector (``pᵢ`` or
-    ``pⱼ``); "relative" if it holds an offset (``i − j``, ``j − i``) or DeBERTa's relative
-    index ``δ(i, j)``; otherwise "content only". The coarse part of each role in
-    :data:`POSITION_MAP` (before the comma) must agree with it.
+    "dropped" for "—"; "absolute" with ``pᵢ`` or ``pⱼ``; "relative" with an offset (``i − j``,
+    ``j − i``) or DeBERTa's ``δ(i, j)``; otherwise "content only".
 
     Examples
     --------
@@ -205,9 +199,7 @@ def same_token_scores(
 ) -> np.ndarray:
     """Attention scores (before the mask and the softmax) of ``token`` repeated ``n`` times.
 
-    Every query and key carries the same content, so whatever differs between entries is
-    the work of the position method: a Toeplitz matrix means the method is relative.
-
+    Whatever differs between entries is the position method's work (Toeplitz: relative).
     Returns shape ``(n_heads, n, n)``: ``q_i · k_j / sqrt(d_head)`` plus any bias.
 
     Examples
@@ -262,14 +254,12 @@ def method_properties(
 ) -> MethodProperties:
     """Measure a position method on a freshly initialised model without a mask.
 
-    The model sees one token repeated ``n_positions`` times (:func:`same_token_scores`).
-    A T5 table starts at zero, so it is filled with random numbers first (any trained
-    table is just other numbers). Then:
+    The model sees one token repeated ``n_positions`` times (:func:`same_token_scores`); a
+    T5 table, which starts at zero, is filled with random numbers first. Then:
 
     * ``kind``: "none" if every score is the same, "relative" if every head's matrix is
       Toeplitz (``relative_deviation`` below 1e-9), else "absolute";
-    * ``direction_aware``: the score matrix is not symmetric, so query ``i`` with key ``j``
-      can differ from query ``j`` with key ``i``;
+    * ``direction_aware``: the score matrix is not symmetric;
     * ``extra_parameters``: trainable numbers beyond a "none" model of the same shape.
 
     ``n_positions`` is 2 to :data:`MAX_POSITIONS`; model options are bounded by
@@ -301,8 +291,7 @@ def method_properties(
     else:
         kind = "relative" if deviation < 1e-9 else "absolute"
     asymmetry = float(np.abs(scores - np.swapaxes(scores, 1, 2)).max())
-    fields = {name: getattr(config, name) for name in ModelConfig.__dataclass_fields__}
-    baseline = ModelConfig(**{**fields, "method": "none", "max_len": None})
+    baseline = dataclasses.replace(config, method="none", max_len=None)
 
     def count(c: ModelConfig) -> int:
         return sum(int(np.prod(shape)) for shape in c.param_shapes().values())
@@ -389,11 +378,10 @@ def run_bench(
     Parameters
     ----------
     entries : sequence of BenchEntry or (label, method[, options])
-        The rows; :data:`BENCH` by default. Entries x tasks x steps x ``L`` is at most
-        :data:`MAX_TRAINING`, entries x tasks x ``n_samples`` x the test lengths' sum at most
-        :data:`MAX_TEST_TOKENS`.
+        The rows. Entries x tasks x steps x ``L`` is at most :data:`MAX_TRAINING`, entries x
+        tasks x ``n_samples`` x the test lengths' sum at most :data:`MAX_TEST_TOKENS`.
     tasks : sequence of (name, argument) or Task
-        The columns; copy-back by 1 (relative) and the token at position 0 (absolute).
+        The columns.
     length : int, default 16
         Training length ``L``, 2 .. 32.
     factors : sequence of int, default (1, 2, 4)
@@ -422,11 +410,8 @@ def run_bench(
     steps = check_int("steps", steps, minimum=1, maximum=1000)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=2048)
     seed = check_int("seed", seed, minimum=0)
-    for entry in rows:  # every entry's options refused before any training
-        options = _check_model_options(entry.options)
-        if entry.method == "learned":
-            options.setdefault("max_len", length)
-        ModelConfig(entry.method, 16, **options)
+    # measured first: every entry's options are refused before any training
+    properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
     models = len(rows) * len(columns)
     if (
         models * steps * length > MAX_TRAINING
@@ -447,7 +432,6 @@ def run_bench(
                 if entry.method != "learned" or n <= model.config.max_len:
                     accuracy[r, c, k] = model.accuracy(length=n, n_samples=n_samples)
         models.append(tuple(trained))
-    properties = tuple(method_properties(e.method, length, seed, **dict(e.options)) for e in rows)
     baseline = np.array(
         [[order_blind_accuracy(t, n, 16, causal=True) for n in lengths] for t in columns]
     )
@@ -477,8 +461,7 @@ def _bench_entry(entry: object, name: str) -> BenchEntry:
 
 def _bench_task(task: object, name: str) -> Task:
     """A Task, or ``(name, argument)`` as one."""
-    if isinstance(task, Task):
-        return make_task(task)
+    task = (task,) if isinstance(task, Task) else task
     if not isinstance(task, (tuple, list)) or len(task) not in (1, 2):
         raise TypeError(f"{name} must be a Task or (name, argument), got {type(task).__name__}")
     try:
@@ -507,11 +490,6 @@ def entry_key(entry: BenchEntry) -> str:
     return "_".join(parts)
 
 
-def _length_key(n: int, length: int) -> str:
-    """A test length as a multiple of the training length: 'L', '2L', '4L'."""
-    return "L" if n == length else f"{n // length}L"
-
-
 def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
     """``[entry][task][length]`` -> the cell's metric name in the "bench" group (None where a
     learned table refuses the length)."""
@@ -520,7 +498,7 @@ def metric_names(result: BenchResult) -> list[list[list[str | None]]]:
             [
                 None
                 if np.isnan(a)
-                else f"{task.name}.{entry_key(entry)}.{_length_key(n, result.length)}"
+                else f"{task.name}.{entry_key(entry)}.{length_key(n, result.length)}"
                 for a, n in zip(row, result.lengths, strict=True)
             ]
             for task, row in zip(result.tasks, acc, strict=True)
@@ -578,20 +556,11 @@ def seed_range(spread: SeedResults, name: str) -> str:
     return f"{low}%" if low == high else f"{low}–{high}%"
 
 
-def _table_head(result: BenchResult, width: int) -> list[str]:
-    """The two header lines of a bench table whose cells are ``width`` characters wide."""
-    span = width * len(result.lengths)
-    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
-    lengths = "".join(f"{n:{width}d}" for n in result.lengths)
-    return [head.rstrip(), f"{'test length':16}" + f"{'':3}{lengths}" * len(result.tasks)]
-
-
 def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     """The bench as a text table: accuracy in whole percentages ("–": length refused).
 
     With ``spread`` (the lesson's results over seeds), a table per task follows: the lowest
-    and the highest accuracy of each cell over the seeds
-    (:func:`pe_helpers.seeds.spread_table`), so this run can be read against them.
+    and the highest accuracy of each cell over the seeds.
 
     Parameters
     ----------
@@ -617,11 +586,15 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
         raise TypeError(f"result must be a BenchResult, got {type(result).__name__}")
     if spread is not None and not isinstance(spread, SeedResults):
         raise TypeError(f"spread must be SeedResults (load_results), got {type(spread).__name__}")
-    head = _table_head(result, 5)
+    span = 5 * len(result.lengths)  # each cell 5 characters wide
+    head = f"{'':16}" + "".join(f"{'':3}{task_label(t):^{span}}" for t in result.tasks)
+    lengths = "".join(f"{n:5d}" for n in result.lengths)
     lines = [
         f"this run (seed {result.seed}), accuracy in %",
-        head[0],
-        head[1] + "   extra params   position   direction",
+        head.rstrip(),
+        f"{'test length':16}"
+        + f"{'':3}{lengths}" * len(result.tasks)
+        + "   extra params   position   direction",
     ]
     for entry, acc, prop in zip(result.entries, result.accuracy, result.properties, strict=True):
         cells = "".join(
@@ -638,16 +611,14 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
     missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
         raise ValueError(f"spread holds no metric 'bench.{missing[0]}' (the lesson's bench only)")
-    heads = [f"{'' if n == result.length else n // result.length}L = {n}" for n in result.lengths]
+    heads = [f"{length_key(n, result.length)} = {n}" for n in result.lengths]
     lines += ["", f"over {len(spread.seeds)} seeds, lowest–highest accuracy in %"]
     for c, task in enumerate(result.tasks):
         rows = {}
         for entry, entry_names in zip(result.entries, names, strict=True):
-            cells = [f"bench.{n}" for n in entry_names[c] if n]
-            low, middle, high = (np.full(len(heads), np.nan) for _ in range(3))
             filled = [k for k, n in enumerate(entry_names[c]) if n]
-            low[filled], middle[filled], high[filled] = spread.band(cells)
-            rows[entry.label] = (low, middle, high)
+            rows[entry.label] = band = np.full((3, len(heads)), np.nan)  # low, median, high
+            band[:, filled] = spread.band([f"bench.{entry_names[c][k]}" for k in filled])
         lines += [""] * (c > 0) + [spread_table(task_label(task), heads, rows)]
     return "\n".join(lines)
 
@@ -695,16 +666,9 @@ def t5_table_facts(model: TrainedModel) -> dict[str, float]:
     model = _check_t5_copy_model(model)
     config, table = model.config, model.params["t5_bias"]  # (buckets, heads)
 
-    def bucket(offsets):
-        return t5_relative_bucket(
-            offsets,
-            bidirectional=False,
-            num_buckets=config.num_buckets,
-            max_distance=config.max_distance,
-        )
-
-    target = int(bucket(-model.task.arg))
-    reached = np.unique(bucket(-np.arange(model.length)))
+    sizes = {"num_buckets": config.num_buckets, "max_distance": config.max_distance}
+    target = int(t5_relative_bucket(-model.task.arg, bidirectional=False, **sizes))
+    reached = np.unique(t5_relative_bucket(-np.arange(model.length), bidirectional=False, **sizes))
     others = np.setdiff1d(reached, [target])
     never = np.setdiff1d(np.arange(config.num_buckets), reached)
     return {
@@ -724,14 +688,11 @@ def last_query_attention(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where the last query of a copy_back model looks, at each test length.
 
-    The attention of the last query of ``n_sequences`` random sequences, averaged over the
-    sequences and the heads, is summed on the target key (``k`` places back) and on the keys
-    ``L`` or more places back (``L``: the training length; none exist at ``L`` itself): the
-    two arrays ``near, far``, one share per length.
-
-    ``model`` is a causal ``t5_bias`` model trained on copy_back; ``lengths`` run from ``k + 1``
-    to 128, ``n_sequences`` to 2048; the first ``n`` tokens of each sequence drawn from ``seed``
-    are its sequence of length ``n``.
+    The last query's attention, averaged over ``n_sequences`` random sequences (drawn from
+    ``seed``, up to 2048) and the heads, summed on the target key (``k`` places back) and on
+    the keys ``L`` (the training length) or more places back: ``near, far``, one share per
+    length. ``model`` is a causal ``t5_bias`` model of copy_back; ``lengths`` run from
+    ``k + 1`` to 128.
 
     Examples
     --------
@@ -788,10 +749,9 @@ PANELS = {"A": "t5_bias", "B": "learned", "C": "rope", "D": "alibi"}
 def mystery_matrices(n_positions: int = 24) -> dict[str, np.ndarray]:
     """The four position matrices of exercise 2 (one head each), by panel letter.
 
-    One is a T5 bias from a random table (16 buckets, max distance 32, bidirectional), one
-    a learned absolute table's position-position term through random ``W_Q, W_K``, one a
-    RoPE score of one query and one key at every pair of positions, one an ALiBi head
-    (slope 1/4, without a mask).
+    A T5 bias of a random table (16 buckets, max distance 32, bidirectional), a random
+    learned table's position-position term, a RoPE score of one query and one key at every
+    pair of positions, an ALiBi head (slope 1/4, no mask).
 
     Examples
     --------

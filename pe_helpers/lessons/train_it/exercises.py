@@ -32,8 +32,6 @@ __all__ = [
     "check_softmax_backward",
 ]
 
-# --- exercise checkers ----------------------------------------------------------------------
-
 
 def check_softmax_backward(softmax_backward: Callable) -> Feedback:
     """Lesson 08, exercise 1: the gradient through a row-wise softmax, then the model's.
@@ -59,8 +57,7 @@ def check_softmax_backward(softmax_backward: Callable) -> Feedback:
     found: dict[str, float] = {}
 
     def on_a_batch(attempt: Callable) -> str | None:
-        what = "your result"
-        got = as_array(attempt(weights, grad_weights), what, shape=weights.shape)
+        got = as_array(attempt(weights, grad_weights), "your result", shape=weights.shape)
         found["tolerance"] = tolerance(got)
         if close(got, want, scale=1.0):
             return None
@@ -130,14 +127,7 @@ def _softmax_slip(got: np.ndarray, a: np.ndarray, g: np.ndarray) -> str:
     return "your gradient differs from a * (g - Σ_j g_j a_j) on a batch of attention rows."
 
 
-_PREFIX_CHOICES = {
-    "same": "same",
-    "a": "same",
-    "lower": "lower",
-    "b": "lower",
-    "higher": "higher",
-    "c": "higher",
-}
+_PREDICTIONS = ("same", "lower", "higher")  # answers a, b and c
 
 
 def check_prefix_prediction(prediction: object) -> Feedback:
@@ -161,8 +151,9 @@ def check_prefix_prediction(prediction: object) -> Feedback:
             raise AnswerProblem(
                 f"your prediction must be text: 'same', 'lower' or 'higher', got {shown(value)}."
             )
-        choice = _PREFIX_CHOICES.get(value.strip().lower().strip("().'\""))
-        if choice is None:
+        choice = value.strip().lower().strip("().'\"")
+        choice = dict(zip("abc", _PREDICTIONS, strict=True)).get(choice, choice)
+        if choice not in _PREDICTIONS:
             raise AnswerProblem(
                 f"your prediction must be 'same', 'lower' or 'higher' (or a, b, c), got "
                 f"{shown(value)}."
@@ -190,11 +181,9 @@ def check_nope_prediction(percent: object) -> Feedback:
 
     The answer is the order-blind limit at length 128 (vocabulary 16, causal mask), about 15%;
     the trained NoPE model lands a point below it on every shipped seed. A guess is correct
-    from 3 points below that limit up to halfway to the limit at 4L = 64 (about 19%), so from
-    about 12 to 17. Above halfway and up to 1.5 points past the 4L limit, the range of the
-    lesson's 4L column (NoPE's 18%, the limit's 19%), it is the slip of copying the last value
-    the table shows, and gets its own hint. ``percent`` is a number, or a function with no
-    arguments that returns it.
+    from 3 points below that limit up to halfway to the limit at 4L = 64 (about 19%). From
+    there to 1.5 points past the 4L limit, it copies the table's 4L value: a hint of its own.
+    ``percent`` is a number, or a function with no arguments that returns it.
 
     Examples
     --------

@@ -26,6 +26,7 @@ from .maths import (
     MAX_TEST_LENGTH,
     check_accuracies,
     check_models,
+    check_rows,
     default_models,
     refuses,
     target_keys,
@@ -37,9 +38,9 @@ __all__ = [
     "plot_extrapolation",
 ]
 
-# --- figures --------------------------------------------------------------------------------
-
 _MARKERS = ("o", "s", "D", "^", "v", "P")
+#: How a refused length is marked: a cross at 0.
+_REFUSED = {"marker": "x", "markersize": 10, "markeredgewidth": 2.5, "linestyle": "none"}
 
 
 @course_style
@@ -97,32 +98,21 @@ def plot_extrapolation(
     for name, given in (("limits", limits), ("bands", bands)):
         if not isinstance(given, Mapping) or set(given) - set(tables):
             raise TypeError(f"{name} must be a dict of titles of tables, got {given!r:.80}")
-    panels = {}  # title -> ({method: (accuracies, band or None)}, limit or None)
+    panels = {}  # title -> ({method: accuracies}, {method: band}, limit or None)
     for title, rows in tables.items():
-        shaded = bands.get(title, {})
-        if not isinstance(rows, Mapping) or not 1 <= len(rows) <= MAX_MODELS:
-            raise TypeError(f"tables[{title!r}] must be a dict of 1 to {MAX_MODELS} rows")
-        if not isinstance(shaded, Mapping) or set(shaded) - set(rows):
-            raise TypeError(f"bands[{title!r}] must be a dict of methods of tables[{title!r}]")
-        lines = {
-            method: (
-                check_accuracies(f"tables[{title!r}][{method!r}]", values, xs.size),
-                check_accuracies(f"bands[{title!r}][{method!r}]", shaded[method], xs.size, 2)
-                if method in shaded
-                else None,
-            )
-            for method, values in rows.items()
-        }
-        limit = (
-            check_accuracies(f"limits[{title!r}]", limits[title], xs.size)
-            if title in limits
-            else None
-        )
-        panels[title] = lines, limit
+        name = f"tables[{title!r}]"
+        lines, shaded = check_rows(rows, bands.get(title), xs.size, name, f"bands[{title!r}]")
+        if len(lines) > MAX_MODELS:
+            raise ValueError(f"{name} may hold at most {MAX_MODELS} rows, got {len(lines)}")
+        limit = limits.get(title)
+        if limit is not None:
+            limit = check_accuracies(f"limits[{title!r}]", limit, xs.size)
+        panels[title] = lines, shaded, limit
     figure = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained")
     axes = figure.subplots(1, len(tables), sharey=True, squeeze=False)[0]
-    for ax, (title, (lines, limit)) in zip(axes, panels.items(), strict=True):
-        for index, (method, (ys, band)) in enumerate(lines.items()):
+    for ax, (title, (lines, shaded, limit)) in zip(axes, panels.items(), strict=True):
+        for index, (method, ys) in enumerate(lines.items()):
+            band = shaded.get(method)
             if band is not None:
                 draw_seed_band(ax, xs, 100 * band[0], 100 * band[-1], color=f"C{index}")
             refused = np.isnan(ys)
@@ -130,15 +120,7 @@ def plot_extrapolation(
             marker = _MARKERS[index % len(_MARKERS)]
             ax.plot(xs, 100 * ys, color=f"C{index}", marker=marker, markersize=7, label=label)
             if refused.any():
-                ax.plot(
-                    xs[refused],
-                    np.zeros(refused.sum()),
-                    color=f"C{index}",
-                    marker="x",
-                    markersize=10,
-                    markeredgewidth=2.5,
-                    linestyle="none",
-                )
+                ax.plot(xs[refused], np.zeros(refused.sum()), color=f"C{index}", **_REFUSED)
         if limit is not None:
             ax.plot(xs, 100 * limit, color="0.4", linestyle="--", label="order-blind limit")
         ax.axvline(train_length, color="0.3", linestyle=":", linewidth=1.5)
@@ -158,12 +140,7 @@ def plot_extrapolation(
 
 
 #: How the figures and buttons name each position method.
-METHOD_NAMES = {
-    "none": "NoPE",
-    "sinusoidal": "sinusoidal",
-    "learned": "learned",
-    "rope_adjacent": "RoPE",
-}
+METHOD_NAMES = {m: m for m in LESSON_METHODS} | {"none": "NoPE", "rope_adjacent": "RoPE"}
 
 
 class QueryAttention(LiveFigure):
@@ -175,11 +152,7 @@ class QueryAttention(LiveFigure):
     the key that holds the answer, the shaded band the positions past the training length.
     Right: that model's accuracy at every position of sequences of this length (the dashed
     grey line is the order-blind limit per position), with the query marked. A learned
-    table refuses lengths past its rows and says so. Training happens before, never on a
-    step; accuracies are computed
-    once per method (a causal model's, on the longest sequences: its prediction at a position
-    is the same on every prefix) and kept. A step of the query or the method redraws only
-    what moves, a step of the length the x axes with it.
+    table refuses lengths past its rows and says so. No step trains; accuracies are kept.
 
     Parameters
     ----------
@@ -198,16 +171,13 @@ class QueryAttention(LiveFigure):
     'RoPE: query 20'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the training length
-    # (16), twice and four times it; queries inside it, just past it and far past it; every
-    # method.
+    # The values the website has pictures for (scripts/build_site.py): L, 2L and 4L; queries
+    # inside L, just past it and far past it; every method.
     site_grid = {"length": (16, 32, 64), "query": (1, 8, 15, 20, 24, 31, 48, 63)}
     controls = {
         "length": int_control("test length", 32, 4, MAX_TEST_LENGTH, 4),
         "query": int_control("query position", 20, 0, MAX_TEST_LENGTH - 1),
-        "method": choice_control(
-            "method", {m: METHOD_NAMES[m] for m in LESSON_METHODS}, "rope_adjacent"
-        ),
+        "method": choice_control("method", METHOD_NAMES, "rope_adjacent"),
     }
     layout = side_by_side()
 
@@ -230,7 +200,6 @@ class QueryAttention(LiveFigure):
         if first.length > MAX_TEST_LENGTH or first.config.n_heads > 4:
             raise ValueError(f"models must be trained at length <= {MAX_TEST_LENGTH}, n_heads <= 4")
         self.models = models
-        self.names = list(models)
         self.task = first.task
         self.train_length = first.length
         self.n_heads = first.config.n_heads
@@ -244,23 +213,17 @@ class QueryAttention(LiveFigure):
         model = self.models[name]
         if refuses(model, length) or length <= self.task.arg:
             return np.full(length, np.nan)
-        if not model.config.causal:
-            key = (name, length)
-            if key not in self._accuracy:
-                self._accuracy[key] = model.accuracy(
-                    length=length, n_samples=self.n_samples, per_position=True
-                )
-            return self._accuracy[key]
         # With the mask, the prediction at position i sees positions 0 .. i only: on the
         # prefixes of long sequences it is the prediction on the long ones. One evaluation at
         # the longest length the model runs serves every length of the slider.
-        key = (name, None)
+        causal = model.config.causal
+        key = (name, None if causal else length)
         if key not in self._accuracy:
             longest = MAX_TEST_LENGTH
             if model.config.method == "learned":
                 longest = min(longest, model.config.max_len)
             self._accuracy[key] = model.accuracy(
-                length=longest, n_samples=self.n_samples, per_position=True
+                length=longest if causal else length, n_samples=self.n_samples, per_position=True
             )
         return self._accuracy[key][:length]
 
@@ -281,27 +244,28 @@ class QueryAttention(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         row_ax, acc_ax = axes
-        bands = [
+        art = SimpleNamespace(row_ax=row_ax, acc_ax=acc_ax)
+        art.bands = [
             ax.axvspan(self.train_length - 0.5, MAX_TEST_LENGTH - 0.5, color="0.92", zorder=0)
             for ax in axes
         ]
-        heads = [
-            row_ax.plot([], [], color=f"C{h}", marker="o", markersize=3, label=f"head {h + 1}")[0]
+        art.heads = [
+            row_ax.plot([], [], "o-", color=f"C{h}", markersize=3, label=f"head {h + 1}")[0]
             for h in range(self.n_heads)
         ]
         # Vertical marks span the data's range (0 to 1) only: the legends sit above it.
-        (target,) = row_ax.plot(
-            [0, 0], [0, 1], color="0.3", linestyle="--", linewidth=1.5, label="key with the answer"
+        (art.target,) = row_ax.plot(
+            [0, 0], [0, 1], "--", color="0.3", linewidth=1.5, label="key with the answer"
         )
         row_ax.set_ylim(0, 1.45)
         row_ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
         row_ax.set_xlabel(f"key position (shaded: past L = {self.train_length})")
         row_ax.set_ylabel("attention weight")
         row_ax.legend(loc="upper center", ncols=self.n_heads + 1, borderaxespad=0.2)
-        note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
-        (accuracy,) = acc_ax.plot([], [], color="C0", marker="o", markersize=3, label="this model")
-        (limit,) = acc_ax.plot([], [], color="0.4", linestyle="--", label="order-blind limit")
-        (query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
+        art.note = row_ax.text(0.5, 0.5, "", transform=row_ax.transAxes, ha="center", va="center")
+        (art.accuracy,) = acc_ax.plot([], [], "o-", color="C0", markersize=3, label="this model")
+        (art.limit,) = acc_ax.plot([], [], "--", color="0.4", label="order-blind limit")
+        (art.query,) = acc_ax.plot([0, 0], [0, 100], color="C3", linewidth=1.5, label="the query")
         acc_ax.set_ylim(0, 145)
         acc_ax.set_yticks([0, 25, 50, 75, 100])
         acc_ax.set_xlabel("query position")
@@ -309,17 +273,7 @@ class QueryAttention(LiveFigure):
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         acc_ax.set_ylabel("accuracy (%)")
         acc_ax.legend(loc="upper center", ncols=2, borderaxespad=0.2)
-        return SimpleNamespace(
-            row_ax=row_ax,
-            acc_ax=acc_ax,
-            bands=bands,
-            heads=heads,
-            target=target,
-            note=note,
-            accuracy=accuracy,
-            limit=limit,
-            query=query,
-        )
+        return art
 
     def update(self, art: SimpleNamespace, length: int, query: int, method: str) -> None:
         # Lines get only the points that exist (never NaN), so snapshots compare exactly.

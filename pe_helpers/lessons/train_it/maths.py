@@ -18,10 +18,6 @@ from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accurac
 from ...training import TrainedModel, train
 
 __all__ = [
-    "LESSON_METHODS",
-    "MAX_LENGTH",
-    "MAX_MODELS",
-    "MAX_TEST_LENGTH",
     "SEED_EXPERIMENTS",
     "accuracy_by_range",
     "accuracy_table",
@@ -63,10 +59,18 @@ def _check_model(model: object, name: str = "model") -> TrainedModel:
     return model
 
 
-def _check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+def check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
+    """A non-empty list of test lengths, each 2 to ``maximum``."""
     if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
         raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
     return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
+
+
+def length_key(length: int, train_length: int) -> str:
+    """A test length as a multiple of the training length, as metric names write it ('L',
+    '2L'); '' if it is no multiple."""
+    times, rest = divmod(length, train_length)
+    return "" if rest else "L" if times == 1 else f"{times}L"
 
 
 def refuses(model: TrainedModel, length: int) -> bool:
@@ -118,10 +122,9 @@ def accuracy_table(
     """Accuracy of each model on its own task at each test length.
 
     At most :data:`MAX_MODELS` models; test lengths 2 to :data:`MAX_LENGTH`; ``n_samples`` test
-    sequences per length (1 to :data:`MAX_SAMPLES`, models x n_samples x the lengths' sum at
-    most :data:`MAX_TABLE_TOKENS`) drawn from ``seed`` (not the training data's). Returns one
-    array of accuracies in [0, 1] per model, NaN where a learned table is shorter than the
-    length (the model refuses it).
+    sequences per length (models x n_samples x the lengths' sum at most
+    :data:`MAX_TABLE_TOKENS`) drawn from ``seed``. Returns one array of accuracies per model,
+    NaN where a learned table refuses the length.
 
     Examples
     --------
@@ -130,7 +133,7 @@ def accuracy_table(
     nan
     """
     models = check_models(models)
-    lengths = _check_lengths(lengths)
+    lengths = check_lengths(lengths)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
         raise ValueError(f"models x n_samples x lengths past {MAX_TABLE_TOKENS:,} test tokens")
@@ -157,9 +160,8 @@ def format_accuracy_table(
     """Rows of accuracies (one per length, in [0, 1]) as whole percentages; NaN is ``refuses``.
 
     The header names each length as a multiple of ``train_length`` (``L``) when it is one.
-    ``bands`` maps a row's label to its range over seeds, ``(low, high)`` or ``(low, median,
-    high)`` as :meth:`pe_helpers.seeds.SeedResults.band` returns (one value per length each):
-    that row's cells then read ``"95% (82–100)"``, this run and the range.
+    ``bands`` maps a label to its range over seeds, ``(low, [median,] high)`` as
+    :meth:`pe_helpers.seeds.SeedResults.band` returns: its cells read ``"95% (82–100)"``.
 
     Examples
     --------
@@ -173,34 +175,11 @@ def format_accuracy_table(
     rope                  95% (82–100)  60% (57–67)
     """
     train_length = check_int("train_length", train_length, minimum=1)
-    if not isinstance(rows, Mapping) or not rows:
-        raise TypeError(f"rows must be a non-empty dict of label -> accuracies, got {rows!r:.80}")
-    lengths = _check_lengths(lengths, maximum=None)
-    bands = {} if bands is None else bands
-    if not isinstance(bands, Mapping):
-        raise TypeError(f"bands must be a dict of labels of rows -> (low, high), got {bands!r:.80}")
-    if set(bands) - set(rows):
-        raise ValueError(f"bands must name labels of rows, got {sorted(set(bands) - set(rows))}")
-    values = {
-        label: check_accuracies(f"rows[{label!r}]", row, len(lengths))
-        for label, row in rows.items()
-    }
-    for label, band in bands.items():
-        if (
-            isinstance(band, (str, bytes))
-            or not isinstance(band, Sequence)
-            or len(band) not in (2, 3)
-        ):
-            raise TypeError(f"bands[{label!r}] must be (low, high) or (low, median, high)")
-        check_accuracies(f"bands[{label!r}]", band, len(lengths), ndim=2)
-
-    def head(n: int) -> str:
-        factor, rest = divmod(n, train_length)
-        return f"n = {n}" if rest else f"{'' if factor == 1 else factor}L = {n}"
-
+    lengths = check_lengths(lengths, maximum=None)
+    values, bands = check_rows(rows, bands, len(lengths), "rows", "bands")
     return spread_table(
         "method",
-        [head(n) for n in lengths],
+        [f"{length_key(n, train_length) or 'n'} = {n}" for n in lengths],
         {label: bands.get(label) for label in rows},
         values,
         missing="refuses",
@@ -213,6 +192,31 @@ def check_accuracies(name: str, values: object, size: int, ndim: int = 1) -> np.
     if np.isinf(arr).any() or arr.shape[-1] != size:
         raise ValueError(f"{name} must hold one accuracy per entry of lengths ({size}) and no ±inf")
     return arr
+
+
+def check_rows(
+    rows: object, bands: object, size: int, name: str, band_name: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Label -> ``size`` accuracies, and label -> their band, ``(low, [median,] high)``."""
+    if not isinstance(rows, Mapping) or not rows:
+        raise TypeError(f"{name} must be a non-empty dict of label -> accuracies, got {rows!r:.60}")
+    bands = {} if bands is None else bands
+    if not isinstance(bands, Mapping) or set(bands) - set(rows):
+        raise TypeError(f"{band_name} must be a dict of labels of {name}, got {bands!r:.60}")
+    for label, band in bands.items():
+        if (
+            isinstance(band, (str, bytes))
+            or not isinstance(band, Sequence)
+            or len(band) not in (2, 3)
+        ):
+            raise TypeError(f"{band_name}[{label!r}] must be (low, high) or (low, median, high)")
+    return (
+        {label: check_accuracies(f"{name}[{label!r}]", row, size) for label, row in rows.items()},
+        {
+            label: check_accuracies(f"{band_name}[{label!r}]", b, size, 2)
+            for label, b in bands.items()
+        },
+    )
 
 
 def target_attention(
@@ -278,12 +282,9 @@ def far_attention(
     """Share of attention a query gives the keys at least ``distance`` positions back.
 
     For each query position ``t``, the mean over test sequences of each head's total weight on
-    the keys ``0 .. t - distance``, then the largest over heads. With the default distance, the
-    training length ``L``, these are keys at distances training never showed (a training
-    sequence of ``L`` tokens holds distances up to ``L - 1``).
-
-    Arguments and result as in :func:`target_attention`; ``distance`` (>= 1, default the
-    model's training length) is how far back a key must be, and each query ``>= distance``.
+    the keys ``0 .. t - distance``, then the largest over heads. Arguments and result as in
+    :func:`target_attention`; ``distance`` is >= 1, default the training length ``L`` (keys at
+    distances training never showed), and each query ``>= distance``.
 
     Examples
     --------
@@ -320,10 +321,9 @@ def accuracy_by_range(
 ) -> np.ndarray:
     """Mean accuracy of a model over ranges of positions of sequences of one length.
 
-    ``ranges`` holds ``(start, stop)`` pairs: the positions ``start .. stop - 1``, each with
-    something to predict (``start`` at least the task's ``k`` or ``p``) and ``stop <= length``;
-    the other arguments as in :func:`target_attention` (``n_samples`` up to
-    :data:`MAX_SAMPLES`). Returns one accuracy in [0, 1] per range.
+    ``ranges`` holds ``(start, stop)`` pairs of positions, ``start`` at least the task's ``k``
+    or ``p`` and ``stop <= length``; the other arguments as in :func:`target_attention`
+    (``n_samples`` up to :data:`MAX_SAMPLES`). Returns one accuracy per range.
 
     Examples
     --------
@@ -353,11 +353,9 @@ def accuracy_by_range(
 def most_frequent_share(model: TrainedModel, *, n_samples: int = 512, seed: int = 11) -> float:
     """Share of a model's answers that are a most frequent earlier token.
 
-    On test sequences of the model's training length and task, the share of positions
-    ``1 .. L - 1`` (position 0 has no earlier token) where the model's answer is one of the
-    tokens that occur most often before it (:func:`pe_helpers.tasks.most_frequent_earlier`):
-    how closely it follows the best order-blind guess. ``n_samples`` test sequences (1 to
-    :data:`MAX_SAMPLES`) drawn from ``seed``.
+    On ``n_samples`` test sequences (1 to :data:`MAX_SAMPLES`, drawn from ``seed``) of the
+    model's training length and task, the share of positions ``1 .. L - 1`` where its answer is
+    one of the tokens most frequent before it (:func:`pe_helpers.tasks.most_frequent_earlier`).
 
     Examples
     --------
