@@ -159,18 +159,8 @@ def test_angle_error_view_says_how_the_position_is_stored(position, dtype, title
 
 def test_angle_error_view_picks_the_dtype_by_name():
     control = AngleErrorPerPair.controls["dtype"]
-    assert (control.kind, control.options, control.default) == ("choice", DTYPES, "bfloat16")
-    view = AngleErrorPerPair().view(position=257)
-    buttons = view.controls["dtype"]
-    assert tuple(value for _, value in buttons.options) == (
-        "float64",
-        "float32",
-        "float16",
-        "bfloat16",
-    )
-    buttons.value = "float16"
-    assert view.figure.axes[0].get_title().startswith("float16, position 257")
-    view.close()
+    assert (control.kind, control.default) == ("choice", "bfloat16")
+    assert control.options == DTYPES == ("float64", "float32", "float16", "bfloat16")
 
 
 # --- what the doors refuse ---------------------------------------------------------------------
@@ -186,10 +176,8 @@ def _curves(curves=None, bands=None):
 
 # (call on the module's adjacent model, error type, the parameter the message names)
 BAD_ARGUMENTS = [
-    (lambda m: pairing_metrics("rope_adjacent", _trained()), TypeError, "adjacent"),
     (lambda m: pairing_metrics(m, m), ValueError, "halves"),
     (lambda m: pairing_metrics(_trained(), _trained()), ValueError, "adjacent"),
-    (lambda m: swap_pairing("rope_adjacent"), TypeError, "model"),
     (lambda m: swap_pairing(_trained("learned")), ValueError, "model"),
     (
         lambda m: swap_pairing(_trained("rope_adjacent", inv_freq=[1.0, 0.1])),
@@ -207,20 +195,9 @@ BAD_ARGUMENTS = [
     (lambda m: _curves({str(i): [1.0] for i in range(11)}), TypeError, "accuracies"),
     (lambda m: _curves({"a": np.ones(5000)}), ValueError, "accuracies"),
     (lambda m: _curves({"a": [1.5]}), ValueError, "accuracies"),
-    (lambda m: _curves({"a": [np.inf]}), ValueError, "accuracies"),
     (lambda m: _curves({"a": [1.0, 1.0], "b": [1.0]}), ValueError, "accuracies"),
-    (lambda m: _curves({"a": "high"}), TypeError, "accuracies"),
     (lambda m: plot_angle_error(d_model=7), ValueError, "d_model"),
-    (lambda m: plot_angle_error(d_model=2048), ValueError, "d_model"),
-    (lambda m: plot_angle_error(max_position=1e9), ValueError, "max_position"),
-    (lambda m: plot_angle_error(max_position="big"), TypeError, "max_position"),
-    (lambda m: plot_angle_error(base=-1.0), ValueError, "base"),
     (lambda m: AngleErrorPerPair(d_model=2), ValueError, "d_model"),
-    (lambda m: AngleErrorPerPair(base=0.0), ValueError, "base"),
-    (lambda m: AngleErrorPerPair().draw(dtype="float8"), ValueError, "dtype"),
-    (lambda m: AngleErrorPerPair().view(dtype="int8"), ValueError, "dtype"),
-    (lambda m: AngleErrorPerPair().draw(dtype=3), TypeError, "dtype"),
-    (lambda m: llama2_checkpoint(seed=-1), ValueError, "seed"),
     (
         lambda m: reference_scores(np.ones((5000, LOADER_D_MODEL)), *llama2_checkpoint()),
         ValueError,
@@ -328,9 +305,15 @@ FIXED = {
 }
 
 
-@pytest.mark.parametrize("letter", sorted(FIXED))
-def test_each_fixed_snippet_passes(letter):
-    assert check_snippet(letter, FIXED[letter])
+def _fixed_in_float32(x, positions, base=10000.0):
+    return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("letter", "fixed"), [*FIXED.items(), ("C", _fixed_in_float32)], ids=["A", "B", "C", "C32"]
+)
+def test_each_fixed_snippet_passes(letter, fixed):
+    assert check_snippet(letter, fixed)
 
 
 @pytest.mark.parametrize(
@@ -385,11 +368,18 @@ def the_lesson_snippet(n_positions, d_model, dtype):
     return np.cos(angles), np.sin(angles)
 
 
+def _f16_positions(n_positions, d_model, dtype):
+    t = np.arange(n_positions).astype(np.float16 if dtype == np.float16 else np.float64)
+    angles = np.outer(t.astype(np.float64), frequencies(d_model))
+    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+
+
 @pytest.mark.parametrize(
     ("answer", "phrase"),
     [
         (the_lesson_snippet, "frequencies or the products"),
         (cache(position_dtype=BF16), "positions up to 256 are right"),
+        (_f16_positions, "positions up to 2,048 are right"),
         (cache(cast=False), "comes back as float64"),
         (cache(swap=True), "cos and sin are swapped"),
         (
@@ -406,24 +396,6 @@ def test_cache_checker_names_each_slip(answer, phrase):
     feedback = check_cos_sin_cache(answer)
     assert feedback.status == "wrong"
     assert phrase in feedback.message
-
-
-def test_cache_checker_catches_float16_positions_past_2048():
-    feedback = check_cos_sin_cache(_f16_positions)
-    assert feedback.status == "wrong" and "positions up to 2,048 are right" in feedback.message
-
-
-def _f16_positions(n_positions, d_model, dtype):
-    t = np.arange(n_positions).astype(np.float16 if dtype == np.float16 else np.float64)
-    angles = np.outer(t.astype(np.float64), frequencies(d_model))
-    return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
-
-
-def test_snippet_checker_accepts_a_float32_fix():
-    def fixed32(x, positions, base=10000.0):
-        return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
-
-    assert check_snippet("C", fixed32)
 
 
 # --- exercise 4: a Llama 2 checkpoint in a split-halves repository ------------------------------
@@ -447,11 +419,7 @@ def test_the_checkpoints_differ_by_seed_and_have_the_head_shape():
     assert a.shape == b.shape == (LOADER_D_MODEL, LOADER_HEAD_DIM) and not np.allclose(a, c)
 
 
-def test_loader_checker_accepts_the_permutation():
-    assert check_llama2_loader(lambda w_q, w_k: (w_q[:, _PERM], w_k[:, _PERM])).passed
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_loader_checker_judges_a_cast_answer_by_its_layout_not_its_rounding(dtype):
     def cast(convert):
         return lambda w_q, w_k: tuple(w.astype(dtype) for w in convert(w_q, w_k))
