@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from pe_helpers.conventions import LIBRARY_FLAGS
 from pe_helpers.encodings import frequencies
 from pe_helpers.lessons.conventions_and_numerics import (
     DTYPES,
@@ -89,13 +88,6 @@ def test_swap_pairing_keeps_every_logit(method):
         model.replace(method=swapped.config.method).logits(tokens), model.logits(tokens)
     )
     assert np.allclose(swap_pairing(swapped).params["w_q"], model.params["w_q"])
-
-
-def test_each_library_flag_names_its_source_file():
-    files = [flag.file for flag in LIBRARY_FLAGS]
-    assert files[0] == "Dao-AILab/flash-attention: flash_attn/layers/rotary.py"
-    for name in files:
-        assert name.split(": ")[1].endswith((".py", ".cpp")), name
 
 
 # --- figures ------------------------------------------------------------------------------------
