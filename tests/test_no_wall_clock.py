@@ -32,16 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Clock functions by module: reading any of them in a check makes it depend on the load.
 CLOCKS = {
     "time": {
-        "perf_counter",
-        "perf_counter_ns",
-        "monotonic",
-        "monotonic_ns",
-        "time",
-        "time_ns",
-        "process_time",
-        "process_time_ns",
-        "thread_time",
-        "thread_time_ns",
+        name + ns
+        for name in ("perf_counter", "monotonic", "time", "process_time", "thread_time")
+        for ns in ("", "_ns")
     },
     "datetime": {"now", "utcnow", "today"},
     "signal": {"alarm", "ITIMER_REAL"},
