@@ -237,26 +237,14 @@ def test_complex_rope_checker_accepts_right_answers_in_float64_and_float32():
         (lambda x, t, base: rope_complex(x, t, base**2), "twice as fast"),
         (lambda x, t, base: rope_complex(x, np.arange(len(t)), base), "row index"),
         (lambda x, t, base: np.asarray(x, dtype=float), "nothing turns"),
-        (lambda x, t, base: rope_complex(x, t, base) * np.nan, "NaN or inf"),
-        (lambda x, t, base: "rotated", "returned str, not numbers"),
         (lambda x, t, base: rope_complex(x, t, base) + 0j, "returned complex numbers"),
         (lambda x, t, base: rope_complex(x, t, base)[:, :4], "expected (4, 16)"),
-        (lambda x, t, base: 1 / 0, "raised ZeroDivisionError"),
-        ("rope_complex", "expected a function"),
     ],
 )
 def test_complex_rope_checker_names_each_slip(answer, phrase):
     feedback = check_rope_complex(answer)
     assert feedback.status == "wrong"
     assert phrase in feedback.message
-
-
-def test_complex_rope_checker_says_todo_for_a_stub():
-    def stub(x, positions, base=10000.0):
-        raise NotImplementedError
-
-    assert check_rope_complex(stub).status == "todo"
-    assert check_rope_complex(None).status == "todo"
 
 
 # --- exercise 2: spot the error ------------------------------------------------------------------
@@ -372,14 +360,8 @@ def _f16_positions(n_positions, d_model, dtype):
         (_f16_positions, "positions up to 2,048 are right"),
         (cache(cast=False), "comes back as float64"),
         (cache(swap=True), "cos and sin are swapped"),
-        (
-            lambda n, d, dtype: (np.full((n, d // 2), np.nan, dtype), np.zeros((n, d // 2), dtype)),
-            "NaN or infinite",
-        ),
-        (lambda n, d, dtype: "cos, sin", "pair of two items"),
         (lambda n, d, dtype: ([1.0], [0.0]), "must be a numpy array"),
         (lambda n, d, dtype: (np.ones((n, d), dtype), np.zeros((n, d), dtype)), "shape (4096, 32)"),
-        (lambda n, d, dtype: 1 / 0, "raised ZeroDivisionError"),
     ],
 )
 def test_cache_checker_names_each_slip(answer, phrase):
@@ -434,10 +416,3 @@ def test_loader_checker_judges_a_cast_answer_by_its_layout_not_its_rounding(dtyp
 def test_loader_checker_names_each_slip(convert, phrase):
     feedback = check_llama2_loader(convert)
     assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_loader_checker_says_todo_for_the_stub():
-    def convert(w_q, w_k):
-        raise NotImplementedError
-
-    assert check_llama2_loader(convert).status == "todo"

@@ -414,7 +414,6 @@ _SLIPS = {
         (_no_offset, "start at 0"),
         (_counting_t, "temporal"),
         (lambda *a: mrope_position_ids(*a)[:, :-1], "shape"),
-        (lambda *a: "ids", "array"),
     ],
 }
 
@@ -426,12 +425,3 @@ _SLIPS = {
 def test_checkers_name_each_slip(checker, answer, phrase):
     feedback = checker(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_checkers_turn_every_failure_into_feedback():
-    assert check_partial_rope(lambda *a: None).status == "todo"
-    assert check_mla_cache(None).status == "todo"
-    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
-    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
-    crashed = check_partial_rope(lambda *a: 1 / 0)
-    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message

@@ -216,7 +216,6 @@ def test_extension_frequencies_come_from_rope_frequencies():
 
 def test_induction_checker_right_and_every_slip():
     assert tl.check_induction_score(tl.induction_score).status == "correct"
-    assert tl.check_induction_score(None).status == "todo"
     weights, tokens = _cases()[0]
     for index, (_, message) in enumerate(_slip_scores(weights, tokens)):
 
@@ -245,7 +244,6 @@ def test_failure_length_checker():
 
     want = tl.failure_length(load_results("two_layers"))
     assert tl.check_failure_length(want).status == "correct"
-    assert tl.check_failure_length(None).status == "todo"
     order = ["2L", "4L", "8L", "none"]
     for other in order:
         if other != want:
