@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pe_helpers import apply_rope, frequencies, relative_deviation
+from pe_helpers import apply_rope, relative_deviation
 from pe_helpers.lessons.rope_today import (
     PUBLISHED_SETTINGS,
     MropeScoreMap,
@@ -28,7 +28,6 @@ from pe_helpers.rope_variants import (
     decoupled_rope_scores,
     mrope_pair_axes,
     mrope_position_ids,
-    p_rope_frequencies,
     rotary_dim,
 )
 
@@ -127,16 +126,6 @@ def test_p_rope_matches_deepmind_and_its_ends_are_rope_and_nope():
         assert np.allclose(got, _deepmind_p_rope(x, t, p, 10000.0))
     assert np.allclose(apply_p_rope(x, t, 1.0), apply_rope(x, t))
     assert np.array_equal(apply_p_rope(x, t, 0.0), x)
-    w = p_rope_frequencies(128, 0.75)
-    assert np.count_nonzero(w) == 48
-    assert np.allclose(w[:48], frequencies(128)[:48])
-
-
-def test_partial_and_p_rope_keep_different_wavelengths():
-    r = rotary_dim(128, 0.75)
-    partial_slowest = 10000.0 ** (-(r - 2) / r)
-    p_slowest = p_rope_frequencies(128, 0.75)[47]
-    assert p_slowest > 5 * partial_slowest
 
 
 # --- multimodal RoPE ----------------------------------------------------------------------------
