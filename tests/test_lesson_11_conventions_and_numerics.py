@@ -93,17 +93,12 @@ def test_swap_pairing_keeps_every_logit(method):
 # --- figures ------------------------------------------------------------------------------------
 
 
-def test_position_accuracy_draws_each_curve_in_percent():
-    ax = plot_position_accuracy({"right": [1.0, 1.0, np.nan], "wrong": [1.0, 0.5, 0.25]})
-    assert [line.get_label() for line in ax.lines] == ["right", "wrong"]
-    assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
-    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
-
-
-def test_position_accuracy_shades_each_band_in_its_curve_colour():
-    curves = {"right": [1.0, 0.9, 0.8], "wrong": [1.0, 0.5, 0.25]}
+def test_position_accuracy_draws_each_curve_in_percent_and_each_band_in_its_colour():
+    curves = {"right": [1.0, 1.0, np.nan], "wrong": [1.0, 0.5, 0.25]}
     ax = plot_position_accuracy(curves, bands={"wrong": ([1.0, 0.4, 0.1], [1.0, 0.6, 0.5])})
     assert [line.get_label() for line in ax.lines] == ["right", "wrong"]  # the lines: this run
+    assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
+    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
     (band,) = ax.collections
     assert band.get_label() == "min to max over seeds"
     assert np.allclose(band.get_edgecolor()[0][:3], to_rgb(ax.lines[1].get_color()))

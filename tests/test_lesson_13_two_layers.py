@@ -77,6 +77,7 @@ def test_one_layer_is_lesson_08s_model():
     two = ModelConfig("rope_adjacent", vocab_size=6, n_layers=2)
     assert two.param_shapes()["layer1.w_o"] == (2, 16, 32)  # heads write into the stream
     assert two.param_shapes()["w_o"] == (2, 16, 6)  # the last layer reads the logits
+    assert not any("cope" in name or "forget" in name for name in two.param_shapes())  # lesson 14
 
 
 def test_a_zero_first_layer_leaves_the_last_layer_alone():

@@ -66,12 +66,6 @@ def test_forget_gate_of_one_is_no_position_at_all():
     )
 
 
-def test_lesson_08_and_13_models_keep_their_arrays():
-    assert "cope_pos" not in ModelConfig("none", vocab_size=4).param_shapes()
-    config = ModelConfig("rope_adjacent", vocab_size=8, n_layers=2)
-    assert not any("cope" in name or "forget" in name for name in config.param_shapes())
-
-
 # --- the task -----------------------------------------------------------------------------------
 
 
