@@ -28,7 +28,6 @@ from pe_helpers.rope_variants import (
     decoupled_rope_scores,
     mrope_pair_axes,
     mrope_position_ids,
-    rotary_dim,
 )
 
 RNG = np.random.default_rng(12)
@@ -102,7 +101,6 @@ def _deepmind_p_rope(x, positions, rope_proportion, base):
 def test_partial_rope_matches_gptneox_and_keeps_a_content_channel():
     x = RNG.normal(size=(5, 96))
     t = np.array([0.0, 1.0, 7.0, 100.0, 2048.0])
-    assert rotary_dim(96, 0.25) == 24
     got = apply_partial_rope(x, t, 0.25, pairing="halves")
     assert np.allclose(got, _gptneox_partial(x, t, 24, 10000.0))
     assert np.array_equal(got[:, 24:], x[:, 24:])
@@ -189,7 +187,6 @@ def _llama4_scale(positions, floor_scale=8192, attn_scale=0.1):
 def test_nope_query_scale_is_llama4_temperature():
     t = np.r_[0:20000, 65530:65540, 2**20 - 2 : 2**20 + 2]
     np.testing.assert_allclose(nope_query_scale(t), _llama4_scale(t), rtol=1e-15)
-    assert nope_query_scale(8190) == 1.0 and nope_query_scale(8191) > 1.0  # the (t + 1)
     steps = np.flatnonzero(np.diff(nope_query_scale(np.arange(40000))))
     assert (steps + 1).tolist() == [8191, 16383, 24575, 32767]
     np.testing.assert_allclose(nope_query_scale(t, 100, 0.5), _llama4_scale(t, 100, 0.5))

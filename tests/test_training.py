@@ -232,11 +232,6 @@ def test_same_seed_gives_bit_identical_parameters():
     assert not np.array_equal(runs[0].params["w_q"], runs[2].params["w_q"])
 
 
-def test_training_lowers_the_loss():
-    model = train("copy_back", "learned", length=8, vocab_size=6, steps=60)
-    assert model.losses[-5:].mean() < 0.5 * model.losses[:5].mean()
-
-
 # --- Facts about trained models (trained once per module) ---
 
 
@@ -275,13 +270,6 @@ def test_no_position_no_mask_is_permutation_equivariant(models, task):
     assert model.accuracy(n_samples=400) <= ceiling + 0.03
 
 
-def test_a_position_signal_breaks_equivariance(models):
-    model = models["copy_back", "sinusoidal", True]
-    tokens = np.arange(L)[None] % 16
-    perm = np.roll(np.arange(L), 1)
-    assert not np.allclose(model.logits(tokens[:, perm]), model.logits(tokens)[:, perm])
-
-
 def test_nope_with_a_causal_mask_learns_the_prefix_but_not_the_order(models):
     # copy-back k=2: at t = 2 the target is one of the 2 tokens before the query, at t the
     # best order-blind guess is right about 1/t of the time; NoPE reaches that and no more.
@@ -305,6 +293,7 @@ def test_nope_with_a_causal_mask_learns_the_prefix_but_not_the_order(models):
 @pytest.mark.parametrize("method", ["sinusoidal", "learned", "rope_adjacent", "rope_halves"])
 @pytest.mark.parametrize("task", ["copy_back", "token_at"])
 def test_position_methods_learn_both_tasks_at_the_training_length(models, task, method):
+    # far above the order-blind ceiling (< 0.35) that permutation equivariance allows
     assert models[task, method, True].accuracy(n_samples=200) >= 0.95
 
 
