@@ -270,19 +270,13 @@ def _drawn_static(name: str, style: str) -> tuple[Figure, ...]:
     return drawn
 
 
-def _steps(item, style: str):
-    """A static figure (by name) once; a live figure at its start and every extreme."""
-    if isinstance(item, str):
-        for index, figure in enumerate(_drawn_static(item, style)):
-            yield f"example figure {index}", figure
-    else:
-        yield from _live_steps(item, style)
-
-
 def _problems(item, style: str, find) -> list[str]:
-    """What ``find`` reports on each step of ``item``, each once."""
-    found = {f"{step}: {p}" for step, figure in _steps(item, style) for p in find(figure)}
-    return sorted(found)
+    """What ``find`` reports, each once, on a static figure (by name) or each live step."""
+    if isinstance(item, str):
+        steps = ((f"example {i}", f) for i, f in enumerate(_drawn_static(item, style)))
+    else:
+        steps = _live_steps(item, style)
+    return sorted({f"{step}: {p}" for step, figure in steps for p in find(figure)})
 
 
 FIGURES = [*STATIC, *LIVE]

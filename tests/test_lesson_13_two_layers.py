@@ -18,6 +18,7 @@ from pe_helpers.model import (
     loss_and_grads,
 )
 from pe_helpers.rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
+from pe_helpers.seeds import load_results
 from pe_helpers.tasks import (
     TEST_SEED,
     copy_back,
@@ -230,8 +231,6 @@ def test_induction_checker_right_and_every_slip():
 def test_failure_length_answer_is_far_from_its_level():
     """Exercise 2's answer does not hang on the seeds: at every test length the sinusoidal
     model's median, and both ends of its 95% interval, lie more than 10 points from the level."""
-    from pe_helpers.seeds import load_results
-
     results = load_results("two_layers")
     for scale in ("L", "2L", "4L", "8L"):
         median, low, high = results.median_interval(f"passkey.sinusoidal.{scale}")
@@ -239,8 +238,6 @@ def test_failure_length_answer_is_far_from_its_level():
 
 
 def test_failure_length_checker():
-    from pe_helpers.seeds import load_results
-
     want = tl.failure_length(load_results("two_layers"))
     assert tl.check_failure_length(want).status == "correct"
     order = ["2L", "4L", "8L", "none"]

@@ -55,7 +55,7 @@ def test_ntk_aware_base_keeps_fastest_pair_and_divides_slowest_by_s():
 def test_plain_frequencies_and_wavelengths():
     inv, att = rope_frequencies({"rope_type": "default"}, 8)
     np.testing.assert_allclose(inv, 10000.0 ** (-np.arange(0, 8, 2) / 8), rtol=1e-15)
-    assert att == 1.0
+    assert att == 1.0 and rope_frequencies({}, 8)[0].tolist() == inv.tolist()  # the defaults
     np.testing.assert_allclose(rotations_in_context(inv, 100), 100 * inv / (2 * np.pi))
 
 
@@ -245,10 +245,9 @@ def test_proportional_ends_are_default_rope_and_no_rotation():
         interpolation_weights(GEMMA4_FULL, 64)
 
 
-def test_old_type_key_and_default_theta():
+def test_old_type_key():
     inv, _ = rope_frequencies({"type": "linear", "factor": 2.0}, 8)
     np.testing.assert_allclose(inv, default_frequencies(10000.0, 8) / 2)
-    assert rope_frequencies({}, 8)[0].tolist() == default_frequencies(10000.0, 8).tolist()
 
 
 def test_interpolation_weights_reproduce_the_frequencies():

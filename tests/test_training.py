@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from pe_helpers.attention import relative_deviation, softmax_backward
 from pe_helpers.biases import alibi_bias, alibi_slopes, t5_relative_bucket
 from pe_helpers.encodings import frequencies
 from pe_helpers.model import (
@@ -99,8 +98,6 @@ def test_gradient_check_takes_a_learners_softmax_backward():
 
     assert max(gradient_check(config, softmax_backward=correct).values()) <= 1e-6
     assert max(gradient_check(config, softmax_backward=forgot_the_sum).values()) > 1e-2
-    rows = softmax_backward(np.full((3, 4), 0.25), np.arange(12.0).reshape(3, 4))
-    np.testing.assert_allclose(rows.sum(axis=-1), 0.0, atol=1e-15)
 
 
 # --- RoPE hook: the table-driven rotation is lesson 07's apply_rope ---
@@ -166,12 +163,6 @@ def reference_alibi_slopes(n):
 @pytest.mark.parametrize("n_heads", range(1, 33))
 def test_alibi_slopes_follow_the_reference_rule(n_heads):
     np.testing.assert_allclose(alibi_slopes(n_heads), reference_alibi_slopes(n_heads), rtol=1e-14)
-
-
-def test_alibi_bias_is_toeplitz_per_head():
-    bias = alibi_bias(9, 3)
-    assert bias.shape == (3, 9, 9)
-    assert all(relative_deviation(head) == 0.0 for head in bias)
 
 
 def transformers_bucket(rel, bidirectional, num_buckets, max_distance):
@@ -297,10 +288,7 @@ def test_position_methods_learn_both_tasks_at_the_training_length(models, task, 
     assert models[task, method, True].accuracy(n_samples=200) >= 0.95
 
 
-def test_accuracy_past_the_training_length(models):
-    for key in (("copy_back", "sinusoidal", True), ("copy_back", "rope_adjacent", True)):
-        for length in (2 * L, 4 * L):
-            assert 0.0 <= models[key].accuracy(length=length, n_samples=50) <= 1.0
+def test_a_learned_table_refuses_positions_past_max_len(models):
     learned = models["copy_back", "learned", True]
     with pytest.raises(ValueError, match="max_len"):
         learned.accuracy(length=2 * L)
@@ -381,7 +369,6 @@ def test_order_blind_accuracy_is_the_bayes_ceiling(task):
         (dict(method="alibi", slopes=[1.0]), ValueError, "slopes"),
         (dict(method="t5_bias", num_buckets=4, max_distance=2), ValueError, "max_distance"),
         (dict(method="t5_bias", causal=False, num_buckets=3), ValueError, "num_buckets"),
-        (dict(method="cope", causal=False), ValueError, "causal"),
     ],
 )
 def test_bad_config(kwargs, error, name):
