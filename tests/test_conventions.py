@@ -141,12 +141,8 @@ def test_mutant_reports_carry_what_was_measured():
     for name in ("wrong_axis", "ignores_positions"):
         report = identify_rope(mutants[name], 16)
         assert report.pairing is None and report.base is None
-
-
-def test_mutants_use_the_base_they_are_given():
-    report = identify_rope(rope_mutants(base=500.0)["clockwise"], 8, expected_base=500.0)
-    assert report.issues == ("clockwise",)
-    assert report.base == pytest.approx(500.0, rel=1e-6)
+    other_base = identify_rope(rope_mutants(base=500.0)["clockwise"], 8, expected_base=500.0)
+    assert other_base.issues == ("clockwise",) and other_base.base == pytest.approx(500.0)
 
 
 @pytest.mark.parametrize(
@@ -195,7 +191,8 @@ def test_library_flags_name_a_pairing_and_a_source_each():
     for flag in LIBRARY_FLAGS:
         assert flag.pairing in ("adjacent", "halves")
         assert flag.source.startswith("github.com/") and "/blob/" in flag.source
-        assert ".py" in flag.source or ".cpp" in flag.source  # the file that says so
+        assert flag.file.split(": ")[1].endswith((".py", ".cpp"))  # the file that says so
+    assert LIBRARY_FLAGS[0].file == "Dao-AILab/flash-attention: flash_attn/layers/rotary.py"
     by_setting = {(f.library, f.setting): f.pairing for f in LIBRARY_FLAGS}
     assert by_setting["flash-attn", "apply_rotary_emb(interleaved=True)"] == "adjacent"
     assert by_setting["MLX", "nn.RoPE / mx.fast.rope(traditional=True)"] == "adjacent"
@@ -411,48 +408,23 @@ def test_neighbours_collapse_to_one_score_where_the_dtype_rounds_them_together()
 DIVIDED = pe_table_variants()["divided"]
 Q = np.ones(8)
 BAD_CALLS = {
-    "f not callable": (lambda: identify_rope("apply_rope", 8), TypeError, "f"),
     "d_model odd": (lambda: identify_rope(rope(), 7), ValueError, "d_model"),
     "d_model 2": (lambda: identify_rope(rope(), 2), ValueError, "d_model"),
-    "d_model 2048": (lambda: identify_rope(rope(), 2048), ValueError, "d_model"),
-    "expected_pairing": (lambda: identify_rope(rope(), 8, expected_pairing="interleaved"),
-                         ValueError, "expected_pairing"),
-    "expected_base": (lambda: identify_rope(rope(), 8, expected_base=-1.0), ValueError,
-                      "expected_base"),
     "max_position": (lambda: identify_rope(rope(), 8, max_position=2), ValueError,
                      "max_position"),
-    "atol": (lambda: identify_rope(rope(), 8, atol=0.0), ValueError, "atol"),
-    "g not callable": (lambda: identify_pe_table(sinusoidal_pe(4, 8), 8), TypeError, "g"),
-    "shift not callable": (lambda: identify_pe_table(DIVIDED, 8, shift=np.eye(8)), TypeError,
-                           "shift"),
     "n_positions 2": (lambda: identify_pe_table(DIVIDED, 8, n_positions=2), ValueError,
                       "n_positions"),
-    "n_positions 10**6": (lambda: identify_pe_table(DIVIDED, 8, n_positions=10**6), ValueError,
-                          "n_positions"),
     "dtype int32": (lambda: largest_exact_integer("int32"), ValueError, "dtype"),
-    "dtype float8": (lambda: largest_exact_integer("float8"), TypeError, "dtype"),
-    "dtype None": (lambda: rope_angle_error(4, 8, dtype=None), TypeError, "dtype"),
-    "fix 1": (lambda: rope_angle_error(4, 8, fix=1), ValueError, "fix"),
     "fix bfloat16": (lambda: rope_angle_error(4, 8, fix="bfloat16"), ValueError, "fix"),
     "angle d_model odd": (lambda: rope_angle_error(4, 7), ValueError, "d_model"),
-    "angle d_model 10**10": (lambda: rope_angle_error(1, 10**10), ValueError, "d_model"),
     "positions 2-D": (lambda: rope_angle_error(np.zeros((2, 2)), 8), ValueError, "positions"),
-    "positions 10**12": (lambda: rope_angle_error(10**12, 128), ValueError, "positions"),
     "widths differ": (lambda: low_precision_rope_scores(Q, np.ones(6), 0, [0]), ValueError, "q"),
     "q odd": (lambda: low_precision_rope_scores(np.ones(7), np.ones(7), 0, [0]), ValueError,
               "q.size"),
     "key_positions many": (lambda: low_precision_rope_scores(Q, Q, 0, np.zeros(2_000_000)),
                            ValueError, "key_positions"),
-    "key_positions 10**8": (lambda: low_precision_rope_scores(Q, Q, 0, 10**8), ValueError,
-                            "key_positions"),
-    "key_positions empty": (lambda: low_precision_rope_scores(Q, Q, 0, []), ValueError,
-                            "key_positions"),
-    "query_position": (lambda: low_precision_rope_scores(Q, Q, "3", [0]), TypeError,
-                       "query_position"),
     "scores dtype": (lambda: low_precision_rope_scores(Q, Q, 0, [0], "int8"), ValueError,
                      "dtype"),
-    "scores fix": (lambda: low_precision_rope_scores(Q, Q, 0, [0], fix="half"), ValueError,
-                   "fix"),
 }  # fmt: skip
 
 

@@ -1,7 +1,9 @@
 """Every course figure, as a room sees it: text that fits, is large enough, and colours apart.
 
-Each static figure a lesson's notebook draws and each live figure (found generically, as the
-parity tests of ``tests/test_core.py`` find them) is drawn with the Agg renderer in the default
+Each static figure (every public ``plot_*`` function of ``pe_helpers.figures`` and of each
+lesson's home, and ``heatmap``, called as its docstring examples call it, or with its defaults)
+and each live figure (found generically, as the parity tests of ``tests/test_core.py`` find
+them) is drawn with the Agg renderer in the default
 style and in projector mode (``classroom_style()``), at its starting values and at the
 extremes of every control, and checked for:
 
@@ -18,7 +20,10 @@ extremes of every control, and checked for:
 
 from __future__ import annotations
 
+import doctest
 import functools
+import importlib
+import inspect
 import itertools
 import re
 
@@ -43,7 +48,8 @@ from pe_helpers.figures import (
     classroom_style,
     on_screen_px,
 )
-from pe_helpers.lessons import live_figures
+from pe_helpers.lessons import lessons, live_figures
+from pe_helpers.lessons.conventions_and_numerics import plot_position_accuracy
 
 #: Smallest CIELAB distance (CIE76) between two series colours of a figure, under each
 #: simulated colour-vision deficiency.
@@ -170,156 +176,45 @@ def small_texts(figure: Figure) -> list[str]:
 
 
 # --- every figure of the course -----------------------------------------------------------------
-def _results(slug: str):
-    from pe_helpers.seeds import load_results
-
-    return load_results(slug)
-
-
-def _extrapolation() -> Figure:
-    from pe_helpers.lessons.train_it import plot_extrapolation
-    from pe_helpers.tasks import order_blind_accuracy
-
-    spread, lengths, scales = _results("train_it"), [16, 32, 64], ["L", "2L", "4L"]
-    tables, bands, limits = {}, {}, {}
-    for name, prefix, nope, task in (
-        ("copy back (k = 1): relative", "copy", "nope.copy_back", "copy_back"),
-        ("token at p = 0: absolute", "first", "nope.token_at", "token_at"),
-    ):
-        bands[name] = {"none": spread.band([f"{nope}.{s}" for s in scales])} | {
-            m: spread.band([f"{prefix}.{m}.{s}" for s in scales])
-            for m in ("sinusoidal", "rope_adjacent")
-        }
-        tables[name] = {m: band[1] for m, band in bands[name].items()}
-        limits[name] = [order_blind_accuracy(task, n, 16, causal=True) for n in lengths]
-    return plot_extrapolation(
-        tables, lengths, train_length=16, limits=limits, bands=bands, band_label="shaded: 10 seeds"
-    )
-
-
-def _bench() -> Figure:
-    from pe_helpers.lessons import position_methods as pm
-
-    result = pm.run_bench(
-        [("learned", "learned"), ("T5", "t5_bias", {"n_heads": 1})],
-        [("copy_back", 1)],
-        length=6,
-        factors=(1, 2),
-        steps=5,
-        n_samples=8,
-    )
-    return pm.plot_bench(result)
-
-
-def _pe():
-    from pe_helpers.encodings import sinusoidal_pe
-
-    return sinusoidal_pe(50, 128)
-
-
-def _static_figures() -> dict:
-    """Name -> a function drawing one static figure as a lesson's notebook draws it."""
-    from pe_helpers.lessons import (
-        additive_injection,
-        conventions_and_numerics,
-        frequency_choice,
-        position_from_content,
-        position_methods,
-        rope_today,
-        rotation_property,
-        two_layers,
-        visualizing_pe,
-        why_position,
-    )
-
-    rng = np.random.default_rng(0)
-    dims = np.array([2, 4, 8, 16, 32, 64, 128, 256])
-    curve = np.linspace(0.1, 0.9, dims.size)
-    offsets = np.arange(-49, 50)
+@functools.cache
+def _plotting_functions() -> dict:
+    """Name -> every public ``plot_*`` function (and ``heatmap``) of figures.py and the lessons."""
+    modules = [figures] + [importlib.import_module(x.module) for x in lessons() if x.module]
     return {
-        "heatmap": lambda: figures.heatmap(
-            rng.normal(size=(50, 128)),
-            xlabel="dimension i",
-            ylabel="position t",
-            title="PE(t, i)",
-            colorbar_label="value",
-        ),
-        "plot_curves": lambda: figures.plot_curves(
-            np.arange(1, 129),
-            {"base 10,000": np.cos(np.arange(1, 129) / 20), "base 100": np.sin(np.arange(1, 129))},
-            xlabel="distance Δ",
-            ylabel="mean score",
-            title="scores over distance",
-            reference=0.0,
-            reference_label="zero",
-        ),
-        "plot_heatmap_row": lambda: figures.plot_heatmap_row(
-            [rng.normal(size=(16, 16)) for _ in range(4)],
-            ["content-content", "content-position", "position-content", "position-position"],
-        ),
-        "plot_token_outputs": lambda: why_position.plot_token_outputs(
-            [["dog", "bites", "man"], ["man", "bites", "dog"]],
-            [rng.normal(size=(3, 4)), rng.normal(size=(3, 4))],
-        ),
-        "plot_serial_steps": lambda: why_position.plot_serial_steps(
-            [1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8, 16, 32, 64], [3, 3, 3, 3, 3, 3, 3]
-        ),
-        "plot_min_distance": lambda: frequency_choice.plot_min_distance(
-            np.arange(2, 513),
-            {
-                "sin(1000 t) alone": np.geomspace(1.0, 1e-3, 511),
-                "one (sin, cos) pair, w = 1": np.geomspace(1.5, 1e-2, 511),
-                "full bank, d = 64": np.full(511, 1.2),
-            },
-        ),
-        "plot_cosine_vs_dim": lambda: additive_injection.plot_cosine_vs_dim(dims, curve),
-        "plot_probe_vs_dim": lambda: additive_injection.plot_probe_vs_dim(dims, curve, curve / 2),
-        "plot_frequency_readings": lambda: frequency_choice.plot_frequency_readings(128),
-        "plot_wavelengths": lambda: frequency_choice.plot_wavelengths(128, 10000.0),
-        "plot_aliasing": lambda: frequency_choice.plot_aliasing(1000.0, 10),
-        "plot_counter_analogy": lambda: frequency_choice.plot_counter_analogy(16, 8, 100.0),
-        "plot_pe_heatmap": lambda: visualizing_pe.plot_pe_heatmap(_pe(), colorbar=False),
-        "plot_pe_dimensions": lambda: visualizing_pe.plot_pe_dimensions(_pe(), [0, 1, 20, 21]),
-        "plot_pe_dot_profile": lambda: visualizing_pe.plot_pe_dot_profile(
-            offsets, np.cos(offsets / 5.0) * 30, title="PE(t)·PE(t+Δ) for d = 128"
-        ),
-        "plot_layouts": lambda: visualizing_pe.plot_layouts(_pe(), cmap="RdBu"),
-        "plot_column_means": lambda: visualizing_pe.plot_column_means(
-            _pe().mean(axis=0)[:64], first_dimension=64
-        ),
-        "plot_shift_scatter": lambda: rotation_property.plot_shift_scatter(
-            np.sin(np.linspace(0, 6.28, 120)),
-            np.sin(np.linspace(0, 6.28, 120) + 1.0),
-            slope=0.5,
-            highlight=[[0.5, 0.9], [0.5, -0.4]],
-            xlabel=r"$\sin(wt)$",
-            ylabel=r"$\sin(w(t+\Delta))$",
-        ),
-        "plot_extrapolation": _extrapolation,
-        "plot_position_map": position_methods.plot_position_map,
-        "plot_bench": _bench,
-        "plot_mystery_biases": position_methods.plot_mystery_biases,
-        "plot_position_accuracy": lambda: conventions_and_numerics.plot_position_accuracy(
-            {
-                "trained adjacent, run adjacent": np.linspace(1.0, 0.9, 16),
-                "trained adjacent, run half-split": np.linspace(1.0, 0.1, 16),
-            },
-            bands={
-                "trained adjacent, run adjacent": (np.full(16, 0.85), np.ones(16)),
-                "trained adjacent, run half-split": (np.full(16, 0.05), np.full(16, 0.5)),
-            },
-        ),
-        "plot_angle_error": conventions_and_numerics.plot_angle_error,
-        "plot_nope_temperature": lambda: rope_today.plot_nope_temperature(9.0),
-        "plot_turning_pairs": lambda: rope_today.plot_turning_pairs(512, 0.25, 1e6),
-        "plot_passkey": lambda: two_layers.plot_passkey(_results("two_layers")),
-        "plot_skip_back": lambda: position_from_content.plot_skip_back(
-            _results("position_from_content")
-        ),
+        name: getattr(module, name)
+        for module in modules
+        for name in getattr(module, "__all__", ())
+        if name.startswith("plot_") or name == "heatmap"
     }
 
 
-STATIC = sorted(_static_figures())
+STATIC = sorted(_plotting_functions())
+_rng = np.random.default_rng(0)
+#: Figures whose docstring example is a toy (a 2 x 2 matrix's half-integer ticks crowd in
+#: projector mode): drawn as their notebook draws them instead.
+AS_IN_NOTEBOOKS = {
+    "heatmap": lambda: figures.heatmap(
+        _rng.normal(size=(50, 128)),
+        xlabel="dimension i",
+        ylabel="position t",
+        title="PE(t, i)",
+        colorbar_label="value",
+    ),
+    "plot_heatmap_row": lambda: figures.plot_heatmap_row(
+        [_rng.normal(size=(16, 16)) for _ in range(4)],
+        ["content-content", "content-position", "position-content", "position-position"],
+    ),
+    "plot_position_accuracy": lambda: plot_position_accuracy(
+        {
+            "trained adjacent, run adjacent": np.linspace(1.0, 0.9, 16),
+            "trained adjacent, run half-split": np.linspace(1.0, 0.1, 16),
+        },
+        bands={
+            "trained adjacent, run adjacent": (np.full(16, 0.85), np.ones(16)),
+            "trained adjacent, run half-split": (np.full(16, 0.05), np.full(16, 0.5)),
+        },
+    ),
+}
 LIVE = live_figures()
 STYLES = ["default", "projector"]
 
@@ -353,26 +248,35 @@ def _live_steps(figure_class, style: str):
 
 
 @functools.cache
-def _drawn_static(name: str, style: str) -> Figure:
+def _drawn_static(name: str, style: str) -> tuple[Figure, ...]:
+    """The figures of ``name``'s docstring examples (or of a call with its defaults), drawn."""
+    function, made = _plotting_functions()[name], []
+
+    def record(*args, **kwargs):
+        made.append(function(*args, **kwargs))
+        return made[-1]
+
+    namespace = {**vars(inspect.getmodule(function)), name: record}
     with _style(style):
-        result = _static_figures()[name]()
-    figure = result if isinstance(result, Figure) else result.figure
-    figure.canvas.draw()
-    return figure
-
-
-def _steps(item, style: str):
-    """A static figure (by name) once; a live figure at its start and every extreme."""
-    if isinstance(item, str):
-        yield "static", _drawn_static(item, style)
-    else:
-        yield from _live_steps(item, style)
+        if name in AS_IN_NOTEBOOKS:
+            made.append(AS_IN_NOTEBOOKS[name]())
+        for example in [] if made else doctest.DocTestParser().get_examples(function.__doc__ or ""):
+            exec(example.source, namespace)
+        if not made:
+            made.append(function())
+    drawn = tuple(r if isinstance(r, Figure) else r.figure for r in made)
+    for figure in drawn:
+        figure.canvas.draw()
+    return drawn
 
 
 def _problems(item, style: str, find) -> list[str]:
-    """What ``find`` reports on each step of ``item``, each once."""
-    found = {f"{step}: {p}" for step, figure in _steps(item, style) for p in find(figure)}
-    return sorted(found)
+    """What ``find`` reports, each once, on a static figure (by name) or each live step."""
+    if isinstance(item, str):
+        steps = ((f"example {i}", f) for i, f in enumerate(_drawn_static(item, style)))
+    else:
+        steps = _live_steps(item, style)
+    return sorted({f"{step}: {p}" for step, figure in steps for p in find(figure)})
 
 
 FIGURES = [*STATIC, *LIVE]

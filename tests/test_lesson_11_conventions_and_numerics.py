@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from pe_helpers.conventions import LIBRARY_FLAGS
 from pe_helpers.encodings import frequencies
 from pe_helpers.lessons.conventions_and_numerics import (
     DTYPES,
@@ -91,27 +90,15 @@ def test_swap_pairing_keeps_every_logit(method):
     assert np.allclose(swap_pairing(swapped).params["w_q"], model.params["w_q"])
 
 
-def test_each_library_flag_names_its_source_file():
-    files = [flag.file for flag in LIBRARY_FLAGS]
-    assert files[0] == "Dao-AILab/flash-attention: flash_attn/layers/rotary.py"
-    for name in files:
-        assert name.split(": ")[1].endswith((".py", ".cpp")), name
-
-
 # --- figures ------------------------------------------------------------------------------------
 
 
-def test_position_accuracy_draws_each_curve_in_percent():
-    ax = plot_position_accuracy({"right": [1.0, 1.0, np.nan], "wrong": [1.0, 0.5, 0.25]})
-    assert [line.get_label() for line in ax.lines] == ["right", "wrong"]
-    assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
-    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
-
-
-def test_position_accuracy_shades_each_band_in_its_curve_colour():
-    curves = {"right": [1.0, 0.9, 0.8], "wrong": [1.0, 0.5, 0.25]}
+def test_position_accuracy_draws_each_curve_in_percent_and_each_band_in_its_colour():
+    curves = {"right": [1.0, 1.0, np.nan], "wrong": [1.0, 0.5, 0.25]}
     ax = plot_position_accuracy(curves, bands={"wrong": ([1.0, 0.4, 0.1], [1.0, 0.6, 0.5])})
     assert [line.get_label() for line in ax.lines] == ["right", "wrong"]  # the lines: this run
+    assert ax.lines[1].get_ydata().tolist() == [100.0, 50.0, 25.0]
+    assert ax.lines[0].get_linestyle() != ax.lines[1].get_linestyle()
     (band,) = ax.collections
     assert band.get_label() == "min to max over seeds"
     assert np.allclose(band.get_edgecolor()[0][:3], to_rgb(ax.lines[1].get_color()))
@@ -159,18 +146,8 @@ def test_angle_error_view_says_how_the_position_is_stored(position, dtype, title
 
 def test_angle_error_view_picks_the_dtype_by_name():
     control = AngleErrorPerPair.controls["dtype"]
-    assert (control.kind, control.options, control.default) == ("choice", DTYPES, "bfloat16")
-    view = AngleErrorPerPair().view(position=257)
-    buttons = view.controls["dtype"]
-    assert tuple(value for _, value in buttons.options) == (
-        "float64",
-        "float32",
-        "float16",
-        "bfloat16",
-    )
-    buttons.value = "float16"
-    assert view.figure.axes[0].get_title().startswith("float16, position 257")
-    view.close()
+    assert (control.kind, control.default) == ("choice", "bfloat16")
+    assert control.options == DTYPES == ("float64", "float32", "float16", "bfloat16")
 
 
 # --- what the doors refuse ---------------------------------------------------------------------
@@ -186,41 +163,26 @@ def _curves(curves=None, bands=None):
 
 # (call on the module's adjacent model, error type, the parameter the message names)
 BAD_ARGUMENTS = [
-    (lambda m: pairing_metrics("rope_adjacent", _trained()), TypeError, "adjacent"),
     (lambda m: pairing_metrics(m, m), ValueError, "halves"),
     (lambda m: pairing_metrics(_trained(), _trained()), ValueError, "adjacent"),
-    (lambda m: swap_pairing("rope_adjacent"), TypeError, "model"),
     (lambda m: swap_pairing(_trained("learned")), ValueError, "model"),
     (
         lambda m: swap_pairing(_trained("rope_adjacent", inv_freq=[1.0, 0.1])),
         ValueError,
         "model",
     ),
-    (lambda m: _curves(bands=[0.5]), TypeError, "bands"),
     (lambda m: _curves(bands={"other": ([1.0, 1.0], [1.0, 1.0])}), ValueError, "bands"),
     (lambda m: _curves(bands={"a": [1.0, 1.0]}), ValueError, "bands"),
     (lambda m: _curves(bands={"a": ([1.0], [1.0], [1.0])}), TypeError, "bands"),
     (lambda m: _curves(bands={"a": ([1.0, 1.0], [1.0])}), ValueError, "bands"),
     (lambda m: _curves(bands={"a": ([1.0, 0.5], [1.0, 1.5])}), ValueError, "bands"),
     (lambda m: _curves({}), TypeError, "accuracies"),
-    (lambda m: _curves([0.5]), TypeError, "accuracies"),
     (lambda m: _curves({str(i): [1.0] for i in range(11)}), TypeError, "accuracies"),
     (lambda m: _curves({"a": np.ones(5000)}), ValueError, "accuracies"),
     (lambda m: _curves({"a": [1.5]}), ValueError, "accuracies"),
-    (lambda m: _curves({"a": [np.inf]}), ValueError, "accuracies"),
     (lambda m: _curves({"a": [1.0, 1.0], "b": [1.0]}), ValueError, "accuracies"),
-    (lambda m: _curves({"a": "high"}), TypeError, "accuracies"),
     (lambda m: plot_angle_error(d_model=7), ValueError, "d_model"),
-    (lambda m: plot_angle_error(d_model=2048), ValueError, "d_model"),
-    (lambda m: plot_angle_error(max_position=1e9), ValueError, "max_position"),
-    (lambda m: plot_angle_error(max_position="big"), TypeError, "max_position"),
-    (lambda m: plot_angle_error(base=-1.0), ValueError, "base"),
     (lambda m: AngleErrorPerPair(d_model=2), ValueError, "d_model"),
-    (lambda m: AngleErrorPerPair(base=0.0), ValueError, "base"),
-    (lambda m: AngleErrorPerPair().draw(dtype="float8"), ValueError, "dtype"),
-    (lambda m: AngleErrorPerPair().view(dtype="int8"), ValueError, "dtype"),
-    (lambda m: AngleErrorPerPair().draw(dtype=3), TypeError, "dtype"),
-    (lambda m: llama2_checkpoint(seed=-1), ValueError, "seed"),
     (
         lambda m: reference_scores(np.ones((5000, LOADER_D_MODEL)), *llama2_checkpoint()),
         ValueError,
@@ -270,26 +232,14 @@ def test_complex_rope_checker_accepts_right_answers_in_float64_and_float32():
         (lambda x, t, base: rope_complex(x, t, base**2), "twice as fast"),
         (lambda x, t, base: rope_complex(x, np.arange(len(t)), base), "row index"),
         (lambda x, t, base: np.asarray(x, dtype=float), "nothing turns"),
-        (lambda x, t, base: rope_complex(x, t, base) * np.nan, "NaN or inf"),
-        (lambda x, t, base: "rotated", "returned str, not numbers"),
         (lambda x, t, base: rope_complex(x, t, base) + 0j, "returned complex numbers"),
         (lambda x, t, base: rope_complex(x, t, base)[:, :4], "expected (4, 16)"),
-        (lambda x, t, base: 1 / 0, "raised ZeroDivisionError"),
-        ("rope_complex", "expected a function"),
     ],
 )
 def test_complex_rope_checker_names_each_slip(answer, phrase):
     feedback = check_rope_complex(answer)
     assert feedback.status == "wrong"
     assert phrase in feedback.message
-
-
-def test_complex_rope_checker_says_todo_for_a_stub():
-    def stub(x, positions, base=10000.0):
-        raise NotImplementedError
-
-    assert check_rope_complex(stub).status == "todo"
-    assert check_rope_complex(None).status == "todo"
 
 
 # --- exercise 2: spot the error ------------------------------------------------------------------
@@ -328,9 +278,15 @@ FIXED = {
 }
 
 
-@pytest.mark.parametrize("letter", sorted(FIXED))
-def test_each_fixed_snippet_passes(letter):
-    assert check_snippet(letter, FIXED[letter])
+def _fixed_in_float32(x, positions, base=10000.0):
+    return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("letter", "fixed"), [*FIXED.items(), ("C", _fixed_in_float32)], ids=["A", "B", "C", "C32"]
+)
+def test_each_fixed_snippet_passes(letter, fixed):
+    assert check_snippet(letter, fixed)
 
 
 @pytest.mark.parametrize(
@@ -385,45 +341,28 @@ def the_lesson_snippet(n_positions, d_model, dtype):
     return np.cos(angles), np.sin(angles)
 
 
-@pytest.mark.parametrize(
-    ("answer", "phrase"),
-    [
-        (the_lesson_snippet, "frequencies or the products"),
-        (cache(position_dtype=BF16), "positions up to 256 are right"),
-        (cache(cast=False), "comes back as float64"),
-        (cache(swap=True), "cos and sin are swapped"),
-        (
-            lambda n, d, dtype: (np.full((n, d // 2), np.nan, dtype), np.zeros((n, d // 2), dtype)),
-            "NaN or infinite",
-        ),
-        (lambda n, d, dtype: "cos, sin", "pair of two items"),
-        (lambda n, d, dtype: ([1.0], [0.0]), "must be a numpy array"),
-        (lambda n, d, dtype: (np.ones((n, d), dtype), np.zeros((n, d), dtype)), "shape (4096, 32)"),
-        (lambda n, d, dtype: 1 / 0, "raised ZeroDivisionError"),
-    ],
-)
-def test_cache_checker_names_each_slip(answer, phrase):
-    feedback = check_cos_sin_cache(answer)
-    assert feedback.status == "wrong"
-    assert phrase in feedback.message
-
-
-def test_cache_checker_catches_float16_positions_past_2048():
-    feedback = check_cos_sin_cache(_f16_positions)
-    assert feedback.status == "wrong" and "positions up to 2,048 are right" in feedback.message
-
-
 def _f16_positions(n_positions, d_model, dtype):
     t = np.arange(n_positions).astype(np.float16 if dtype == np.float16 else np.float64)
     angles = np.outer(t.astype(np.float64), frequencies(d_model))
     return np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
 
 
-def test_snippet_checker_accepts_a_float32_fix():
-    def fixed32(x, positions, base=10000.0):
-        return FIXED["C"](np.asarray(x, np.float32), positions, np.float32(base)).astype(np.float32)
-
-    assert check_snippet("C", fixed32)
+@pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        (the_lesson_snippet, "frequencies or the products"),
+        (cache(position_dtype=BF16), "positions up to 256 are right"),
+        (_f16_positions, "positions up to 2,048 are right"),
+        (cache(cast=False), "comes back as float64"),
+        (cache(swap=True), "cos and sin are swapped"),
+        (lambda n, d, dtype: ([1.0], [0.0]), "must be a numpy array"),
+        (lambda n, d, dtype: (np.ones((n, d), dtype), np.zeros((n, d), dtype)), "shape (4096, 32)"),
+    ],
+)
+def test_cache_checker_names_each_slip(answer, phrase):
+    feedback = check_cos_sin_cache(answer)
+    assert feedback.status == "wrong"
+    assert phrase in feedback.message
 
 
 # --- exercise 4: a Llama 2 checkpoint in a split-halves repository ------------------------------
@@ -447,11 +386,7 @@ def test_the_checkpoints_differ_by_seed_and_have_the_head_shape():
     assert a.shape == b.shape == (LOADER_D_MODEL, LOADER_HEAD_DIM) and not np.allclose(a, c)
 
 
-def test_loader_checker_accepts_the_permutation():
-    assert check_llama2_loader(lambda w_q, w_k: (w_q[:, _PERM], w_k[:, _PERM])).passed
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_loader_checker_judges_a_cast_answer_by_its_layout_not_its_rounding(dtype):
     def cast(convert):
         return lambda w_q, w_k: tuple(w.astype(dtype) for w in convert(w_q, w_k))
@@ -476,10 +411,3 @@ def test_loader_checker_judges_a_cast_answer_by_its_layout_not_its_rounding(dtyp
 def test_loader_checker_names_each_slip(convert, phrase):
     feedback = check_llama2_loader(convert)
     assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_loader_checker_says_todo_for_the_stub():
-    def convert(w_q, w_k):
-        raise NotImplementedError
-
-    assert check_llama2_loader(convert).status == "todo"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pe_helpers import apply_rope, frequencies, relative_deviation
+from pe_helpers import apply_rope, relative_deviation
 from pe_helpers.lessons.rope_today import (
     PUBLISHED_SETTINGS,
     MropeScoreMap,
@@ -28,8 +28,6 @@ from pe_helpers.rope_variants import (
     decoupled_rope_scores,
     mrope_pair_axes,
     mrope_position_ids,
-    p_rope_frequencies,
-    rotary_dim,
 )
 
 RNG = np.random.default_rng(12)
@@ -103,7 +101,6 @@ def _deepmind_p_rope(x, positions, rope_proportion, base):
 def test_partial_rope_matches_gptneox_and_keeps_a_content_channel():
     x = RNG.normal(size=(5, 96))
     t = np.array([0.0, 1.0, 7.0, 100.0, 2048.0])
-    assert rotary_dim(96, 0.25) == 24
     got = apply_partial_rope(x, t, 0.25, pairing="halves")
     assert np.allclose(got, _gptneox_partial(x, t, 24, 10000.0))
     assert np.array_equal(got[:, 24:], x[:, 24:])
@@ -127,16 +124,6 @@ def test_p_rope_matches_deepmind_and_its_ends_are_rope_and_nope():
         assert np.allclose(got, _deepmind_p_rope(x, t, p, 10000.0))
     assert np.allclose(apply_p_rope(x, t, 1.0), apply_rope(x, t))
     assert np.array_equal(apply_p_rope(x, t, 0.0), x)
-    w = p_rope_frequencies(128, 0.75)
-    assert np.count_nonzero(w) == 48
-    assert np.allclose(w[:48], frequencies(128)[:48])
-
-
-def test_partial_and_p_rope_keep_different_wavelengths():
-    r = rotary_dim(128, 0.75)
-    partial_slowest = 10000.0 ** (-(r - 2) / r)
-    p_slowest = p_rope_frequencies(128, 0.75)[47]
-    assert p_slowest > 5 * partial_slowest
 
 
 # --- multimodal RoPE ----------------------------------------------------------------------------
@@ -185,7 +172,6 @@ def test_decoupled_scores_are_the_concatenated_dot_products_and_relative():
 
 
 def test_published_settings_and_nope_layers():
-    assert nope_layers(36, 4) == [3, 7, 11, 15, 19, 23, 27, 31, 35]
     smollm3 = [int((i + 1) % 4 != 0) for i in range(36)]  # transformers' no_rope_layers rule
     assert [i for i, rope in enumerate(smollm3) if not rope] == nope_layers(36, 4)
     assert all(setting.source for setting in PUBLISHED_SETTINGS)
@@ -200,7 +186,6 @@ def _llama4_scale(positions, floor_scale=8192, attn_scale=0.1):
 def test_nope_query_scale_is_llama4_temperature():
     t = np.r_[0:20000, 65530:65540, 2**20 - 2 : 2**20 + 2]
     np.testing.assert_allclose(nope_query_scale(t), _llama4_scale(t), rtol=1e-15)
-    assert nope_query_scale(8190) == 1.0 and nope_query_scale(8191) > 1.0  # the (t + 1)
     steps = np.flatnonzero(np.diff(nope_query_scale(np.arange(40000))))
     assert (steps + 1).tolist() == [8191, 16383, 24575, 32767]
     np.testing.assert_allclose(nope_query_scale(t, 100, 0.5), _llama4_scale(t, 100, 0.5))
@@ -241,33 +226,15 @@ def _ones_mla(k_rope=(2, 2)):
     [
         (lambda: apply_partial_rope(np.ones((2, 8)), 3, 0.5), TypeError, "positions"),
         (lambda: apply_partial_rope(np.ones((2, 8)), [0, 1, 2], 0.5), ValueError, "positions"),
-        (
-            lambda: apply_partial_rope(np.ones((2, 8)), [0, 1], 1.5),
-            ValueError,
-            "partial_rotary_factor",
-        ),
         (lambda: apply_partial_rope(np.ones((2, 7)), [0, 1], 0.5), ValueError, "x"),
-        (lambda: apply_p_rope(np.ones((2, 8)), [0, 1], "half"), TypeError, "keep_fraction"),
         (lambda: mrope_pair_axes((16, 24, 23), 128), ValueError, "mrope_section"),
-        (lambda: mrope_pair_axes(16, 128), TypeError, "mrope_section"),
-        (lambda: mrope_position_ids(0, 1000, 2), ValueError, "grid_h"),
-        (lambda: mrope_position_ids(-1, 2, 2), ValueError, "text_before"),
         (
             lambda: apply_mrope(np.ones((2, 8)), np.zeros((2, 2)), (2, 1, 1)),
             ValueError,
             "position_ids",
         ),
-        (lambda: patch_scores(np.ones(8), np.ones(8), 40, 2, (2, 1, 1)), ValueError, "grid_h"),
         (lambda: decoupled_rope_scores(*_ones_mla(k_rope=(2, 3, 2))), ValueError, "k_rope"),
-        (lambda: position_scores("rope", [1.0], [1.0], [0]), TypeError, "rotate"),
-        (lambda: nope_layers(10, 0), ValueError, "interval"),
         (lambda: MropeScoreMap(head_dim=10), ValueError, "head_dim"),
-        (lambda: nope_query_scale([-1, 0]), ValueError, "positions"),
-        (lambda: nope_query_scale([0], floor_scale=0), ValueError, "floor_scale"),
-        (lambda: nope_query_scale([0], attn_scale=-0.1), ValueError, "attn_scale"),
-        (lambda: top_key_weight(0, 1.0), ValueError, "n_keys"),
-        (lambda: plot_nope_temperature(margin=0.0), ValueError, "margin"),
-        (lambda: plot_nope_temperature(max_keys=2**30), ValueError, "max_keys"),
     ],
 )
 def test_bad_arguments_are_named(call, error, name):
@@ -424,10 +391,6 @@ _SLIPS = {
         (640, "64 wide"),
         (1000, "not it"),
         (576.5, "whole number"),
-        (float("nan"), "finite"),
-        (float("inf"), "finite"),
-        ("576", "text"),
-        (True, "number"),
     ],
     check_mrope_ids: [
         (_shifted_text, "largest id"),
@@ -436,7 +399,6 @@ _SLIPS = {
         (_no_offset, "start at 0"),
         (_counting_t, "temporal"),
         (lambda *a: mrope_position_ids(*a)[:, :-1], "shape"),
-        (lambda *a: "ids", "array"),
     ],
 }
 
@@ -448,12 +410,3 @@ _SLIPS = {
 def test_checkers_name_each_slip(checker, answer, phrase):
     feedback = checker(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_checkers_turn_every_failure_into_feedback():
-    assert check_partial_rope(lambda *a: None).status == "todo"
-    assert check_mla_cache(None).status == "todo"
-    assert "NaN" in check_partial_rope(lambda *a: np.full((5, 12), np.nan)).message
-    assert "shape" in check_partial_rope(lambda *a: np.ones(3)).message
-    crashed = check_partial_rope(lambda *a: 1 / 0)
-    assert crashed.status == "wrong" and "ZeroDivisionError" in crashed.message

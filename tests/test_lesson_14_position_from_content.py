@@ -10,7 +10,7 @@ import pytest
 
 from pe_helpers.lessons import position_from_content as pc
 from pe_helpers.model import ModelConfig, forward_pass, gradient_check, init_params
-from pe_helpers.tasks import make_task, skip_back, task_batch
+from pe_helpers.tasks import skip_back
 from pe_helpers.training import train
 
 # --- the two methods in the model ---------------------------------------------------------------
@@ -66,12 +66,6 @@ def test_forget_gate_of_one_is_no_position_at_all():
     )
 
 
-def test_lesson_08_and_13_models_keep_their_arrays():
-    assert "cope_pos" not in ModelConfig("none", vocab_size=4).param_shapes()
-    config = ModelConfig("rope_adjacent", vocab_size=8, n_layers=2)
-    assert not any("cope" in name or "forget" in name for name in config.param_shapes())
-
-
 # --- the task -----------------------------------------------------------------------------------
 
 
@@ -83,7 +77,6 @@ def test_skip_back_targets_are_the_kth_word_back():
             assert scored[t] == (words.size >= 2)
             if scored[t]:
                 assert targets[t] == words[-2]
-    assert task_batch(make_task("skip_back", 3), 2, 8, 5).tokens.shape == (2, 8)
     assert 0.4 < (batch.tokens == 0).mean() < 0.6
 
 
@@ -130,10 +123,8 @@ def test_path_with_one_rotation_is_rope_and_ignores_what_came_before():
             "transforms",
         ),
         (lambda: pc.path_scores(np.ones((100_000, 2)), np.ones((100_000, 2))), ValueError, "q"),
-        (lambda: pc.path_transform([1.0, 0.0], "two"), TypeError, "beta"),
         (lambda: pc.path_transform(np.ones(10_000), 2.0), ValueError, "w"),
         (lambda: pc.train_skip_back("t5_bias"), ValueError, "method"),
-        (lambda: pc.skip_back_accuracies("model"), TypeError, "model"),
         (lambda: pc.ContentGates({"CoPE": None}), ValueError, "models"),
         (
             lambda: pc.gate_summary(train("skip_back", "none", length=8, steps=1)),
@@ -143,11 +134,6 @@ def test_path_with_one_rotation_is_rope_and_ignores_what_came_before():
         (lambda: ModelConfig("cope", vocab_size=4, causal=False), ValueError, "causal"),
         (lambda: ModelConfig("forgetting", vocab_size=4, causal=False), ValueError, "causal"),
         (lambda: ModelConfig("cope", vocab_size=4, cope_positions=1), ValueError, "cope_positions"),
-        (
-            lambda: ModelConfig("cope", vocab_size=4, cope_positions=2.5),
-            TypeError,
-            "cope_positions",
-        ),
     ],
 )
 def test_bad_arguments_are_named(call, error, name):
@@ -161,7 +147,6 @@ def test_bad_arguments_are_named(call, error, name):
 def test_checkers_accept_the_right_answers():
     assert pc.check_cope_positions(pc.exercises.positions_from_gates).status == "correct"
     assert pc.check_forget_bias(pc.exercises.forget_bias).status == "correct"
-    assert pc.check_cope_positions(lambda g: None).status == "todo"
 
 
 def _c(f):

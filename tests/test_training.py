@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from pe_helpers.attention import relative_deviation, softmax_backward
 from pe_helpers.biases import alibi_bias, alibi_slopes, t5_relative_bucket
 from pe_helpers.encodings import frequencies
 from pe_helpers.model import (
@@ -99,8 +98,6 @@ def test_gradient_check_takes_a_learners_softmax_backward():
 
     assert max(gradient_check(config, softmax_backward=correct).values()) <= 1e-6
     assert max(gradient_check(config, softmax_backward=forgot_the_sum).values()) > 1e-2
-    rows = softmax_backward(np.full((3, 4), 0.25), np.arange(12.0).reshape(3, 4))
-    np.testing.assert_allclose(rows.sum(axis=-1), 0.0, atol=1e-15)
 
 
 # --- RoPE hook: the table-driven rotation is lesson 07's apply_rope ---
@@ -168,13 +165,6 @@ def test_alibi_slopes_follow_the_reference_rule(n_heads):
     np.testing.assert_allclose(alibi_slopes(n_heads), reference_alibi_slopes(n_heads), rtol=1e-14)
 
 
-def test_alibi_slopes_for_eight_heads_and_toeplitz_bias():
-    assert (1 / alibi_slopes(8)).tolist() == [2.0**h for h in range(1, 9)]
-    bias = alibi_bias(9, 3)
-    assert bias.shape == (3, 9, 9)
-    assert all(relative_deviation(head) == 0.0 for head in bias)
-
-
 def transformers_bucket(rel, bidirectional, num_buckets, max_distance):
     """transformers' T5Attention._relative_position_bucket for one int, float32 like torch."""
     bucket = 0
@@ -209,15 +199,10 @@ def test_t5_buckets_match_transformers_on_offsets_to_300(bidirectional, num_buck
     assert got.tolist() == expected
 
 
-def test_t5_default_buckets_as_documented():
-    # bidirectional: exact 0-7, log-spaced to 128, then the last bucket; keys after the
-    # query in the upper half (BEYOND.md section 09)
-    assert t5_relative_bucket(np.arange(8)).tolist()[1:] == list(range(17, 24))
-    assert t5_relative_bucket(-np.arange(8)).tolist() == list(range(8))
-    far = t5_relative_bucket(np.array([-128, -1000, 128, 1000]))
-    assert far.tolist() == [15, 15, 31, 31]
-    magnitudes = t5_relative_bucket(-np.arange(200))
-    assert np.all(np.diff(magnitudes) >= 0) and magnitudes.max() == 15
+def test_t5_default_buckets_are_t5s_and_float64_gives_the_same():
+    offsets = np.arange(-2000, 2001)
+    explicit = t5_relative_bucket(offsets, bidirectional=True, num_buckets=32, max_distance=128)
+    assert t5_relative_bucket(offsets).tolist() == explicit.tolist()  # checked against transformers
     # the same offsets computed in float64 give the same buckets for the defaults
     r = np.arange(8, 2000)
     float64 = np.minimum(8 + (np.log(r / 8) / np.log(16) * 8).astype(int), 15)
@@ -236,11 +221,6 @@ def test_same_seed_gives_bit_identical_parameters():
         assert np.array_equal(runs[0].params[name], runs[1].params[name])
     assert np.array_equal(runs[0].losses, runs[1].losses)
     assert not np.array_equal(runs[0].params["w_q"], runs[2].params["w_q"])
-
-
-def test_training_lowers_the_loss():
-    model = train("copy_back", "learned", length=8, vocab_size=6, steps=60)
-    assert model.losses[-5:].mean() < 0.5 * model.losses[:5].mean()
 
 
 # --- Facts about trained models (trained once per module) ---
@@ -281,13 +261,6 @@ def test_no_position_no_mask_is_permutation_equivariant(models, task):
     assert model.accuracy(n_samples=400) <= ceiling + 0.03
 
 
-def test_a_position_signal_breaks_equivariance(models):
-    model = models["copy_back", "sinusoidal", True]
-    tokens = np.arange(L)[None] % 16
-    perm = np.roll(np.arange(L), 1)
-    assert not np.allclose(model.logits(tokens[:, perm]), model.logits(tokens)[:, perm])
-
-
 def test_nope_with_a_causal_mask_learns_the_prefix_but_not_the_order(models):
     # copy-back k=2: at t = 2 the target is one of the 2 tokens before the query, at t the
     # best order-blind guess is right about 1/t of the time; NoPE reaches that and no more.
@@ -311,13 +284,11 @@ def test_nope_with_a_causal_mask_learns_the_prefix_but_not_the_order(models):
 @pytest.mark.parametrize("method", ["sinusoidal", "learned", "rope_adjacent", "rope_halves"])
 @pytest.mark.parametrize("task", ["copy_back", "token_at"])
 def test_position_methods_learn_both_tasks_at_the_training_length(models, task, method):
+    # far above the order-blind ceiling (< 0.35) that permutation equivariance allows
     assert models[task, method, True].accuracy(n_samples=200) >= 0.95
 
 
-def test_accuracy_past_the_training_length(models):
-    for key in (("copy_back", "sinusoidal", True), ("copy_back", "rope_adjacent", True)):
-        for length in (2 * L, 4 * L):
-            assert 0.0 <= models[key].accuracy(length=length, n_samples=50) <= 1.0
+def test_a_learned_table_refuses_positions_past_max_len(models):
     learned = models["copy_back", "learned", True]
     with pytest.raises(ValueError, match="max_len"):
         learned.accuracy(length=2 * L)
@@ -391,20 +362,13 @@ def test_order_blind_accuracy_is_the_bayes_ceiling(task):
 @pytest.mark.parametrize(
     "kwargs, error, name",
     [
-        (dict(method="sine"), ValueError, "method"),
         (dict(vocab_size=1), ValueError, "vocab_size"),
-        (dict(vocab_size=4.0), TypeError, "vocab_size"),
         (dict(method="learned"), TypeError, "max_len"),
         (dict(method="rope_adjacent", d_head=3), ValueError, "d_head"),
         (dict(method="rope_adjacent", inv_freq=[1.0] * 5), ValueError, "inv_freq"),
-        (dict(method="rope_adjacent", attention_factor=0.0), ValueError, "attention_factor"),
         (dict(method="alibi", slopes=[1.0]), ValueError, "slopes"),
         (dict(method="t5_bias", num_buckets=4, max_distance=2), ValueError, "max_distance"),
         (dict(method="t5_bias", causal=False, num_buckets=3), ValueError, "num_buckets"),
-        (dict(method="cope", causal=False), ValueError, "causal"),
-        (dict(method="cope", cope_positions=4096), ValueError, "cope_positions"),
-        (dict(causal=1), TypeError, "causal"),
-        (dict(n_layers=9), ValueError, "n_layers"),
     ],
 )
 def test_bad_config(kwargs, error, name):
@@ -417,25 +381,14 @@ def test_bad_config(kwargs, error, name):
     "call, error, name",
     [
         (lambda: train("copy_back", "none", width=3), TypeError, "width"),
-        (lambda: train("reverse", "none"), ValueError, "task"),
-        (lambda: train("copy_back", "rotary"), ValueError, "method"),
-        (lambda: train("copy_back", "none", task_arg=0), ValueError, "task_arg"),
         (lambda: train("copy_back", "none", task_arg=16, length=16), ValueError, "length"),
-        (lambda: train("copy_back", "none", lr=11.0), ValueError, "lr"),
         (lambda: train("copy_back", "none", params={"embed": 1}), ValueError, "params"),
         (lambda: train("repeated", "none", length=24, vocab_size=8), ValueError, "vocab_size"),
         (lambda: copy_back(2, 5, 4, offset=5), ValueError, "length"),
-        (lambda: token_at(2, 3, 4, position=-1), ValueError, "position"),
-        (lambda: copy_back(2, 5, 4, seed=-1), ValueError, "seed"),
         (lambda: task_batch("passkey", 2, 2, 8), ValueError, "length"),
         (lambda: train("skip_back", "none", task_arg=20, length=16), ValueError, "task_arg"),
         (lambda: task_batch(make_task("skip_back", 5), 2, 8, 5), ValueError, "length"),
-        (lambda: order_blind_accuracy("copy_back", 5, 4, causal="yes"), TypeError, "causal"),
         (lambda: order_blind_accuracy("repeated", 8, 4), ValueError, "task"),
-        (lambda: gradient_check("none"), TypeError, "config"),
-        (lambda: gradient_check(ModelConfig("none", 4, 4), step=1.0), ValueError, "step"),
-        (lambda: t5_relative_bucket([0.5]), TypeError, "relative_position"),
-        (lambda: alibi_slopes(0), ValueError, "n_heads"),
         (lambda: alibi_bias(3, 2, slopes=[1.0]), ValueError, "slopes"),
     ],
 )
