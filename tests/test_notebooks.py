@@ -108,15 +108,6 @@ def test_every_notebook_records_the_same_cpu_kernels():
     assert len(found) == 1, f"notebooks record different CPU kernels (make regen): {found}"
 
 
-def test_navigation_links_are_current():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "navigation.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, "navigation is stale; run `make nav`:\n" + result.stdout
-
-
 def navigation():
     """The navigation script, imported as a module."""
     sys.path.insert(0, str(ROOT / "scripts"))
