@@ -288,8 +288,9 @@ def _defaults(figure: type) -> dict:
 
 
 @pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
-def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(figure):
-    axes = build_site.plan_axes(figure, _defaults(figure))
+def test_every_live_figure_gets_a_grid_within_budget_walked_one_control_at_a_time(figure):
+    start = _defaults(figure)
+    axes = tuple(build_site.plan_axes(figure, start))
     assert [axis.name for axis in axes] == list(figure.controls)
     for axis in axes:
         control = figure.controls[axis.name]
@@ -306,28 +307,7 @@ def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(fi
     for name, values in getattr(figure, "site_grid", {}).items():  # chosen by hand: kept
         chosen = next(axis for axis in axes if axis.name == name).values
         assert set(chosen) == {*values, figure.controls[name].default}
-
-
-def test_a_figure_declares_its_own_grid_and_a_wrong_one_stops_the_build():
-    from pe_helpers.live import LiveFigure, float_control, int_control
-
-    class Demo(LiveFigure):
-        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
-        site_grid = {"a": (0.0, 1.0)}
-
-    start = {"a": 0.5, "n": 3}
-    assert build_site.plan_axes(Demo, start)[0].values == (0.0, 0.5, 1.0)
-    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
-        with pytest.raises(ValueError, match="names no control"):
-            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
-    with pytest.raises(ValueError, match="two or more"):
-        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
-
-
-@pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
-def test_the_walk_draws_every_picture_once_moving_one_control_at_a_time(figure):
-    start = _defaults(figure)
-    axes = tuple(build_site.plan_axes(figure, start))
+    # The walk draws every picture once, moving one control at a time.
     cell = build_site.LiveCell("01_demo", 1, "m.Demo", start, "", b"", axes)
     path = build_site.walk(cell)
     assert len(path) == len(set(path)) == cell.frames
@@ -339,6 +319,21 @@ def test_the_walk_draws_every_picture_once_moving_one_control_at_a_time(figure):
         moved = [i for i in range(len(axes)) if before[i] != after[i]]
         one_step = len(moved) == 1 and abs(before[moved[0]] - after[moved[0]]) == 1
         assert one_step or set(moved) <= set(alone), (before, after)
+
+
+def test_a_grid_a_figure_declares_wrong_stops_the_build():
+    from pe_helpers.live import LiveFigure, float_control, int_control
+
+    class Demo(LiveFigure):
+        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
+        site_grid = {"a": (0.0, 1.0)}
+
+    start = {"a": 0.5, "n": 3}  # a grid declared right: plan_axes' doctest
+    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
+        with pytest.raises(ValueError, match="names no control"):
+            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
+    with pytest.raises(ValueError, match="two or more"):
+        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
 
 
 def test_the_grids_of_the_rule_refine_each_other_and_keep_the_ends_and_the_start():
