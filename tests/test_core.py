@@ -79,29 +79,19 @@ def test_masked_cells_get_their_own_colour_and_do_not_set_the_scale():
     [
         (lambda: heatmap(np.zeros((0, 3))), ValueError, "values"),
         (lambda: heatmap(np.zeros(3)), ValueError, "values"),
-        (lambda: heatmap(np.eye(2), limit="1"), TypeError, "limit"),
-        (lambda: heatmap(np.eye(2), limit=-1), ValueError, "limit"),
         (lambda: heatmap(np.eye(2), figsize=(1e9, 2)), ValueError, "figsize"),
         (
             lambda: figures.plot_curves([1, 2], [[1, 2]], xlabel="x", ylabel="y"),
             TypeError,
             "curves",
         ),
-        (
-            lambda: figures.plot_curves([1], {"a": [1]}, xlabel="", ylabel="", logx=1),
-            TypeError,
-            "logx",
-        ),
-        (lambda: int_control("n", 5, 1, 10).check("n_steps", 11), ValueError, "n_steps"),
-        (lambda: int_control("n", 5, 1, 10).check("n_steps", 2.5), TypeError, "n_steps"),
         (lambda: live.even_control("d", 8, 2, 64).check("d_model", 7), ValueError, "d_model"),
         (lambda: int_control("n", 5, 10, 1), ValueError, "minimum"),
-        (lambda: live.log_control("base", 1.0, 0.0, 10.0), ValueError, "minimum"),
-        (lambda: Sine().draw(frequency=float("nan")), ValueError, "frequency"),
         (lambda: Sine().view(freq=2.0), TypeError, "freq"),
     ],
 )
 def test_a_door_of_the_core_names_the_bad_argument(call, error, name):
+    # What the fuzz test cannot build: a wrong shape, a wrong pair, odd, crossed or unknown.
     with pytest.raises(error, match=rf"\b{name}\b"):
         call()
 
@@ -132,27 +122,14 @@ def test_a_choice_is_picked_by_name_with_buttons_or_a_list():
 
 
 @pytest.mark.parametrize(
-    ("value", "error"), [("int8", ValueError), (1, TypeError), (None, TypeError)]
-)
-def test_a_choice_refuses_other_names_naming_the_control(value, error):
-    control = live.choice_control("dtype", ("float64", "float32"), "float64")
-    with pytest.raises(error, match="dtype"):
-        control.check("dtype", value)
-    with pytest.raises(error, match="dtype"):
-        control.widget("dtype", value)
-
-
-@pytest.mark.parametrize(
     ("label", "options", "default", "error", "name"),
     [
         ("", ("a", "b"), "a", TypeError, "label"),
-        ("m", "ab", "a", TypeError, "options"),
         ("m", {"a", "b"}, "a", TypeError, "options"),
         ("m", ("a", 2), "a", TypeError, "options"),
         ("m", ("a",), "a", ValueError, "options"),
         ("m", ("a", "a"), "a", ValueError, "options"),
         ("m", ("a", "b"), "c", ValueError, "default"),
-        ("m", ("a", "b"), 0, TypeError, "default"),
     ],
 )
 def test_a_choice_definition_names_what_is_wrong(label, options, default, error, name):
@@ -193,25 +170,7 @@ def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
     view.close()
 
 
-# --- one definition, two forms -----------------------------------------------------------------
-def test_a_view_equals_the_static_figure_before_and_after_each_step():
-    view = Sine().view()
-    assert snapshot(view.figure) == snapshot(Sine().draw())
-    view.controls["frequency"].value = 2.5
-    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5))
-    view.controls["points"].value = 80
-    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5, points=80))
-    assert snapshot(view.figure) != snapshot(Sine().draw(frequency=2.5, points=81))
-
-
-def test_blitted_steps_give_the_picture_of_a_full_redraw():
-    view = Sine().view()
-    view.controls["frequency"].value = 3.0
-    assert view.blits == 1
-    fresh = Sine().view(frequency=3.0)
-    assert view.image.value == fresh.image.value
-
-
+# --- one definition, two forms: blitted, drawn whole or recalled ----------------------------
 class Panels(LiveFigure):
     """A test figure: a sine whose x range follows ``points`` (left) beside a fixed panel.
 

@@ -95,20 +95,12 @@ RUN_ALL = re.compile(r"· \*\*Run All:\*\* (a few seconds|under (\d+) s) ·")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_lesson_says_at_the_top_how_long_run_all_takes(path: Path):
-    first_line = content_cells(path)[1].splitlines()[0]
-    stated = RUN_ALL.search(first_line)
-    assert stated, (
-        f"{path.name}: the Time line must say '· **Run All:** a few seconds ·' or "
-        "'· **Run All:** under N s ·'"
-    )
-    assert stated.group(2) is None or int(stated.group(2)) <= 12, "at most 12 s after Run All"
-
-
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_lesson_opens_with_time_and_goals_and_ends_with_takeaways(path: Path):
+def test_lesson_opens_with_time_run_all_and_goals_and_ends_with_takeaways(path: Path):
     cells = content_cells(path)
     assert 15 <= lesson_minutes(path) <= 25
+    stated = RUN_ALL.search(cells[1].splitlines()[0])
+    assert stated, "the Time line says '· **Run All:** a few seconds ·' or 'under N s ·'"
+    assert stated.group(2) is None or int(stated.group(2)) <= 12, "at most 12 s after Run All"
     assert "**Goals**" in cells[1]
     assert re.search(r"^1\. ", cells[1], re.MULTILINE), "goals must be a numbered list"
     headings = [c.splitlines()[0] for c in cells if c.startswith("## ")]

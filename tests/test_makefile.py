@@ -184,15 +184,21 @@ def test_a_stamped_venv_whose_pip_is_gone_gets_pip_back_before_anything_runs(pro
     assert "Nothing to be done" in make("setup").stdout  # healed: the next make does nothing
 
 
-def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_healthy_stamped_venv_is_reused_and_reinstalled_only_past_pyproject(project, edited):
     folder, make, log = project
     _healthy_venv(folder)
+    if edited:
+        (folder / "pyproject.toml").touch()
     result = make("lint")
     assert result.returncode == 0, result.stdout + result.stderr
     calls = log.read_text().splitlines()
-    probes = [c for c in calls if c == ".venv/bin/python -c import pip"]  # is pip still there?
-    assert len(probes) == 1
-    assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
+    if edited:
+        assert ".venv/bin/python -m pip install --quiet -e .[test,hub]" in calls
+    else:
+        probes = [c for c in calls if c == ".venv/bin/python -c import pip"]  # pip still there?
+        assert len(probes) == 1
+        assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
 
 
 def test_version_records_the_package_then_rewrites_the_set_up_lines(project):
@@ -205,15 +211,6 @@ def test_version_records_the_package_then_rewrites_the_set_up_lines(project):
         ".venv/bin/python scripts/record_version.py",
         ".venv/bin/python scripts/navigation.py",
     ]
-
-
-def test_editing_pyproject_reinstalls(project):
-    folder, make, log = project
-    _healthy_venv(folder)
-    (folder / "pyproject.toml").touch()
-    result = make("lint")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "-m pip install --quiet -e .[test,hub]" in log.read_text()
 
 
 def test_a_failing_venv_module_says_what_to_install(project):

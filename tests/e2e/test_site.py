@@ -251,10 +251,8 @@ def _broken_links(hrefs: list[str], site_url: str) -> list[str]:
 def _record_load(path: str, visit: Visit) -> None:
     record = ARTIFACTS / "load_times.json"
     results = json.loads(record.read_text()) if record.exists() else {}
-    results.setdefault("pages", {})[path] = {
-        "load_ms": round(visit.load_ms),
-        "math_typeset_ms": round(visit.math_done_ms),
-    }
+    times = {"load_ms": round(visit.load_ms), "math_typeset_ms": round(visit.math_done_ms)}
+    results.setdefault("pages", {})[path] = times
     record.write_text(json.dumps(results, indent=2, sort_keys=True))
 
 
@@ -347,7 +345,7 @@ def test_page_loads_cleanly_with_links_pictures_and_math(browser, site_url, path
         visit.close()
 
 
-def test_sidebar_lists_the_course_in_order_and_next_opens_the_next_page(browser, site_url):
+def test_sidebar_lists_the_course_in_order(browser, site_url):
     visit = Visit(browser, site_url, COURSE_ORDER[0])
     try:
         sidebar = visit.page.locator("nav.bd-docs-nav a.reference")
@@ -357,24 +355,6 @@ def test_sidebar_lists_the_course_in_order_and_next_opens_the_next_page(browser,
         ]
         # Solutions are listed under their section page, in the same order as prev/next.
         assert in_sidebar == COURSE_ORDER
-        visit.page.locator("a.right-next").click()
-        visit.page.wait_for_url(f"**/{COURSE_ORDER[1]}")
-        assert visit.page.locator("article h1").first.is_visible()
-    finally:
-        visit.close()
-
-
-def test_lesson_navigation_links_open_the_neighbouring_lessons(browser, site_url):
-    lesson = LESSON_PAGES[4]
-    visit = Visit(browser, site_url, lesson)
-    try:
-        nav = visit.page.locator("small").first
-        hrefs = nav.locator("a").evaluate_all("links => links.map(a => a.href)")
-        targets = [urlsplit(h).path.lstrip("/") for h in hrefs]
-        assert targets == [LESSON_PAGES[3], LESSON_PAGES[0], LESSON_PAGES[5]]
-        nav.locator("a").last.click()
-        visit.page.wait_for_url(f"**/{LESSON_PAGES[5]}")
-        assert visit.page.locator("article h1").first.is_visible()
     finally:
         visit.close()
 
@@ -616,10 +596,7 @@ def test_a_live_figure_starts_at_the_notebooks_picture_and_every_control_moves_i
             state = figure.state().split("-")
             assert state[names.index(first)] == str(config["start"][names.index(first)])
             assert state[names.index(second)] != str(config["start"][names.index(second)])
-        assert not visit.errors and not visit.failed and not visit.outside, (
-            visit.errors,
-            visit.failed,
-            visit.outside,
-        )
+        problems = (visit.errors, visit.failed, visit.outside)
+        assert not any(problems), problems
     finally:
         visit.close()
