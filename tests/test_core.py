@@ -137,39 +137,6 @@ def test_a_choice_definition_names_what_is_wrong(label, options, default, error,
         live.choice_control(label, options, default)
 
 
-class Wave(LiveFigure):
-    """A test figure with a choice: a wave's shape picked by name."""
-
-    controls = {"shape": live.choice_control("shape", ("sine", "square", "saw"), "sine")}
-
-    def build(self, axes):
-        (line,) = axes.plot([], [])
-        axes.set_xlim(0.0, 10.0)
-        axes.set_ylim(-1.1, 1.1)
-        return SimpleNamespace(axes=axes, line=line)
-
-    def update(self, art, shape):
-        t = np.linspace(0.0, 10.0, 200)
-        wave = {"sine": np.sin(t), "square": np.sign(np.sin(t)), "saw": t % 2 - 1}[shape]
-        art.line.set_data(t, wave)
-        art.axes.title.set_text(shape)
-
-    def moving(self, art):
-        return [art.line, art.axes.title]
-
-
-def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
-    view = Wave().view(shape="saw")
-    assert view.controls["shape"].value == "saw" and view.values() == {"shape": "saw"}
-    for shape in ("square", "sine", "saw"):
-        view.controls["shape"].value = shape
-        assert snapshot(view.figure) == snapshot(Wave().draw(shape=shape)), shape
-    assert (view.renders, view.blits, view.recalled) == (3, 2, 1)
-    with pytest.raises(ValueError, match="shape"):
-        Wave().draw(shape="tri")
-    view.close()
-
-
 # --- one definition, two forms: blitted, drawn whole or recalled ----------------------------
 class Panels(LiveFigure):
     """A test figure: a sine whose x range follows ``points`` (left) beside a fixed panel.
@@ -643,14 +610,11 @@ def _is_quarter(answer):
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
-        (0.25, "correct", "correct"),
         (np.array([0.25]), "correct", "correct"),
         (np.float32(0.25), "correct", "correct"),
         (lambda: 0.25, "correct", "correct"),
-        (None, "todo", "not done yet"),
-        (float("nan"), "wrong", "your answer is nan"),
         (float("inf"), "wrong", "your answer is inf"),
-        ("0.25", "wrong", "is text"),
+        ("0.25", "wrong", "is text"),  # 0.25, None and nan: grade's doctest
         (True, "wrong", "must be a number, got bool"),
         (np.array([0.25, 0.5]), "wrong", "must be one number"),
         (1j, "wrong", "must be a number, got complex"),
@@ -704,16 +668,12 @@ def test_errors_become_feedback_and_say_whose_they_are():
 
 
 def test_tolerances_follow_the_answer_dtype():
-    third = np.float32(1.0) / np.float32(3.0)
-    assert grading.close(third, 1 / 3)
-    assert not grading.close(np.float64(third), 1 / 3)
+    # float32 within its tolerance, float64 not: close's doctest
     assert grading.tolerance(np.zeros(1, np.float16)) == 2e-3
     with pytest.raises(grading.AnswerProblem, match="ragged"):
         grading.as_array([[1, 2], [3]])
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
     # a learner's number keeps its precision when asked to, and is a plain float otherwise
-    kept = grading.as_number(np.float32(1 / 3), keep_dtype=True)
-    assert kept.dtype == np.float32 and grading.close(kept, 1 / 3)
     assert grading.as_number(np.array([0.25], np.float16), keep_dtype=True).dtype == np.float16
     assert type(grading.as_number(2, keep_dtype=True)) is np.float64
     assert type(grading.as_number(np.float32(2.0))) is float

@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+import oldest_requirements
 import pytest
 import yaml
 
@@ -78,16 +79,6 @@ def test_pip_only_extras_exist_and_stay_out_of_environment_yml():
     assert not only_pip & environment_packages()
 
 
-def _load_oldest_requirements():
-    import importlib.util
-
-    path = ROOT / "scripts" / "oldest_requirements.py"
-    spec = importlib.util.spec_from_file_location("oldest_requirements", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _floors(requirements) -> dict[str, str]:
     floors = {}
     for requirement in requirements:
@@ -123,17 +114,16 @@ def test_matplotlib_floor_has_the_apis_the_package_calls():
 
 def test_oldest_pins_are_the_declared_floors_pinned_exactly():
     expected = [f"{name}=={floor}" for name, floor in _floors(PROJECT["dependencies"]).items()]
-    assert _load_oldest_requirements().oldest_pins(PYPROJECT) == expected
+    assert oldest_requirements.oldest_pins(PYPROJECT) == expected
 
 
 def test_oldest_pins_refuse_a_dependency_without_a_single_floor():
-    oldest = _load_oldest_requirements()
     for bad in ('"numpy"', '"numpy>=1.24,<3"', '"numpy==1.26"'):
         text = f"[project]\nname = 'x'\ndependencies = [{bad}]\n"
         with pytest.raises(ValueError, match="exactly one '>=' floor"):
-            oldest.oldest_pins(text)
+            oldest_requirements.oldest_pins(text)
     text = "[project]\nname = 'x'\ndependencies = ['tomli>=2.0; python_version < \"3.11\"']\n"
-    assert oldest.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']
+    assert oldest_requirements.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']
 
 
 _SPY_ON_NUMPY = """

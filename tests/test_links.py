@@ -15,12 +15,9 @@ from urllib.parse import unquote
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-try:  # the anchor rules the site uses too (their doctests pin them: tests/test_site_build.py)
-    from build_site import jupyterlab_anchor
-    from navigation import github_anchor
-finally:
-    sys.path.pop(0)
+# The anchor rules the site uses too (their doctests pin them: tests/test_site_build.py).
+from build_site import jupyterlab_anchor
+from navigation import github_anchor
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|href=\"([^\"]+)\"")

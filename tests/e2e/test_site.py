@@ -27,7 +27,6 @@ import base64
 import functools
 import hashlib
 import http.server
-import importlib.util
 import io
 import json
 import re
@@ -36,6 +35,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import build_site
 import numpy as np
 import pytest
 from browser_support import ROOT, chromium, require_browser, skip_or_fail
@@ -75,16 +75,6 @@ DOC_PAGES += sorted({_page_of(p) for p in (ROOT / "docs").glob("*.md")} - set(DO
 COURSE_ORDER = [*LESSON_PAGES, *DOC_PAGES, SOLUTIONS_PAGE, *SOLUTION_PAGES]
 PAGES = [*COURSE_ORDER, "search.html", "genindex.html"]
 RAW_DOLLARS = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[")
-
-
-def _load_build_site():
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "scripts/build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build_site = _load_build_site()
 
 
 def live_views(notebook: Path) -> list[dict]:
