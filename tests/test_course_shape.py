@@ -68,10 +68,6 @@ def bullets(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("- ")]
 
 
-def test_lessons_are_numbered_without_gaps():
-    assert [lesson.number for lesson in COURSE] == list(range(1, len(COURSE) + 1))
-
-
 @pytest.mark.parametrize("lesson", COURSE, ids=lambda lesson: lesson.slug)
 def test_every_lesson_has_a_home_module_solutions_and_a_test_file(lesson):
     assert lesson.module, f"no pe_helpers/lessons/{lesson.slug}/ for {lesson.notebook.name}"

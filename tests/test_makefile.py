@@ -229,9 +229,8 @@ def test_a_tool_still_missing_after_install_says_make_clean(project):
     result = make("setup", FAKE_TOOLS="ruff pytest")  # an install that does not bring it back
     assert result.returncode != 0
     assert ".venv/bin/jupyter is still missing after the install: run make clean" in result.stdout
-    assert not (folder / ".venv" / ".installed").exists() or (
-        (folder / ".venv" / ".installed").stat().st_mtime < time.time() - 10
-    )
+    stamp = folder / ".venv" / ".installed"
+    assert not stamp.exists() or stamp.stat().st_mtime < time.time() - 10
 
 
 def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(project):
@@ -260,14 +259,6 @@ def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(pr
     assert "--nbval-sanitize-with tests/nbval_sanitize.cfg" in nbval_line
 
 
-def _site_project(folder: Path) -> None:
-    """A healthy venv plus the site's scripts (inputs of the site target)."""
-    _healthy_venv(folder)
-    (folder / "scripts").mkdir(exist_ok=True)
-    for script in ("build_site.py", "navigation.py"):
-        shutil.copy(ROOT / "scripts" / script, folder / "scripts")
-
-
 def _at(lines: list[str], part: str) -> int:
     """The index of the first line holding ``part``."""
     return next(i for i, line in enumerate(lines) if part in line)
@@ -275,7 +266,10 @@ def _at(lines: list[str], part: str) -> int:
 
 def test_site_adds_its_extra_once_builds_before_unit_and_again_only_past_its_sources(project):
     folder, make, _ = project
-    _site_project(folder)
+    _healthy_venv(folder)
+    (folder / "scripts").mkdir()
+    for script in ("build_site.py", "navigation.py"):  # inputs of the site target
+        shutil.copy(ROOT / "scripts" / script, folder / "scripts")
     result = make("-n", "site")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()

@@ -45,8 +45,7 @@ def test_lessons_are_numbered_and_index_comes_first():
     assert names[0] == "00_index.ipynb"
     for name in names:
         assert re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", name), name
-    numbers = [name[:2] for name in names]
-    assert len(set(numbers)) == len(numbers), f"two lessons share a number: {names}"
+    assert [int(name[:2]) for name in names] == list(range(len(names))), "numbered without gaps"
 
 
 def test_every_solution_belongs_to_a_lesson():

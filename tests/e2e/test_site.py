@@ -85,15 +85,9 @@ def live_views(notebook: Path) -> list[dict]:
         output = build_site.live_output(cell)
         if output is not None:
             about = output["metadata"]["pe_helpers"]
-            found.append(
-                {
-                    "page": _page_of(notebook),
-                    "folder": f"{notebook.stem}-{len(found) + 1}",
-                    "figure": about["figure"],
-                    "values": about["values"],
-                    "picture": base64.b64decode("".join(output["data"]["image/png"])),
-                }
-            )
+            picture = base64.b64decode("".join(output["data"]["image/png"]))
+            page, folder = _page_of(notebook), f"{notebook.stem}-{len(found) + 1}"
+            found.append({"page": page, "folder": folder, "picture": picture, **about})
     return found
 
 
