@@ -136,12 +136,8 @@ def test_the_set_up_line_is_written_once_and_says_what_to_run():
     bare = nav.nbformat.v4.new_notebook()
     bare.cells = [nav.nbformat.v4.new_code_cell("import numpy as np\n")]
     assert nav.with_guard(bare).cells[0].source == "import numpy as np\n\n" + nav.GUARD
-    # A kernel without the course shows the line, whose comment says what to run.
-    namespace: dict = {}
-    line = nav.GUARD.replace("import pe_helpers", "import pe_helpers_not_installed")
-    with pytest.raises(ModuleNotFoundError) as failure:
-        exec(line, namespace)  # noqa: S102 - the line as a kernel without the course runs it
-    assert "make lab" in nav.GUARD and failure.value.name == "pe_helpers_not_installed"
+    # A kernel without the course shows the failing import line: its comment says what to run.
+    assert "make lab" in next(x for x in nav.GUARD.splitlines() if x.startswith("import "))
 
 
 def test_the_set_up_lines_draw_each_inline_figure_once_at_its_laid_out_size(monkeypatch):
