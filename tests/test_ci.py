@@ -70,37 +70,27 @@ def fakes(tmp_path):
     return run, bin_dir, log
 
 
+APT = "apt-get install -y -qq chromium"
+
+
 @pytest.mark.parametrize(
-    ("case", "uid", "sudo", "found", "calls"),
+    ("case", "uid", "calls"),
     [
-        ("a given PE_CHROMIUM", 0, False, "my-chromium", []),
-        ("chromium on PATH", 1000, False, "bin/chromium", []),
-        ("root: apt-get", 0, False, "bin/chromium", ["apt-get install -y -qq chromium"]),
-        (
-            "sudo: apt-get through it",
-            1000,
-            True,
-            "bin/chromium",
-            [
-                "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium",
-                "apt-get install -y -qq chromium",
-            ],
-        ),
+        ("a given PE_CHROMIUM", 0, []),
+        ("on PATH", 1000, []),
+        ("root", 0, [APT]),
+        ("sudo", 1000, [f"sudo -n env DEBIAN_FRONTEND=noninteractive {APT}", APT]),
     ],
 )
-def test_the_script_prints_the_browser_it_finds_or_installs(
-    fakes, tmp_path, case, uid, sudo, found, calls
-):
+def test_the_script_prints_the_browser_it_finds_or_installs(fakes, tmp_path, case, uid, calls):
     run, bin_dir, log = fakes
-    env = {}
-    if case == "a given PE_CHROMIUM":
-        _write(tmp_path / "my-chromium", f"#!{BASH}\n")
-        env["PE_CHROMIUM"] = str(tmp_path / "my-chromium")
-    if case == "chromium on PATH":
-        _write(bin_dir / "chromium", f"#!{BASH}\n")
-    result = run(uid=uid, sudo=sudo, **env)
+    found = tmp_path / "my-chromium" if case == "a given PE_CHROMIUM" else bin_dir / "chromium"
+    if case in ("a given PE_CHROMIUM", "on PATH"):
+        _write(found, f"#!{BASH}\n")
+    env = {"PE_CHROMIUM": str(found)} if case == "a given PE_CHROMIUM" else {}
+    result = run(uid=uid, sudo=case == "sudo", **env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{tmp_path / found}\n"
+    assert result.stdout == f"{found}\n"
     assert log.read_text().splitlines() == calls
 
 

@@ -514,17 +514,15 @@ def test_a_drag_in_a_real_kernel_ends_on_its_last_value(tmp_path):
 
 
 # --- views are freed ---------------------------------------------------------------------------
-def test_closing_a_view_releases_its_figure():
+def test_closing_a_view_frees_it_and_twenty_rebuilds_leave_no_widget_nor_memory_behind():
+    import tracemalloc
+
     view = Sine().view()
     figure = weakref.ref(view.figure)
     view.close()
     gc.collect()
     assert figure() is None
     view.refresh()  # a closed view ignores late events
-
-
-def test_rebuilding_a_view_twenty_times_leaves_no_widget_and_no_memory_behind():
-    import tracemalloc
 
     from ipywidgets.widgets import widget
 

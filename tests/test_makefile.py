@@ -14,12 +14,10 @@ network and no real install.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -316,17 +314,3 @@ def test_lab_serves_the_top_folder_with_the_course_settings(project):
     assert set(re.findall(r'"([^"]+)"', options)) <= set(arguments), "the e2e lab is make lab's"
     # Installed once: a second `make lab` only starts the lab.
     assert "cp lab/overrides.json" not in make("lab").stdout
-
-
-def test_the_course_lab_settings_turn_the_news_off_by_jupyterlabs_own_schema():
-    overrides = json.loads((ROOT / "lab" / "overrides.json").read_text())
-    plugin = "@jupyterlab/apputils-extension:notification"
-    assert overrides[plugin] == {"fetchNews": "false", "checkForUpdates": False}
-    schema_file = Path(sys.prefix, "share", "jupyter", "lab", "schemas", *plugin.split(":"))
-    schema = json.loads(schema_file.with_suffix(".json").read_text())["properties"]
-    # JupyterLab 4.x lists the choices as oneOf (newer) or enum (the oldest supported)
-    choices = schema["fetchNews"].get("oneOf") or [
-        {"const": v} for v in schema["fetchNews"]["enum"]
-    ]
-    assert "false" in [choice["const"] for choice in choices]
-    assert schema["checkForUpdates"]["type"] == "boolean"
