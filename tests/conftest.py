@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ os.environ.pop("PE_SEED_RESULTS", None)
 collect_ignore = ["crosscheck"]
 
 ROOT = Path(__file__).resolve().parent.parent
+# The course's scripts (build_site, navigation, oldest_requirements) import as modules in tests.
+sys.path.insert(0, str(ROOT / "scripts"))
 
 
 @pytest.fixture

@@ -70,60 +70,41 @@ def fakes(tmp_path):
     return run, bin_dir, log
 
 
-def test_a_given_pe_chromium_is_used_as_it_is(fakes, tmp_path):
-    run, _, log = fakes
-    browser = tmp_path / "my-chromium"
-    _write(browser, f"#!{BASH}\n")
-    result = run(PE_CHROMIUM=str(browser))
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{browser}\n"
-    assert log.read_text() == ""
+APT = "apt-get install -y -qq chromium"
 
 
-def test_a_missing_pe_chromium_fails_naming_it_and_installs_nothing(fakes, tmp_path):
-    run, _, log = fakes
-    result = run(PE_CHROMIUM=str(tmp_path / "nowhere"))
-    assert result.returncode == 1
-    assert f"PE_CHROMIUM={tmp_path / 'nowhere'} is not an executable file" in result.stderr
-    assert result.stdout == ""
-    assert log.read_text() == ""
-
-
-def test_chromium_on_path_is_found_without_installing(fakes):
+@pytest.mark.parametrize(
+    ("case", "uid", "calls"),
+    [
+        ("a given PE_CHROMIUM", 0, []),
+        ("on PATH", 1000, []),
+        ("root", 0, [APT]),
+        ("sudo", 1000, [f"sudo -n env DEBIAN_FRONTEND=noninteractive {APT}", APT]),
+    ],
+)
+def test_the_script_prints_the_browser_it_finds_or_installs(fakes, tmp_path, case, uid, calls):
     run, bin_dir, log = fakes
-    _write(bin_dir / "chromium", f"#!{BASH}\n")
-    result = run(uid=1000)
+    found = tmp_path / "my-chromium" if case == "a given PE_CHROMIUM" else bin_dir / "chromium"
+    if case in ("a given PE_CHROMIUM", "on PATH"):
+        _write(found, f"#!{BASH}\n")
+    env = {"PE_CHROMIUM": str(found)} if case == "a given PE_CHROMIUM" else {}
+    result = run(uid=uid, sudo=case == "sudo", **env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{bin_dir / 'chromium'}\n"
-    assert log.read_text() == ""
+    assert result.stdout == f"{found}\n"
+    assert log.read_text().splitlines() == calls
 
 
-def test_as_root_it_installs_debians_chromium_with_apt_get(fakes):
-    run, bin_dir, log = fakes
-    result = run(uid=0)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{bin_dir / 'chromium'}\n"
-    assert log.read_text().splitlines() == ["apt-get install -y -qq chromium"]
-
-
-def test_without_root_it_installs_through_sudo_when_sudo_exists(fakes):
-    run, bin_dir, log = fakes
-    result = run(uid=1000, sudo=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout == f"{bin_dir / 'chromium'}\n"
-    calls = log.read_text().splitlines()
-    assert calls[0].startswith("sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install")
-    assert calls[1] == "apt-get install -y -qq chromium"
-
-
-def test_without_root_or_sudo_it_stops_and_says_what_to_do(fakes):
+@pytest.mark.parametrize("given", [True, False])
+def test_a_missing_pe_chromium_or_no_way_to_install_stops_saying_what_to_do(fakes, tmp_path, given):
     run, _, log = fakes
-    result = run(uid=1000)
-    assert result.returncode == 1
-    assert "needs root" in result.stderr
-    assert "apt-get install -y chromium" in result.stderr
-    assert "PE_CHROMIUM" in result.stderr
-    assert log.read_text() == ""
+    result = run(uid=1000, **({"PE_CHROMIUM": str(tmp_path / "nowhere")} if given else {}))
+    assert result.returncode == 1 and result.stdout == ""
+    if given:
+        assert f"PE_CHROMIUM={tmp_path / 'nowhere'} is not an executable file" in result.stderr
+    else:
+        assert "needs root" in result.stderr and "apt-get install -y chromium" in result.stderr
+        assert "PE_CHROMIUM" in result.stderr
+    assert log.read_text() == ""  # nothing installed
 
 
 def test_ci_run_exports_the_browser_the_tests_read():

@@ -79,29 +79,25 @@ def test_masked_cells_get_their_own_colour_and_do_not_set_the_scale():
     [
         (lambda: heatmap(np.zeros((0, 3))), ValueError, "values"),
         (lambda: heatmap(np.zeros(3)), ValueError, "values"),
-        (lambda: heatmap(np.eye(2), limit="1"), TypeError, "limit"),
-        (lambda: heatmap(np.eye(2), limit=-1), ValueError, "limit"),
         (lambda: heatmap(np.eye(2), figsize=(1e9, 2)), ValueError, "figsize"),
         (
             lambda: figures.plot_curves([1, 2], [[1, 2]], xlabel="x", ylabel="y"),
             TypeError,
             "curves",
         ),
-        (
-            lambda: figures.plot_curves([1], {"a": [1]}, xlabel="", ylabel="", logx=1),
-            TypeError,
-            "logx",
-        ),
-        (lambda: int_control("n", 5, 1, 10).check("n_steps", 11), ValueError, "n_steps"),
-        (lambda: int_control("n", 5, 1, 10).check("n_steps", 2.5), TypeError, "n_steps"),
         (lambda: live.even_control("d", 8, 2, 64).check("d_model", 7), ValueError, "d_model"),
         (lambda: int_control("n", 5, 10, 1), ValueError, "minimum"),
-        (lambda: live.log_control("base", 1.0, 0.0, 10.0), ValueError, "minimum"),
-        (lambda: Sine().draw(frequency=float("nan")), ValueError, "frequency"),
         (lambda: Sine().view(freq=2.0), TypeError, "freq"),
+        (lambda: live.choice_control("", ("a", "b"), "a"), TypeError, "label"),
+        (lambda: live.choice_control("m", {"a", "b"}, "a"), TypeError, "options"),
+        (lambda: live.choice_control("m", ("a", 2), "a"), TypeError, "options"),
+        (lambda: live.choice_control("m", ("a",), "a"), ValueError, "options"),
+        (lambda: live.choice_control("m", ("a", "a"), "a"), ValueError, "options"),
+        (lambda: live.choice_control("m", ("a", "b"), "c"), ValueError, "default"),
     ],
 )
 def test_a_door_of_the_core_names_the_bad_argument(call, error, name):
+    # What the fuzz test cannot build: a wrong shape, a wrong pair, odd, crossed or unknown.
     with pytest.raises(error, match=rf"\b{name}\b"):
         call()
 
@@ -131,87 +127,7 @@ def test_a_choice_is_picked_by_name_with_buttons_or_a_list():
     assert tuple(value for _, value in menu.options) == many
 
 
-@pytest.mark.parametrize(
-    ("value", "error"), [("int8", ValueError), (1, TypeError), (None, TypeError)]
-)
-def test_a_choice_refuses_other_names_naming_the_control(value, error):
-    control = live.choice_control("dtype", ("float64", "float32"), "float64")
-    with pytest.raises(error, match="dtype"):
-        control.check("dtype", value)
-    with pytest.raises(error, match="dtype"):
-        control.widget("dtype", value)
-
-
-@pytest.mark.parametrize(
-    ("label", "options", "default", "error", "name"),
-    [
-        ("", ("a", "b"), "a", TypeError, "label"),
-        ("m", "ab", "a", TypeError, "options"),
-        ("m", {"a", "b"}, "a", TypeError, "options"),
-        ("m", ("a", 2), "a", TypeError, "options"),
-        ("m", ("a",), "a", ValueError, "options"),
-        ("m", ("a", "a"), "a", ValueError, "options"),
-        ("m", ("a", "b"), "c", ValueError, "default"),
-        ("m", ("a", "b"), 0, TypeError, "default"),
-    ],
-)
-def test_a_choice_definition_names_what_is_wrong(label, options, default, error, name):
-    with pytest.raises(error, match=name):
-        live.choice_control(label, options, default)
-
-
-class Wave(LiveFigure):
-    """A test figure with a choice: a wave's shape picked by name."""
-
-    controls = {"shape": live.choice_control("shape", ("sine", "square", "saw"), "sine")}
-
-    def build(self, axes):
-        (line,) = axes.plot([], [])
-        axes.set_xlim(0.0, 10.0)
-        axes.set_ylim(-1.1, 1.1)
-        return SimpleNamespace(axes=axes, line=line)
-
-    def update(self, art, shape):
-        t = np.linspace(0.0, 10.0, 200)
-        wave = {"sine": np.sin(t), "square": np.sign(np.sin(t)), "saw": t % 2 - 1}[shape]
-        art.line.set_data(t, wave)
-        art.axes.title.set_text(shape)
-
-    def moving(self, art):
-        return [art.line, art.axes.title]
-
-
-def test_a_view_steps_through_a_choice_by_name_and_recalls_pictures_by_name():
-    view = Wave().view(shape="saw")
-    assert view.controls["shape"].value == "saw" and view.values() == {"shape": "saw"}
-    for shape in ("square", "sine", "saw"):
-        view.controls["shape"].value = shape
-        assert snapshot(view.figure) == snapshot(Wave().draw(shape=shape)), shape
-    assert (view.renders, view.blits, view.recalled) == (3, 2, 1)
-    with pytest.raises(ValueError, match="shape"):
-        Wave().draw(shape="tri")
-    view.close()
-
-
-# --- one definition, two forms -----------------------------------------------------------------
-def test_a_view_equals_the_static_figure_before_and_after_each_step():
-    view = Sine().view()
-    assert snapshot(view.figure) == snapshot(Sine().draw())
-    view.controls["frequency"].value = 2.5
-    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5))
-    view.controls["points"].value = 80
-    assert snapshot(view.figure) == snapshot(Sine().draw(frequency=2.5, points=80))
-    assert snapshot(view.figure) != snapshot(Sine().draw(frequency=2.5, points=81))
-
-
-def test_blitted_steps_give_the_picture_of_a_full_redraw():
-    view = Sine().view()
-    view.controls["frequency"].value = 3.0
-    assert view.blits == 1
-    fresh = Sine().view(frequency=3.0)
-    assert view.image.value == fresh.image.value
-
-
+# --- one definition, two forms: blitted, drawn whole or recalled ----------------------------
 class Panels(LiveFigure):
     """A test figure: a sine whose x range follows ``points`` (left) beside a fixed panel.
 
@@ -598,17 +514,15 @@ def test_a_drag_in_a_real_kernel_ends_on_its_last_value(tmp_path):
 
 
 # --- views are freed ---------------------------------------------------------------------------
-def test_closing_a_view_releases_its_figure():
+def test_closing_a_view_frees_it_and_twenty_rebuilds_leave_no_widget_nor_memory_behind():
+    import tracemalloc
+
     view = Sine().view()
     figure = weakref.ref(view.figure)
     view.close()
     gc.collect()
     assert figure() is None
     view.refresh()  # a closed view ignores late events
-
-
-def test_rebuilding_a_view_twenty_times_leaves_no_widget_and_no_memory_behind():
-    import tracemalloc
 
     from ipywidgets.widgets import widget
 
@@ -646,32 +560,25 @@ def test_a_view_carries_its_picture_and_a_summary_for_places_without_a_kernel():
     view.close()
 
 
-def test_without_a_cell_id_the_same_code_run_again_closes_its_view(monkeypatch):
-    class Kernel:
-        code = "Sine().view()"
+@pytest.mark.parametrize("known_by", ["cell id", "code"])
+def test_re_running_a_cell_closes_the_view_it_made_before(monkeypatch, known_by):
+    cell = {"now": "cell-1"}
+    if known_by == "cell id":
+        monkeypatch.setattr(live, "_cell_id", lambda: cell["now"])
+    else:  # no cell id (nbclient, nbval): the cell's code tells the cells apart
 
-        def get_parent(self, channel):
-            return {"metadata": {}, "content": {"code": self.code}}
+        def parent(channel):
+            return {"metadata": {}, "content": {"code": cell["now"]}}
 
-    shell = SimpleNamespace(kernel=Kernel())
-    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
-    first = Sine().view()
-    second = Sine().view()
-    assert first.figure is None and second.figure is not None
-    Kernel.code = "Sine().view(frequency=2.0)"  # another cell
-    third = Sine().view()
-    assert second.figure is not None and third.figure is not None
-
-
-def test_re_running_a_cell_closes_the_view_it_made_before(monkeypatch):
-    monkeypatch.setattr(live, "_cell_id", lambda: "cell-1")
+        kernel = SimpleNamespace(get_parent=parent)
+        monkeypatch.setattr("IPython.get_ipython", lambda: SimpleNamespace(kernel=kernel))
     first = Sine().view()
     figure = weakref.ref(first.figure)
     second = Sine().view()
     gc.collect()
     assert figure() is None and first.figure is None
     assert second.figure is not None
-    monkeypatch.setattr(live, "_cell_id", lambda: "cell-2")
+    cell["now"] = "cell-2"
     other_cell = Sine().view()
     assert second.figure is not None and other_cell.figure is not None
 
@@ -684,14 +591,11 @@ def _is_quarter(answer):
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
-        (0.25, "correct", "correct"),
         (np.array([0.25]), "correct", "correct"),
         (np.float32(0.25), "correct", "correct"),
         (lambda: 0.25, "correct", "correct"),
-        (None, "todo", "not done yet"),
-        (float("nan"), "wrong", "your answer is nan"),
         (float("inf"), "wrong", "your answer is inf"),
-        ("0.25", "wrong", "is text"),
+        ("0.25", "wrong", "is text"),  # 0.25, None and nan: grade's doctest
         (True, "wrong", "must be a number, got bool"),
         (np.array([0.25, 0.5]), "wrong", "must be one number"),
         (1j, "wrong", "must be a number, got complex"),
@@ -745,16 +649,12 @@ def test_errors_become_feedback_and_say_whose_they_are():
 
 
 def test_tolerances_follow_the_answer_dtype():
-    third = np.float32(1.0) / np.float32(3.0)
-    assert grading.close(third, 1 / 3)
-    assert not grading.close(np.float64(third), 1 / 3)
+    # float32 within its tolerance, float64 not: close's doctest
     assert grading.tolerance(np.zeros(1, np.float16)) == 2e-3
     with pytest.raises(grading.AnswerProblem, match="ragged"):
         grading.as_array([[1, 2], [3]])
     assert grading.as_pair([np.eye(2), np.eye(2)])[0].shape == (2, 2)
     # a learner's number keeps its precision when asked to, and is a plain float otherwise
-    kept = grading.as_number(np.float32(1 / 3), keep_dtype=True)
-    assert kept.dtype == np.float32 and grading.close(kept, 1 / 3)
     assert grading.as_number(np.array([0.25], np.float16), keep_dtype=True).dtype == np.float16
     assert type(grading.as_number(2, keep_dtype=True)) is np.float64
     assert type(grading.as_number(np.float32(2.0))) is float

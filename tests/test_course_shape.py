@@ -13,9 +13,10 @@ import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
+import build_site as site
+import navigation as nav
 import nbformat
 import pytest
 
@@ -39,15 +40,6 @@ SUBSECTIONS = [
 HOME_LINES = 1600
 
 
-def script(name: str):
-    """A script of ``scripts/`` (``navigation``, ``build_site``), imported as a module."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-
-
 def guide_file(path: Path) -> str:
     """A lesson's own guide file, ``docs/guide/NN_slug.md``."""
     return (ROOT / "docs" / "guide" / f"{path.stem}.md").read_text(encoding="utf-8")
@@ -68,24 +60,12 @@ def lesson_minutes(path: Path) -> int:
     return int(match.group(1))
 
 
-def guide_section(path: Path) -> str:
-    heading = f"## Lesson {path.name[:2]} · {lesson_title(path)}"
-    assert heading in GUIDE, f"instructor guide has no section '{heading}'"
-    start = GUIDE.index(heading)
-    following = GUIDE.find("\n## ", start + len(heading))
-    return GUIDE[start : following if following > 0 else len(GUIDE)]
-
-
 def takeaways(path: Path) -> str:
     return next(c for c in content_cells(path) if c.startswith("## Key takeaways"))
 
 
 def bullets(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("- ")]
-
-
-def test_lessons_are_numbered_without_gaps():
-    assert [lesson.number for lesson in COURSE] == list(range(1, len(COURSE) + 1))
 
 
 @pytest.mark.parametrize("lesson", COURSE, ids=lambda lesson: lesson.slug)
@@ -97,36 +77,18 @@ def test_every_lesson_has_a_home_module_solutions_and_a_test_file(lesson):
     assert test_file.is_file(), f"no {test_file.relative_to(ROOT)}"
 
 
-def test_every_lesson_module_belongs_to_a_notebook():
-    homes = {lesson.slug for lesson in COURSE}
-    modules = {
-        p.stem if p.suffix == ".py" else p.name
-        for p in (ROOT / "pe_helpers" / "lessons").iterdir()
-        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
-    }
-    assert modules <= homes, f"lesson modules without a notebook: {sorted(modules - homes)}"
-
-
 #: How long Run All takes, as a lesson states it at the top (issue 39): the cells' time after
 #: Run All, page and kernel start excluded, on a quiet 2-core machine (benchmarks/README.md).
 RUN_ALL = re.compile(r"· \*\*Run All:\*\* (a few seconds|under (\d+) s) ·")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_lesson_says_at_the_top_how_long_run_all_takes(path: Path):
-    first_line = content_cells(path)[1].splitlines()[0]
-    stated = RUN_ALL.search(first_line)
-    assert stated, (
-        f"{path.name}: the Time line must say '· **Run All:** a few seconds ·' or "
-        "'· **Run All:** under N s ·'"
-    )
-    assert stated.group(2) is None or int(stated.group(2)) <= 12, "at most 12 s after Run All"
-
-
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_lesson_opens_with_time_and_goals_and_ends_with_takeaways(path: Path):
+def test_lesson_opens_with_time_run_all_and_goals_and_ends_with_takeaways(path: Path):
     cells = content_cells(path)
     assert 15 <= lesson_minutes(path) <= 25
+    stated = RUN_ALL.search(cells[1].splitlines()[0])
+    assert stated, "the Time line says '· **Run All:** a few seconds ·' or 'under N s ·'"
+    assert stated.group(2) is None or int(stated.group(2)) <= 12, "at most 12 s after Run All"
     assert "**Goals**" in cells[1]
     assert re.search(r"^1\. ", cells[1], re.MULTILINE), "goals must be a numbered list"
     headings = [c.splitlines()[0] for c in cells if c.startswith("## ")]
@@ -152,28 +114,13 @@ def test_guide_file_has_every_part_and_its_timing_plan_adds_up_to_the_lesson(pat
     assert len(re.findall(r"^\d\. \*\*", live, re.MULTILINE)) >= 2, "name two or three moments"
 
 
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_guide_section_has_every_part_in_order_and_the_notebooks_time_and_takeaways(path):
-    section = guide_section(path)
-    positions = [section.find(f"### {name}") for name in SUBSECTIONS]
-    assert min(positions) >= 0 and positions == sorted(positions)
-    total = re.search(r"\| \*\*Total\*\* \| \*\*(\d+)\*\* \|", section)
-    assert total and int(total.group(1)) == lesson_minutes(path)
-    assert bullets(section[positions[5] :]) == bullets(takeaways(path))
-    assert f"../notebooks/{path.name}" in section
-
-
 def test_every_generated_place_is_current_and_names_every_lesson():
-    nav = script("navigation")
-    facts = nav.course_facts()
-    for path, text in nav.generated_docs(ROOT, facts).items():
-        stale = path.read_text(encoding="utf-8") != text
-        assert not stale, f"{path.relative_to(ROOT)} is stale: run `make nav`"
+    # Current: the notebooks' navigation and set-up lines, the index's table, the docs.
+    assert nav.main(["--check"]) == 0, "stale: run `make nav`"
+    for text in nav.generated_docs(ROOT, nav.course_facts()).values():
         assert text.startswith("<!-- generated by make nav — edit docs/guide/NN_slug.md")
-    cells = [{"source": source} for source in content_cells(ROOT / "notebooks" / "00_index.ipynb")]
-    roadmap = next(c["source"] for c in cells if c["source"].startswith("## Roadmap"))
-    nav.write_roadmap(cells, facts)
-    assert roadmap in [c["source"] for c in cells], "the index's table is stale: run `make nav`"
+    index = content_cells(ROOT / "notebooks" / "00_index.ipynb")
+    roadmap = next(cell for cell in index if cell.startswith("## Roadmap"))
     for path in LESSONS:
         heading = f"## Lesson {path.name[:2]} · {lesson_title(path)}\n"
         assert heading in GUIDE and heading in CHEATSHEET, f"{path.name} misses a docs section"
@@ -183,15 +130,15 @@ def test_every_generated_place_is_current_and_names_every_lesson():
         assert guide in line, f"the index has no row for {path.name} linking its guide section"
 
 
-def test_every_lesson_home_stays_within_its_line_budget():
-    homes = [
-        p for p in (ROOT / "pe_helpers" / "lessons").iterdir() if (p / "__init__.py").is_file()
-    ]
+def test_every_lesson_home_belongs_to_a_notebook_and_stays_within_its_line_budget():
+    folder = ROOT / "pe_helpers" / "lessons"
+    assert [p.name for p in folder.glob("*.py")] == ["__init__.py"], "a lesson's home is a folder"
+    homes = [p for p in folder.iterdir() if (p / "__init__.py").is_file()]
     lines = {
         home.name: sum(len(f.read_text(encoding="utf-8").splitlines()) for f in home.rglob("*.py"))
         for home in homes
     }
-    assert len(lines) == len(COURSE)
+    assert set(lines) == {lesson.slug for lesson in COURSE}, "a home for each notebook, no other"
     over = {name: n for name, n in lines.items() if n > HOME_LINES}
     assert not over, f"past the {HOME_LINES}-line budget of a lesson home (CONTRIBUTING): {over}"
 
@@ -344,7 +291,6 @@ def test_adding_a_lesson_needs_its_own_files_only_and_every_generated_place_pick
     tmp_path, monkeypatch
 ):
     # CONTRIBUTING's "Add a lesson", done in a copy of the course's notebooks and docs.
-    nav, site = script("navigation"), script("build_site")
     cleaned = []
     monkeypatch.setattr(nav, "clean", cleaned.append)  # nbstripout: 3 s a notebook, here
     root = tmp_path / "course"

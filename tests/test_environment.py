@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+import oldest_requirements
 import pytest
 import yaml
 
@@ -15,6 +16,9 @@ else:
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = (ROOT / "pyproject.toml").read_text()
+PROJECT = tomllib.loads(PYPROJECT)["project"]
+ENV = yaml.safe_load((ROOT / "environment.yml").read_text())
 
 
 def package_name(requirement: str) -> str:
@@ -30,18 +34,16 @@ PIP_ONLY_EXTRAS = {"crosscheck", "site"}
 
 
 def pyproject_packages() -> set[str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    requirements = list(project["dependencies"])
-    for name, extra in project.get("optional-dependencies", {}).items():
+    requirements = list(PROJECT["dependencies"])
+    for name, extra in PROJECT.get("optional-dependencies", {}).items():
         if name not in PIP_ONLY_EXTRAS:
             requirements += extra
     return {package_name(r) for r in requirements}
 
 
 def environment_packages() -> set[str]:
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
     names = set()
-    for entry in env["dependencies"]:
+    for entry in ENV["dependencies"]:
         if isinstance(entry, dict):
             names |= {package_name(r) for r in entry.get("pip", []) if not r.startswith("-e")}
         else:
@@ -58,11 +60,10 @@ def test_environment_yml_and_pyproject_list_the_same_packages():
 
 
 def test_environment_installs_the_package_itself():
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pip_parts = [e["pip"] for e in env["dependencies"] if isinstance(e, dict) and "pip" in e]
+    pip_parts = [e["pip"] for e in ENV["dependencies"] if isinstance(e, dict) and "pip" in e]
     assert pip_parts and "-e ." in pip_parts[0]
-    assert env["name"] == "pe-notebooks"
-    assert "conda-forge" in env["channels"]
+    assert ENV["name"] == "pe-notebooks"
+    assert "conda-forge" in ENV["channels"]
 
 
 def test_package_name_parsing_sees_a_difference():
@@ -72,22 +73,10 @@ def test_package_name_parsing_sees_a_difference():
 
 
 def test_pip_only_extras_exist_and_stay_out_of_environment_yml():
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]
+    extras = PROJECT["optional-dependencies"]
     assert PIP_ONLY_EXTRAS <= set(extras)
     only_pip = {package_name(r) for name in PIP_ONLY_EXTRAS for r in extras[name]}
     assert not only_pip & environment_packages()
-
-
-def _load_oldest_requirements():
-    import importlib.util
-
-    path = ROOT / "scripts" / "oldest_requirements.py"
-    spec = importlib.util.spec_from_file_location("oldest_requirements", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _floors(requirements) -> dict[str, str]:
@@ -100,11 +89,9 @@ def _floors(requirements) -> dict[str, str]:
 
 
 def test_environment_yml_declares_the_same_runtime_floors_as_pyproject():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    runtime = _floors(project["dependencies"])
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    in_env = _floors(e for e in env["dependencies"] if isinstance(e, str))
-    assert len(runtime) == len(project["dependencies"]), "every runtime dependency needs a floor"
+    runtime = _floors(PROJECT["dependencies"])
+    in_env = _floors(e for e in ENV["dependencies"] if isinstance(e, str))
+    assert len(runtime) == len(PROJECT["dependencies"]), "every runtime dependency needs a floor"
     assert {name: in_env.get(name) for name in runtime} == runtime
 
 
@@ -117,8 +104,7 @@ _MATPLOTLIB_APIS = {
 
 
 def test_matplotlib_floor_has_the_apis_the_package_calls():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    floor = tuple(int(part) for part in _floors(project["dependencies"])["matplotlib"].split("."))
+    floor = tuple(int(part) for part in _floors(PROJECT["dependencies"])["matplotlib"].split("."))
     code = "\n".join(p.read_text() for p in (ROOT / "pe_helpers").rglob("*.py"))
     used = {api: since for api, since in _MATPLOTLIB_APIS.items() if api in code}
     assert used, "the table should list at least one API the package calls"
@@ -127,22 +113,17 @@ def test_matplotlib_floor_has_the_apis_the_package_calls():
 
 
 def test_oldest_pins_are_the_declared_floors_pinned_exactly():
-    oldest = _load_oldest_requirements()
-    text = (ROOT / "pyproject.toml").read_text()
-    project = tomllib.loads(text)["project"]
-    pins = oldest.oldest_pins(text)
-    expected = [f"{name}=={floor}" for name, floor in _floors(project["dependencies"]).items()]
-    assert pins == expected
+    expected = [f"{name}=={floor}" for name, floor in _floors(PROJECT["dependencies"]).items()]
+    assert oldest_requirements.oldest_pins(PYPROJECT) == expected
 
 
 def test_oldest_pins_refuse_a_dependency_without_a_single_floor():
-    oldest = _load_oldest_requirements()
     for bad in ('"numpy"', '"numpy>=1.24,<3"', '"numpy==1.26"'):
         text = f"[project]\nname = 'x'\ndependencies = [{bad}]\n"
         with pytest.raises(ValueError, match="exactly one '>=' floor"):
-            oldest.oldest_pins(text)
+            oldest_requirements.oldest_pins(text)
     text = "[project]\nname = 'x'\ndependencies = ['tomli>=2.0; python_version < \"3.11\"']\n"
-    assert oldest.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']
+    assert oldest_requirements.oldest_pins(text) == ['tomli==2.0; python_version < "3.11"']
 
 
 _SPY_ON_NUMPY = """

@@ -15,6 +15,10 @@ from urllib.parse import unquote
 
 import pytest
 
+# The anchor rules the site uses too (their doctests pin them: tests/test_site_build.py).
+from build_site import jupyterlab_anchor
+from navigation import github_anchor
+
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
@@ -30,39 +34,23 @@ def course_files(folder: Path, pattern: str) -> list[Path]:
     return sorted(p for p in found if not any(s[0] == "." for s in p.relative_to(folder).parts))
 
 
+def markdown(path: Path) -> str:
+    """A doc's text, or a notebook's markdown cells."""
+    if path.suffix != ".ipynb":
+        return path.read_text(encoding="utf-8")
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return "\n\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
 def markdown_sources() -> list[tuple[Path, str]]:
-    sources = [(ROOT / "README.md", (ROOT / "README.md").read_text(encoding="utf-8"))]
     # docs/guide/ holds the sources `make nav` copies into docs/: their links are checked there.
     docs = [p for p in course_files(ROOT / "docs", "*.md") if p.parent.name != "guide"]
-    sources += [(p, p.read_text(encoding="utf-8")) for p in docs]
-    for path in course_files(ROOT / "notebooks", "*.ipynb"):
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        text = "\n\n".join(
-            "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
-        )
-        sources.append((path, text))
-    return sources
+    notebooks = course_files(ROOT / "notebooks", "*.ipynb")
+    return [(p, markdown(p)) for p in [ROOT / "README.md", *docs, *notebooks]]
 
 
 def headings(path: Path) -> list[str]:
-    if path.suffix == ".ipynb":
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        text = "\n\n".join(
-            "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
-        )
-    else:
-        text = path.read_text(encoding="utf-8")
-    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
-    return HEADING.findall(text)
-
-
-def jupyterlab_anchor(heading: str) -> str:
-    return heading.strip().replace(" ", "-")
-
-
-def github_anchor(heading: str) -> str:
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
+    return HEADING.findall(re.sub(r"```.*?```", "", markdown(path), flags=re.DOTALL))
 
 
 def relative_links() -> list[tuple[Path, str]]:
@@ -78,10 +66,6 @@ def relative_links() -> list[tuple[Path, str]]:
 
 
 LINKS = relative_links()
-
-
-def test_there_are_links_to_check():
-    assert len(LINKS) > 10
 
 
 @pytest.mark.parametrize(
@@ -100,13 +84,6 @@ def test_relative_link_resolves(source: Path, target: str):
         )
 
 
-def test_anchor_rules_match_known_examples():
-    assert jupyterlab_anchor("Property 1: distance") == "Property-1:-distance"
-    assert github_anchor("Lesson 03 · Choosing the frequencies") == (
-        "lesson-03--choosing-the-frequencies"
-    )
-
-
 def test_the_checkpoints_jupyterlab_writes_are_not_checked(course_after_lab, monkeypatch):
     # `make lab`, then `make test`: JupyterLab's copies sit beside the notebooks and docs.
     in_the_course = len(markdown_sources())
@@ -123,7 +100,8 @@ NOTEBOOK_TO_DOC = [
 ]
 
 
-def test_notebooks_link_into_the_docs():
+def test_there_are_links_to_check():
+    assert len(LINKS) > 10
     assert len(NOTEBOOK_TO_DOC) >= 14  # the index's guide link for every lesson
 
 

@@ -14,12 +14,10 @@ network and no real install.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -119,12 +117,17 @@ def _healthy_venv(folder: Path) -> None:
     os.utime(stamp, (now - 50, now - 50))
 
 
-def test_a_venv_without_pip_is_rebuilt_not_a_dead_end(project):
+@pytest.mark.parametrize("stamped", [False, True])
+def test_a_venv_without_pip_and_no_ensurepip_is_rebuilt_not_a_dead_end(project, stamped):
+    # Unstamped: what a `python3 -m venv` that failed at ensurepip leaves. Stamped: a set-up
+    # venv whose pip went, on a Python without ensurepip (Debian without python3-venv).
     folder, make, log = project
-    bin_dir = folder / ".venv" / "bin"
-    bin_dir.mkdir(parents=True)
-    shutil.copy(folder / "fake-python3", bin_dir / "python")
-    (bin_dir / "NO_PIP").touch()  # what a `python3 -m venv` that failed at ensurepip leaves
+    if stamped:
+        _healthy_venv(folder)
+    else:
+        (folder / ".venv" / "bin").mkdir(parents=True)
+        shutil.copy(folder / "fake-python3", folder / ".venv" / "bin" / "python")
+    (folder / ".venv" / "bin" / "NO_PIP").touch()
     result = make("setup")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No module named pip" not in result.stderr
@@ -132,37 +135,28 @@ def test_a_venv_without_pip_is_rebuilt_not_a_dead_end(project):
     calls = log.read_text()
     assert "-m venv .venv" in calls
     assert "-m pip install --quiet -e .[test,hub]" in calls
-    assert not (bin_dir / "NO_PIP").exists()
+    assert not (folder / ".venv" / "bin" / "NO_PIP").exists()
     assert (folder / ".venv" / ".installed").exists()
 
 
-def test_a_stamped_venv_missing_ruff_reinstalls_before_lint(project):
-    folder, make, log = project
-    _healthy_venv(folder)
-    (folder / ".venv" / "bin" / "ruff").unlink()
-    result = make("lint")
-    assert result.returncode == 0, result.stdout + result.stderr
-    calls = log.read_text().splitlines()
-    install = next(i for i, c in enumerate(calls) if "-m pip install --quiet -e" in c)
-    lint = next(i for i, c in enumerate(calls) if c.startswith("ruff check"))
-    assert install < lint
-    assert not any("-m venv" in c for c in calls), "a venv with pip must be reused, not rebuilt"
-
-
-def test_a_stamped_venv_missing_ruff_gets_it_back_by_reinstalling_its_package(project):
+@pytest.mark.parametrize("target", ["setup", "lint"])
+def test_a_stamped_venv_missing_ruff_gets_it_back_by_reinstalling_its_package(project, target):
     # Issue 32: `pip install -e .` finds ruff "already satisfied" and leaves bin/ruff missing.
     folder, make, log = project
     _healthy_venv(folder)
     (folder / ".venv" / "bin" / "ruff").unlink()
-    result = make("setup")
+    result = make(target)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ".venv/bin/ruff is missing: reinstalling ruff" in result.stdout
     calls = log.read_text().splitlines()
     uninstall = next(i for i, c in enumerate(calls) if "-m pip uninstall --quiet --yes ruff" in c)
     install = next(i for i, c in enumerate(calls) if "-m pip install --quiet -e" in c)
     assert uninstall < install
+    if target == "lint":
+        assert install < next(i for i, c in enumerate(calls) if c.startswith("ruff check"))
     assert (folder / ".venv" / "bin" / "ruff").exists()
     assert not any("jupyter-core" in c or "uninstall --quiet --yes pytest" in c for c in calls)
+    assert not any("-m venv" in c for c in calls), "a venv with pip must be reused, not rebuilt"
     assert "still missing" not in result.stdout
     assert "Nothing to be done" in make("setup").stdout  # healed: nothing left to do
 
@@ -188,27 +182,21 @@ def test_a_stamped_venv_whose_pip_is_gone_gets_pip_back_before_anything_runs(pro
     assert "Nothing to be done" in make("setup").stdout  # healed: the next make does nothing
 
 
-def test_a_stamped_venv_whose_pip_is_gone_without_ensurepip_is_rebuilt(project):
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_healthy_stamped_venv_is_reused_and_reinstalled_only_past_pyproject(project, edited):
     folder, make, log = project
     _healthy_venv(folder)
-    (folder / ".venv" / "bin" / "NO_PIP").touch()
-    result = make("setup")  # no FAKE_ENSUREPIP: like Debian's python3 without python3-venv
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "rebuilding it" in result.stdout
-    assert "-m venv .venv" in log.read_text()
-    assert (folder / ".venv" / ".installed").exists()
-    assert not (folder / ".venv" / "bin" / "NO_PIP").exists()
-
-
-def test_a_healthy_stamped_venv_is_reused_without_reinstalling(project):
-    folder, make, log = project
-    _healthy_venv(folder)
+    if edited:
+        (folder / "pyproject.toml").touch()
     result = make("lint")
     assert result.returncode == 0, result.stdout + result.stderr
     calls = log.read_text().splitlines()
-    probes = [c for c in calls if c == ".venv/bin/python -c import pip"]  # is pip still there?
-    assert len(probes) == 1
-    assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
+    if edited:
+        assert ".venv/bin/python -m pip install --quiet -e .[test,hub]" in calls
+    else:
+        probes = [c for c in calls if c == ".venv/bin/python -c import pip"]  # pip still there?
+        assert len(probes) == 1
+        assert [c for c in calls if c not in probes] == ["ruff check .", "ruff format --check ."]
 
 
 def test_version_records_the_package_then_rewrites_the_set_up_lines(project):
@@ -221,15 +209,6 @@ def test_version_records_the_package_then_rewrites_the_set_up_lines(project):
         ".venv/bin/python scripts/record_version.py",
         ".venv/bin/python scripts/navigation.py",
     ]
-
-
-def test_editing_pyproject_reinstalls(project):
-    folder, make, log = project
-    _healthy_venv(folder)
-    (folder / "pyproject.toml").touch()
-    result = make("lint")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "-m pip install --quiet -e .[test,hub]" in log.read_text()
 
 
 def test_a_failing_venv_module_says_what_to_install(project):
@@ -248,9 +227,8 @@ def test_a_tool_still_missing_after_install_says_make_clean(project):
     result = make("setup", FAKE_TOOLS="ruff pytest")  # an install that does not bring it back
     assert result.returncode != 0
     assert ".venv/bin/jupyter is still missing after the install: run make clean" in result.stdout
-    assert not (folder / ".venv" / ".installed").exists() or (
-        (folder / ".venv" / ".installed").stat().st_mtime < time.time() - 10
-    )
+    stamp = folder / ".venv" / ".installed"
+    assert not stamp.exists() or stamp.stat().st_mtime < time.time() - 10
 
 
 def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(project):
@@ -272,65 +250,45 @@ def test_test_oldest_pins_the_floors_in_its_own_venv_then_runs_unit_and_nbval(pr
         "--nbval",
         ".venv-oldest/bin/python scripts/lab_smoke.py",
     ]
-    positions = [
-        next(i for i, line in enumerate(lines) if part in line) for part in expected_in_order
-    ]
+    positions = [_at(lines, part) for part in expected_in_order]
     assert positions == sorted(positions)
     nbval_line = lines[positions[6]]
     assert "notebooks/01_why_position.ipynb" in nbval_line
     assert "--nbval-sanitize-with tests/nbval_sanitize.cfg" in nbval_line
 
 
-def _site_project(folder: Path) -> None:
-    """A healthy venv plus the site's scripts (inputs of the site target)."""
-    _healthy_venv(folder)
-    (folder / "scripts").mkdir(exist_ok=True)
-    for script in ("build_site.py", "navigation.py"):
-        shutil.copy(ROOT / "scripts" / script, folder / "scripts")
+def _at(lines: list[str], part: str) -> int:
+    """The index of the first line holding ``part``."""
+    return next(i for i, line in enumerate(lines) if part in line)
 
 
-def test_site_adds_its_extra_to_the_same_venv_once_then_builds(project):
+def test_site_adds_its_extra_once_builds_before_unit_and_again_only_past_its_sources(project):
     folder, make, _ = project
-    _site_project(folder)
+    _healthy_venv(folder)
+    (folder / "scripts").mkdir()
+    for script in ("build_site.py", "navigation.py"):  # inputs of the site target
+        shutil.copy(ROOT / "scripts" / script, folder / "scripts")
     result = make("-n", "site")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    install = next(i for i, line in enumerate(lines) if "-m pip install --quiet -e" in line)
+    install = _at(lines, "-m pip install --quiet -e")
     assert ".[test,hub,site]" in lines[install] and lines[install].startswith(".venv/bin/python")
-    build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
-    assert install < build
+    assert install < _at(lines, "scripts/build_site.py")
     assert not any("-m venv" in line for line in lines)
+    lines = make("-n", "unit").stdout.splitlines()
+    assert _at(lines, "scripts/build_site.py") < _at(lines, "-m pytest -q")
 
     (folder / ".venv" / ".site-installed").touch()
     result = make("-n", "site")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "pip install" not in result.stdout, "the site extra is installed once"
     assert ".venv/bin/python scripts/build_site.py" in result.stdout
-
-
-def test_a_site_newer_than_its_sources_is_not_rebuilt(project):
-    folder, make, _ = project
-    _site_project(folder)
-    (folder / ".venv" / ".site-installed").touch()
     (folder / "build" / "site").mkdir(parents=True)
     (folder / "build" / "site" / "index.html").touch()
-    result = make("-n", "site")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "build_site.py" not in result.stdout
+    assert "build_site.py" not in make("-n", "site").stdout  # newer than its sources
     now = time.time()
     os.utime(folder / "scripts" / "build_site.py", (now + 5, now + 5))
     assert "scripts/build_site.py" in make("-n", "site").stdout
-
-
-def test_unit_builds_the_site_before_the_tests_that_open_it(project):
-    folder, make, _ = project
-    _site_project(folder)
-    result = make("-n", "unit")
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
-    build = next(i for i, line in enumerate(lines) if "scripts/build_site.py" in line)
-    pytest_run = next(i for i, line in enumerate(lines) if "-m pytest -q" in line)
-    assert build < pytest_run
 
 
 def test_lab_serves_the_top_folder_with_the_course_settings(project):
@@ -356,17 +314,3 @@ def test_lab_serves_the_top_folder_with_the_course_settings(project):
     assert set(re.findall(r'"([^"]+)"', options)) <= set(arguments), "the e2e lab is make lab's"
     # Installed once: a second `make lab` only starts the lab.
     assert "cp lab/overrides.json" not in make("lab").stdout
-
-
-def test_the_course_lab_settings_turn_the_news_off_by_jupyterlabs_own_schema():
-    overrides = json.loads((ROOT / "lab" / "overrides.json").read_text())
-    plugin = "@jupyterlab/apputils-extension:notification"
-    assert overrides[plugin] == {"fetchNews": "false", "checkForUpdates": False}
-    schema_file = Path(sys.prefix, "share", "jupyter", "lab", "schemas", *plugin.split(":"))
-    schema = json.loads(schema_file.with_suffix(".json").read_text())["properties"]
-    # JupyterLab 4.x lists the choices as oneOf (newer) or enum (the oldest supported)
-    choices = schema["fetchNews"].get("oneOf") or [
-        {"const": v} for v in schema["fetchNews"]["enum"]
-    ]
-    assert "false" in [choice["const"] for choice in choices]
-    assert schema["checkForUpdates"]["type"] == "boolean"

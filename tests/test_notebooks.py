@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import navigation as nav
 import pytest
 from PIL import Image
 
@@ -44,8 +45,7 @@ def test_lessons_are_numbered_and_index_comes_first():
     assert names[0] == "00_index.ipynb"
     for name in names:
         assert re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", name), name
-    numbers = [name[:2] for name in names]
-    assert len(set(numbers)) == len(numbers), f"two lessons share a number: {names}"
+    assert [int(name[:2]) for name in names] == list(range(len(names))), "numbered without gaps"
 
 
 def test_every_solution_belongs_to_a_lesson():
@@ -78,7 +78,7 @@ def test_notebook_starts_with_package_imports_and_a_seeded_rng(path: Path):
     nb = load(path)
     first = source(code_cells(nb)[0])
     assert "pe_helpers" in first, f"{path.name}: first code cell must import pe_helpers"
-    assert first.count(navigation().GUARD) == 1, f"{path.name}: set-up line missing; `make nav`"
+    assert first.count(nav.GUARD) == 1, f"{path.name}: set-up line missing; `make nav`"
     assert "find_spec" not in first and "draw_inline_once" not in first, path.name
     assert "rng = np.random.default_rng(0)" in first, f"{path.name}: seed the rng in cell 1"
     everything = "".join(source(c) for c in nb["cells"])
@@ -108,36 +108,15 @@ def test_every_notebook_records_the_same_cpu_kernels():
     assert len(found) == 1, f"notebooks record different CPU kernels (make regen): {found}"
 
 
-def test_navigation_links_are_current():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "navigation.py"), "--check"],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, "navigation is stale; run `make nav`:\n" + result.stdout
-
-
-def navigation():
-    """The navigation script, imported as a module."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import navigation
-    finally:
-        sys.path.pop(0)
-    return navigation
-
-
 def test_navigation_check_detects_a_stale_link():
-    navigation = globals()["navigation"]()
-    nb = navigation.nbformat.read(LESSONS[0], as_version=4)
+    nb = nav.nbformat.read(LESSONS[0], as_version=4)
     nb.cells[0].source = "<small>[a link to nowhere](99_gone.ipynb)</small>"
-    fixed = navigation.with_nav(navigation.nbformat.read(LESSONS[0], as_version=4), "x")
-    assert not navigation._same(nb, fixed)
+    fixed = nav.with_nav(nav.nbformat.read(LESSONS[0], as_version=4), "x")
+    assert not nav._same(nb, fixed)
     assert sum("nav" in c.metadata.get("tags", []) for c in fixed.cells) == 2
 
 
 def test_each_navigation_row_links_the_contents_once():
-    nav = navigation()
     rows = nav.targets()
     assert len(rows) == len(LESSONS) + len(SOLUTIONS)
     for path, row in rows:
@@ -148,7 +127,6 @@ def test_each_navigation_row_links_the_contents_once():
 
 
 def test_the_set_up_line_is_written_once_and_says_what_to_run():
-    nav = navigation()
     nb = nav.nbformat.read(LESSONS[1], as_version=4)
     twice = nav.with_guard(nav.with_guard(nb))
     first = next(c for c in twice.cells if c.cell_type == "code").source
@@ -158,12 +136,8 @@ def test_the_set_up_line_is_written_once_and_says_what_to_run():
     bare = nav.nbformat.v4.new_notebook()
     bare.cells = [nav.nbformat.v4.new_code_cell("import numpy as np\n")]
     assert nav.with_guard(bare).cells[0].source == "import numpy as np\n\n" + nav.GUARD
-    # A kernel without the course shows the line, whose comment says what to run.
-    namespace: dict = {}
-    line = nav.GUARD.replace("import pe_helpers", "import pe_helpers_not_installed")
-    with pytest.raises(ModuleNotFoundError) as failure:
-        exec(line, namespace)  # noqa: S102 - the line as a kernel without the course runs it
-    assert "make lab" in nav.GUARD and failure.value.name == "pe_helpers_not_installed"
+    # A kernel without the course shows the failing import line: its comment says what to run.
+    assert "make lab" in next(x for x in nav.GUARD.splitlines() if x.startswith("import "))
 
 
 def test_the_set_up_lines_draw_each_inline_figure_once_at_its_laid_out_size(monkeypatch):
@@ -172,7 +146,6 @@ def test_the_set_up_lines_draw_each_inline_figure_once_at_its_laid_out_size(monk
     # pass). After the set-up lines a 4 x 3 inch figure at 100 dpi is drawn once, 400 x 300.
     from nbclient import NotebookClient
 
-    nav = navigation()
     count_draws = (
         "import matplotlib.figure\n"
         "draws = []\n"

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import base64
 import doctest
-import importlib.util
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 
+import build_site
 import numpy as np
 import pytest
 from PIL import Image
@@ -26,17 +27,6 @@ from pe_helpers.lessons import live_figures
 from pe_helpers.lessons.position_methods import AlibiHeads
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_build_site():
-    path = ROOT / "scripts" / "build_site.py"
-    spec = importlib.util.spec_from_file_location("build_site", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build_site = _load_build_site()
 
 
 FIGURE = f"{AlibiHeads.__module__}.AlibiHeads"
@@ -121,20 +111,39 @@ def test_heading_links_become_explicit_targets_placed_before_the_heading(course)
     assert f"[guide](#{guide_label})" in lesson["cells"][0]["source"]
     assert f"({guide_label})=\n## Lesson 01 · Demo" in guide
     assert "# not a heading" in guide and "(guide-not-a-heading)=" not in guide
+    assert "[the folder](solutions/index.md)" in lesson["cells"][3]["source"]  # its index page
 
 
-def test_a_folder_link_opens_the_folders_index_page(course):
-    folder, pages = course
-    build_site.rewrite_links(pages, folder)
-    lesson = pages[(folder / "notebooks" / "01_demo.ipynb").resolve()]
-    assert "[the folder](solutions/index.md)" in lesson.blocks()[2]
-
-
-def test_a_link_to_a_missing_heading_stops_the_build(course):
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        (
+            "See [the README](../README.md#read-the-course-as-a-website) first.",
+            "See the README (`README.md` in the course's repository) first.",
+        ),
+        ("![a figure](figure.png)", "![a figure](figure.png)"),  # a picture is no link
+    ],
+)
+def test_a_link_to_a_file_that_is_no_page_becomes_text_and_a_picture_stays(course, line, written):
     folder, pages = course
     guide = pages[(folder / "docs" / "guide.md").resolve()]
-    guide.set_blocks(["[x](../notebooks/01_demo.ipynb#No-such-heading)"])
-    with pytest.raises(ValueError, match="no heading for"):
+    guide.set_blocks([guide.blocks()[0] + "\n" + line])
+    build_site.rewrite_links(pages, folder)
+    assert guide.blocks()[0].endswith("\n" + written)
+
+
+@pytest.mark.parametrize(
+    ("link", "problem"),
+    [
+        ("../notebooks/01_demo.ipynb#No-such-heading", "no heading for"),
+        ("../notebooks/99_gone.ipynb", "missing file"),
+    ],
+)
+def test_a_link_to_a_missing_heading_or_file_stops_the_build(course, link, problem):
+    folder, pages = course
+    guide = pages[(folder / "docs" / "guide.md").resolve()]
+    guide.set_blocks([guide.blocks()[0] + f"\n[x]({link})"])
+    with pytest.raises(ValueError, match=problem):
         build_site.rewrite_links(pages, folder)
 
 
@@ -190,10 +199,9 @@ def test_the_live_view_rule_needs_the_call_the_widget_the_picture_and_the_metada
 ):
     output = _live_output(alibi_picture, {"n_heads": 8})
     cell = {"cell_type": "code", "source": "AlibiHeads().view()", "outputs": [output]}
-    assert build_site.live_output(cell) is output
+    assert build_site.live_output(cell) is output  # no outputs: live_output's doctest
     assert build_site.live_output({**cell, "source": "AlibiHeads().draw()"}) is None
     assert build_site.live_output({**cell, "cell_type": "markdown"}) is None
-    assert build_site.live_output({**cell, "outputs": []}) is None
     for leave_out in (build_site.WIDGET_MIME, "image/png"):
         data = {k: v for k, v in output["data"].items() if k != leave_out}
         assert build_site.live_output({**cell, "outputs": [{**output, "data": data}]}) is None
@@ -231,21 +239,16 @@ def test_pictures_are_kept_between_builds_and_drawn_again_when_asked(course):
     folder, pages = course
     assert _add_live(folder, pages, jobs=1)["pictures drawn"] == 8
     kept = list((folder / "frames").iterdir())
-    _, pages = _fresh_pages(folder)
-    assert _add_live(folder, pages, jobs=1)["pictures drawn"] == 0
+    assert _add_live(folder, _fresh_pages(folder), jobs=1)["pictures drawn"] == 0
     assert list((folder / "frames").iterdir()) == kept
-    _, pages = _fresh_pages(folder)
-    assert _add_live(folder, pages, jobs=1, fresh=True)["pictures drawn"] == 8
+    assert _add_live(folder, _fresh_pages(folder), jobs=1, fresh=True)["pictures drawn"] == 8
 
 
-def _fresh_pages(folder: Path) -> tuple[Path, dict]:
-    """The fixture's pages read again (the build rewrites them in place)."""
-    import shutil
-
-    for part in ("static",):
-        shutil.rmtree(folder / part, ignore_errors=True)
+def _fresh_pages(folder: Path) -> dict:
+    """The fixture's lesson read again (the build rewrites it in place), with no static/."""
+    shutil.rmtree(folder / "static", ignore_errors=True)
     path = folder / "notebooks" / "01_demo.ipynb"
-    return folder, {path.resolve(): build_site.Document(path)}
+    return {path.resolve(): build_site.Document(path)}
 
 
 def test_a_figure_that_is_not_the_notebooks_is_reported(course, alibi_picture, capsys):
@@ -273,8 +276,9 @@ def _defaults(figure: type) -> dict:
 
 
 @pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
-def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(figure):
-    axes = build_site.plan_axes(figure, _defaults(figure))
+def test_every_live_figure_gets_a_grid_within_budget_walked_one_control_at_a_time(figure):
+    start = _defaults(figure)
+    axes = tuple(build_site.plan_axes(figure, start))
     assert [axis.name for axis in axes] == list(figure.controls)
     for axis in axes:
         control = figure.controls[axis.name]
@@ -291,28 +295,7 @@ def test_every_live_figure_gets_a_grid_where_each_control_moves_within_budget(fi
     for name, values in getattr(figure, "site_grid", {}).items():  # chosen by hand: kept
         chosen = next(axis for axis in axes if axis.name == name).values
         assert set(chosen) == {*values, figure.controls[name].default}
-
-
-def test_a_figure_declares_its_own_grid_and_a_wrong_one_stops_the_build():
-    from pe_helpers.live import LiveFigure, float_control, int_control
-
-    class Demo(LiveFigure):
-        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
-        site_grid = {"a": (0.0, 1.0)}
-
-    start = {"a": 0.5, "n": 3}
-    assert build_site.plan_axes(Demo, start)[0].values == (0.0, 0.5, 1.0)
-    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
-        with pytest.raises(ValueError, match="names no control"):
-            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
-    with pytest.raises(ValueError, match="two or more"):
-        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
-
-
-@pytest.mark.parametrize("figure", live_figures(), ids=lambda c: c.__name__)
-def test_the_walk_draws_every_picture_once_moving_one_control_at_a_time(figure):
-    start = _defaults(figure)
-    axes = tuple(build_site.plan_axes(figure, start))
+    # The walk draws every picture once, moving one control at a time.
     cell = build_site.LiveCell("01_demo", 1, "m.Demo", start, "", b"", axes)
     path = build_site.walk(cell)
     assert len(path) == len(set(path)) == cell.frames
@@ -324,6 +307,21 @@ def test_the_walk_draws_every_picture_once_moving_one_control_at_a_time(figure):
         moved = [i for i in range(len(axes)) if before[i] != after[i]]
         one_step = len(moved) == 1 and abs(before[moved[0]] - after[moved[0]]) == 1
         assert one_step or set(moved) <= set(alone), (before, after)
+
+
+def test_a_grid_a_figure_declares_wrong_stops_the_build():
+    from pe_helpers.live import LiveFigure, float_control, int_control
+
+    class Demo(LiveFigure):
+        controls = {"a": float_control("a", 0.5, 0.0, 1.0, 0.05), "n": int_control("n", 3, 1, 9)}
+        site_grid = {"a": (0.0, 1.0)}
+
+    start = {"a": 0.5, "n": 3}  # a grid declared right: plan_axes' doctest
+    for wrong in ({"site_grid": {"b": (1,)}}, {"site_one_at_a_time": ("a", "b")}):
+        with pytest.raises(ValueError, match="names no control"):
+            build_site.plan_axes(type("Wrong", (Demo,), wrong), start)
+    with pytest.raises(ValueError, match="two or more"):
+        build_site.plan_axes(type("Alone", (Demo,), {"site_one_at_a_time": ("a",)}), start)
 
 
 def test_the_grids_of_the_rule_refine_each_other_and_keep_the_ends_and_the_start():
@@ -343,16 +341,11 @@ def test_the_grids_of_the_rule_refine_each_other_and_keep_the_ends_and_the_start
         assert len(levels[-1]) == build_site.slider_count(control)
 
 
-def test_the_build_scripts_examples_hold():
-    module = sys.modules.get(build_site.__name__, build_site)
-    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
-
-
-def test_anchor_rules_are_jupyterlabs_and_githubs():
-    assert build_site.jupyterlab_anchor("Property 1: distance") == "Property-1:-distance"
-    assert build_site.github_anchor("Lesson 03 · Choosing the frequencies") == (
-        "lesson-03--choosing-the-frequencies"
-    )
+@pytest.mark.parametrize("name", [build_site.__name__, "navigation"])
+def test_the_site_scripts_examples_hold(name):
+    # The anchor rules (jupyterlab_anchor, navigation's github_anchor) are pinned there.
+    result = doctest.testmod(sys.modules[name], optionflags=doctest.ELLIPSIS)
+    assert result.attempted and not result.failed
 
 
 def _needs_mathjax() -> None:
@@ -368,10 +361,15 @@ def _course_pages(root: Path) -> tuple[list[Path], list[Path]]:
     )
 
 
-def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
+def test_the_real_course_prepares_with_every_link_and_live_view_leaving_it_alone(
+    tmp_path, monkeypatch
+):
     _needs_mathjax()
-    counts = build_site.prepare(tmp_path, render=False)
+    monkeypatch.delenv(build_site.SOLUTIONS_SET, raising=False)
     notebooks, docs = _course_pages(ROOT)
+    before = {p: p.read_bytes() for p in notebooks}
+    counts = build_site.prepare(tmp_path, render=False)
+    assert {p: p.read_bytes() for p in notebooks} == before  # the committed notebooks
     assert counts["pages"] == len(notebooks) + len(docs) + 1  # and the solutions page
     views, calls = 0, 0
     for path in notebooks:
@@ -389,8 +387,19 @@ def test_the_real_course_prepares_with_every_link_and_live_view(tmp_path):
     positions = [contents.index(f"\n{stem}\n") for stem in lessons]
     assert positions == sorted(positions)
     assert contents.index("/docs/instructor_guide") < contents.index("solutions/index")
-    assert (tmp_path / "src" / "notebooks" / "solutions" / "index.md").is_file()
     assert (tmp_path / "static" / "mathjax" / "tex-chtml.js").is_file()
+    # The solutions are pages that stay out of the site's search: Sphinx indexes a page with
+    # `nosearch` metadata under no word.
+    src = tmp_path / "src"
+    solutions = sorted((src / "notebooks" / "solutions").glob("*.ipynb"))
+    assert len(solutions) == len(notebooks) - len(list(ROOT.glob("notebooks/*.ipynb")))
+    for path in solutions:
+        assert json.loads(path.read_text())["metadata"]["nosearch"] is True, path.name
+    listing = (src / "notebooks" / "solutions" / "index.md").read_text()
+    assert listing.startswith(build_site.NO_SEARCH)
+    for path in [*(src / "notebooks").glob("*.ipynb"), *(src / "docs").glob("*.md")]:
+        text = path.read_text()
+        assert "nosearch" not in (json.loads(text)["metadata"] if path.suffix == ".ipynb" else text)
 
 
 def test_the_checkpoints_jupyterlab_writes_are_no_pages(course_after_lab, tmp_path, monkeypatch):
@@ -405,22 +414,6 @@ def test_the_checkpoints_jupyterlab_writes_are_no_pages(course_after_lab, tmp_pa
     assert not [p for p in written if ".ipynb_checkpoints" in p.parts]
     # A stale checkpoint's kernels are not the notebooks' (the build would warn of a mismatch).
     assert build_site.notebook_kernels(course_after_lab / "notebooks") == kernels
-
-
-def test_the_solutions_are_pages_that_stay_out_of_the_sites_search(tmp_path, monkeypatch):
-    _needs_mathjax()
-    monkeypatch.delenv(build_site.SOLUTIONS_SET, raising=False)
-    build_site.prepare(tmp_path, render=False)
-    src = tmp_path / "src"
-    solutions = sorted((src / "notebooks" / "solutions").glob("*.ipynb"))
-    assert len(solutions) == len(_course_pages(ROOT)[0]) - len(list(ROOT.glob("notebooks/*.ipynb")))
-    for path in solutions:  # Sphinx indexes a page with `nosearch` metadata under no word
-        assert json.loads(path.read_text())["metadata"]["nosearch"] is True, path.name
-    listing = (src / "notebooks" / "solutions" / "index.md").read_text()
-    assert listing.startswith(build_site.NO_SEARCH)
-    for path in [*(src / "notebooks").glob("*.ipynb"), *(src / "docs").glob("*.md")]:
-        text = path.read_text()
-        assert "nosearch" not in (json.loads(text)["metadata"] if path.suffix == ".ipynb" else text)
 
 
 @pytest.mark.parametrize("how", ["environment", "argument"])
@@ -443,39 +436,6 @@ def test_a_site_for_a_graded_class_has_no_solutions(tmp_path, monkeypatch, how):
     text = "\n".join(p.read_text() for p in written)
     assert "](solutions/" not in text and "](../notebooks/solutions/" not in text
     assert "in the course's repository" in text
-
-
-def test_the_committed_notebooks_are_left_alone(tmp_path):
-    _needs_mathjax()
-    before = {p: p.read_bytes() for p in _course_pages(ROOT)[0]}
-    build_site.prepare(tmp_path, render=False)
-    assert {p: p.read_bytes() for p in _course_pages(ROOT)[0]} == before
-
-
-def test_a_link_to_a_repository_file_that_is_no_page_becomes_text_and_path(course):
-    folder, pages = course
-    guide = pages[(folder / "docs" / "guide.md").resolve()]
-    link = "See [the README](../README.md#read-the-course-as-a-website) first."
-    guide.set_blocks([guide.blocks()[0] + "\n" + link])
-    build_site.rewrite_links(pages, folder)
-    text = guide.blocks()[0]
-    assert text.endswith("\nSee the README (`README.md` in the course's repository) first.")
-
-
-def test_a_link_to_a_missing_file_stops_the_build(course):
-    folder, pages = course
-    guide = pages[(folder / "docs" / "guide.md").resolve()]
-    guide.set_blocks([guide.blocks()[0] + "\n[gone](../notebooks/99_gone.ipynb)"])
-    with pytest.raises(ValueError, match="missing file"):
-        build_site.rewrite_links(pages, folder)
-
-
-def test_pictures_are_not_taken_for_links(course):
-    folder, pages = course
-    guide = pages[(folder / "docs" / "guide.md").resolve()]
-    guide.set_blocks([guide.blocks()[0] + "\n![a figure](figure.png)"])
-    build_site.rewrite_links(pages, folder)
-    assert guide.blocks()[0].endswith("\n![a figure](figure.png)")
 
 
 def test_a_script_restarts_under_the_kernels_the_notebooks_record(monkeypatch, capsys):

@@ -33,6 +33,7 @@ from browser_support import (
     chromium,
     require_browser,
     running_lab,
+    skip_or_fail,
     wait_idle,
 )
 
@@ -49,15 +50,10 @@ GIT_LEAKS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY
 def _require_hub_tools() -> None:
     """Skip (or fail under PE_REQUIRE_BROWSER=1) without Chromium, nbgitpuller or git."""
     require_browser()
-    problem = None
     if importlib.util.find_spec("nbgitpuller") is None:
-        problem = "nbgitpuller is not installed: `pip install -e '.[hub]'` (make setup does it)"
+        skip_or_fail("nbgitpuller is not installed: `pip install -e '.[hub]'` (make setup does it)")
     elif shutil.which("git") is None:
-        problem = "git is not installed: `apt-get install -y git`"
-    if problem:
-        if os.environ.get("PE_REQUIRE_BROWSER") == "1":
-            pytest.fail(problem + " (PE_REQUIRE_BROWSER=1 makes this a failure)")
-        pytest.skip(problem)
+        skip_or_fail("git is not installed: `apt-get install -y git`")
 
 
 def _without_git_leaks() -> dict[str, str]:
@@ -173,15 +169,8 @@ def test_the_guard_blocks_and_records_what_would_leave_the_machine(hub_browser):
 
 def git_pull_link(hub_lab, course_repo, urlpath: str) -> str:
     """The nbgitpuller link as a hub would serve it, with this server's token for the login."""
-    query = urlencode(
-        {
-            "repo": course_repo["url"],
-            "branch": "main",
-            "urlpath": urlpath,
-            "token": hub_lab["token"],
-        }
-    )
-    return f"{hub_lab['url']}/git-pull?{query}"
+    query = {"repo": course_repo["url"], "branch": "main", "urlpath": urlpath}
+    return f"{hub_lab['url']}/git-pull?{urlencode(query | {'token': hub_lab['token']})}"
 
 
 def _follow_link(context, link: str, landing: str):
@@ -226,18 +215,6 @@ def _menu(page, menu: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
-def _assert_stayed_local(hub_browser) -> None:
-    """Fail if the student's browser tried to reach anything but 127.0.0.1."""
-    assert hub_browser["blocked"] == [], (
-        f"the browser tried to leave 127.0.0.1: {hub_browser['blocked']}"
-    )
-
-
-def _server_log_tail(hub_lab) -> str:
-    """The server log's last 40 lines (nbgitpuller logs its git commands there)."""
-    return "\n".join(hub_lab["log"].read_text().splitlines()[-40:])
-
-
 @pytest.fixture(scope="module")
 def first_visit(hub_lab, course_repo, hub_browser):
     """The student's first click: an empty home before, the tab that the link lands on after."""
@@ -245,8 +222,9 @@ def first_visit(hub_lab, course_repo, hub_browser):
     link = git_pull_link(hub_lab, course_repo, f"lab/tree/{INDEX}")
     try:
         page = _follow_link(hub_browser["context"], link, f"lab/tree/{INDEX}")
-    except Exception as exc:
-        raise AssertionError(f"the link did not land:\n{_server_log_tail(hub_lab)}") from exc
+    except Exception as exc:  # nbgitpuller logs its git commands in the server's log
+        log = "\n".join(hub_lab["log"].read_text().splitlines()[-40:])
+        raise AssertionError(f"the link did not land:\n{log}") from exc
     yield {"page": page, "empty_before": empty_before, "link": link}
     if not page.is_closed():
         page.close()
@@ -277,7 +255,7 @@ def test_the_link_clones_the_course_and_opens_the_index(
         nbformat.read(clone / "notebooks" / "00_index.ipynb", as_version=4).cells
     )
     assert panel.get_by_role("heading", name="Roadmap").count() == 1
-    _assert_stayed_local(hub_browser)
+    assert hub_browser["blocked"] == [], "the browser tried to leave 127.0.0.1"
 
 
 def test_a_lesson_opened_from_the_index_runs_without_errors(first_visit, hub_lab, hub_browser):
@@ -312,7 +290,7 @@ def test_a_lesson_opened_from_the_index_runs_without_errors(first_visit, hub_lab
         page.screenshot(path=str(ARTIFACTS / "lesson.png"))
     finally:
         page.close()  # unsaved: the run's outputs are not written back
-    _assert_stayed_local(hub_browser)
+    assert hub_browser["blocked"] == [], "the browser tried to leave 127.0.0.1"
 
 
 def test_a_second_click_keeps_the_students_edit_and_merges_the_instructors_commit(
@@ -364,4 +342,4 @@ def test_a_second_click_keeps_the_students_edit_and_merges_the_instructors_commi
         page.screenshot(path=str(ARTIFACTS / "second_visit.png"))
     finally:
         page.close()
-    _assert_stayed_local(hub_browser)
+    assert hub_browser["blocked"] == [], "the browser tried to leave 127.0.0.1"
