@@ -120,12 +120,15 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         # their comments) become the guard.
         old = re.compile(r"import pe_helpers|pe_helpers\.require\(.*\)")
         lines = [line for line in lines if not old.fullmatch(line.split("#")[0].strip())]
+        # The guard's own blank line stays behind: one blank line at most, none first.
+        lines = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
+        lines = lines[1:] if lines and not lines[0] else lines
         guard = GUARD.rstrip("\n").split("\n")
         first = next(
             (i for i, line in enumerate(lines) if line.startswith("from pe_helpers")), None
         )
-        if first is not None:
-            lines[first:first] = guard
+        if first is not None:  # a section of its own: a blank line after other imports
+            lines[first:first] = ["", *guard] if first and lines[first - 1] else guard
         else:  # nothing else from the package: its own block after the other imports
             starts = ("import ", "from ")
             last = max((i for i, line in enumerate(lines) if line.startswith(starts)), default=-1)
