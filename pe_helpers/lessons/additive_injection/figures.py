@@ -30,7 +30,9 @@ def _dimensions(name: str, values: ArrayLike) -> np.ndarray:
 def _curve(name: str, values: ArrayLike, dims: np.ndarray) -> np.ndarray:
     ys = check_array(name, values, ndim=1).astype(np.float64)
     if ys.shape != dims.shape:
-        raise ValueError(f"{name} must have one value per dimension ({dims.size}), got {ys.size}")
+        raise ValueError(
+            f"{name} must have one value per entry of dims ({dims.size}), got {ys.size}"
+        )
     return ys
 
 

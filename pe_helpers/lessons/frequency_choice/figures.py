@@ -298,7 +298,11 @@ def plot_counter_analogy(
         )
     if axes is None:
         axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
-    elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
+    elif (
+        not isinstance(axes, (list, tuple, np.ndarray))
+        or len(axes) != 2
+        or not all(isinstance(a, Axes) for a in axes)
+    ):
         raise TypeError(f"axes must be a pair of matplotlib Axes, got {axes!r:.60}")
     left, right = axes
     heatmap(

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_int
+from ..._validate import check_array, check_d_model, check_int, check_rope_base
 from ...encodings import frequencies
 
 __all__ = [
@@ -81,7 +81,7 @@ def column_reading_pe(
     d_model : int
         Width of the encoding; positive and even.
     base : float, default 10000.0
-        Frequency base, > 0.
+        Frequency base, > 1.
 
     Returns
     -------
@@ -94,7 +94,7 @@ def column_reading_pe(
     >>> column_reading_pe([0.0], 4).tolist()
     [[0.0, 1.0, 0.0, 1.0]]
     """
-    d_model, base = check_d_model(d_model), check_base(base)
+    d_model, base = check_d_model(d_model), check_rope_base(base)
     _check_cells(f"d_model = {d_model}", d_model)
     w = column_frequencies(d_model, base)
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):

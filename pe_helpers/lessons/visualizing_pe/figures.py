@@ -70,6 +70,8 @@ def plot_pe_heatmap(
     'Positional encoding: 5 positions × 8 dimensions'
     """
     arr = check_array("pe", pe, ndim=2).astype(np.float64)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be text, got {title!r:.60}")
     n_positions, d_model = arr.shape
     return heatmap(
         arr,
@@ -206,6 +208,8 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     split = sines_then_cosines(arr)
     if not isinstance(cmap, str):
         raise TypeError(f"cmap must be the name of a matplotlib colour map, got {cmap!r}")
+    if cmap not in mpl.colormaps:
+        raise ValueError(f"cmap must be the name of a matplotlib colour map, got {cmap!r:.60}")
     n_positions, d_model = arr.shape
     figure, axes = plt.subplots(1, 2, figsize=WIDE_FIGSIZE, layout="constrained", sharey=True)
     panels = [(arr, "interleaved: sin, cos, sin, cos, …"), (split, "sines, then cosines")]
