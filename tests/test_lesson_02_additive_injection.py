@@ -98,7 +98,6 @@ def _probe(**kwargs):
         ),
         (lambda: lesson.plot_cosine_vs_dim([4, 16], [0.0, 0.2]), ValueError, "mean_abs_cosines"),
         (lambda: lesson.plot_cosine_vs_dim([0, 16], [0.5, 0.2]), ValueError, "dims"),
-        (lambda: lesson.DimensionPanels().data(512), ValueError, "d_model"),
     ],
 )
 def test_doors_name_bad_arguments(call, error, name):

@@ -165,8 +165,7 @@ class DimensionPanels(LiveFigure):
     'Probe on embedding + PE, d = 128\\nR² = 0.83'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): every even width up to
-    # 16, then by about half an octave.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {"d_model": (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256)}
     controls = {"d_model": even_control("d", 16, 2, 256)}
     layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
@@ -175,8 +174,7 @@ class DimensionPanels(LiveFigure):
         self.seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
 
     def data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
-        """The cosines and the probe drawn for width ``d_model`` (2 to 256, even)."""
-        d_model = self.controls["d_model"].check("d_model", d_model)
+        """The cosines and the probe drawn for width ``d_model``."""
         cosines = random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
         probe = position_probe(d_model, np.random.default_rng(self.seed))  # its defaults
         return cosines, probe

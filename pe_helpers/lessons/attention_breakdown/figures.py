@@ -37,8 +37,7 @@ class AttentionBlend(LiveFigure):
     True
     """
 
-    # The values the website has pictures for (scripts/build_site.py): widths by powers of
-    # two, the blend t in steps of 0.1.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {"d_model": (8, 16, 32, 64, 128), "t": tuple(k / 10 for k in range(11))}
     controls = {
         "d_model": even_control("d", 64, 8, 128),

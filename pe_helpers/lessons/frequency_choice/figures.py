@@ -53,10 +53,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _powers_of_ten(axis) -> None:
-    """Label a log axis 10⁻³, 10⁰, 10⁴ in plain text, without minor ticks.
-
-    Mathtext labels and a minor tick per unit cost about 0.3 s a panel.
-    """
+    """Label a log axis 10⁻³, 10⁰, 10⁴ in plain text (mathtext is slow), without minor ticks."""
     power = FuncFormatter(lambda v, _: "10" + str(round(np.log10(v))).translate(_SUPERSCRIPT))
     axis.set_major_formatter(power)
     axis.set_minor_locator(NullLocator())
@@ -340,8 +337,7 @@ class EncodingAndWavelengths(LiveFigure):
     'PE(t = 3), d = 8, base = 100'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): widths 16, 64, 256;
-    # bases and positions by decades.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "d_model": (16, 64, 256),
         "base": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),

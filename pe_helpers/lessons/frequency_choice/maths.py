@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_d_model, check_int, check_rope_base
+from ..._validate import check_array, check_d_model, check_int, check_positions, check_rope_base
 from ...encodings import frequencies
 
 __all__ = [
@@ -96,15 +96,11 @@ def column_reading_pe(
     """
     d_model, base = check_d_model(d_model), check_rope_base(base)
     _check_cells(f"d_model = {d_model}", d_model)
-    w = column_frequencies(d_model, base)
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        count = check_int("positions", positions, minimum=0)
-        _check_cells(f"positions = {count} and d_model = {d_model}", count * w.size)
-        t = np.arange(count, dtype=np.float64)
-    else:
-        t = check_array("positions", positions, ndim=1).astype(np.float64)
-        _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * w.size)
-    angles = np.multiply.outer(t, w)
+    if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
+        check_int("positions", positions, maximum=MAX_CELLS // d_model)
+    t = check_positions(positions)
+    _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * d_model)
+    angles = np.multiply.outer(t, column_frequencies(d_model, base))
     out = np.cos(angles)
     out[:, 0::2] = np.sin(angles[:, 0::2])
     return out

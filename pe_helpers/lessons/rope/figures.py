@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_int
+from ..._validate import check_array, check_d_model, check_int
 from ...attention import relative_deviation
 from ...figures import diverging_cmap, format_base, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import rope_scores
-from .maths import check_width
+from .maths import MAX_WIDTH
 
 __all__ = ["RopeOffset"]
 
@@ -43,8 +43,7 @@ class RopeOffset(LiveFigure):
     [1.0, 0.5403, -0.4161]
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the base 1-2-5 per
-    # decade; the offset changes nothing, so three offsets.
+    # The website's pictures (scripts/build_site.py): the offset changes nothing, so three.
     site_grid = {
         "base": (1e1, 2e1, 5e1, 1e2, 2e2, 5e2, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6),
         "offset": (0, 1000, 10000),
@@ -70,7 +69,7 @@ class RopeOffset(LiveFigure):
             k = q + 0.5 * rng.normal(size=64)
         self.q = check_array("q", q, ndim=1).astype(np.float64)
         self.k = check_array("k", k, ndim=1).astype(np.float64)
-        check_width("q.size", self.q.size)
+        check_d_model(self.q.size, "q.size", MAX_WIDTH)
         if self.k.size != self.q.size:
             raise ValueError(
                 f"q and k must have the same width, got {self.q.size} and {self.k.size}"

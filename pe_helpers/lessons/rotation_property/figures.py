@@ -54,8 +54,7 @@ class PairRotation(LiveFigure):
 
     #: Width of the encoding whose pairs the figure shows.
     d_model: ClassVar[int] = 16
-    # The values the website has pictures for (scripts/build_site.py): every pair k; shifts of
-    # half a radian at first, then wider apart.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
         "pair_index": tuple(range(8)),

@@ -295,8 +295,7 @@ class PEOverview(LiveFigure):
     'PE: 50 × 16, base 10,000'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): lengths 10, 50, 200;
-    # widths 16, 64, 128; bases by decades.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "n_positions": (10, 50, 200),
         "d_model": (16, 64, 128),

@@ -35,8 +35,7 @@ class RecurrenceWeights(LiveFigure):
     'weight of x_1 in h_3: a^(n-1) = 0.5^2 = 0.25'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the fading of a^(n-t)
-    # is fast below 0.7 and slow near 1.
+    # The website's pictures (scripts/build_site.py): a^(n-t) fades fast below 0.7, slowly near 1.
     site_grid = {
         "decay": (0.0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0),
         "n_steps": (2, 5, 10, 20, 40, 60),
