@@ -7,11 +7,7 @@ import numpy as np
 from ...encodings import sinusoidal_pe
 from ...grading import Feedback, as_array, close, grade, tolerance
 
-__all__ = [
-    "check_add_position_vector",
-    "check_concat_then_project",
-    "check_fit_position_probe",
-]
+__all__ = ["check_add_position_vector", "check_concat_then_project", "check_fit_position_probe"]
 
 
 def _concat_case(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

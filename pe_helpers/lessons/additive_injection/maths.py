@@ -10,12 +10,7 @@ from numpy.typing import ArrayLike
 from ..._validate import as_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 
-__all__ = [
-    "ProbeResult",
-    "position_probe",
-    "random_cosines",
-    "slow_columns",
-]
+__all__ = ["ProbeResult", "position_probe", "random_cosines", "slow_columns"]
 
 #: Most random numbers a helper of this lesson draws at once (32 MB of float64).
 MAX_CELLS = 2**22

@@ -119,8 +119,7 @@ def blend_deviations(
     w_q = check_square("w_q_random", w_q_random, p.shape[1])
     w_k = check_square("w_k_random", w_k_random, p.shape[1])
     ts = check_array("t_values", t_values, ndim=1).astype(np.float64)
-    if ts.size > MAX_BLENDS:
-        raise ValueError(f"t_values may hold at most {MAX_BLENDS} blends, got {ts.size}")
+    check_int("len(t_values)", ts.size, maximum=MAX_BLENDS)
     if ts.min() < 0.0 or ts.max() > 1.0:
         raise ValueError(f"t_values must lie in [0, 1], got {ts.min():g} to {ts.max():g}")
     return np.array([relative_deviation(position_scores(p, w_q, w_k, t)) for t in ts.tolist()])

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_int, check_real
+from ..._validate import check_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
@@ -41,9 +41,7 @@ MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
-    d_model, base = check_d_model(d_model), check_base(base)
-    if d_model > MAX_PLOT_D:
-        raise ValueError(f"d_model must be at most {MAX_PLOT_D} for this figure, got {d_model}")
+    d_model, base = check_d_model(d_model, maximum=MAX_PLOT_D), check_real("base", base)
     if not 1.0 <= base <= MAX_PLOT_BASE:
         raise ValueError(f"base must lie in [1, {MAX_PLOT_BASE:.0e}] for this figure, got {base:g}")
     return d_model, base
@@ -194,12 +192,9 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     'At whole-number t, sin(7 t)\\ntakes the values of sin(0.7168 t)'
     """
     w = check_real("frequency", frequency)
-    t_max = check_int("t_max", t_max, minimum=1)
-    if t_max > 100 or abs(w) * t_max > 1e5:
-        raise ValueError(
-            f"need t_max <= 100 and |frequency| · t_max <= 1e5, got t_max = {t_max}, "
-            f"frequency = {w:g}"
-        )
+    t_max = check_int("t_max", t_max, minimum=1, maximum=100)
+    if abs(w) * t_max > 1e5:
+        raise ValueError(f"|frequency| · t_max must be <= 1e5, got {w:g} · {t_max}")
     alias = w - 2 * np.pi * round(w / (2 * np.pi))  # same values at every whole-number t
     ax = new_axes(ax)
     fine = np.linspace(0.0, t_max, max(400, int(4 * abs(w) * t_max / np.pi) + 1))  # 8/cycle
@@ -287,12 +282,11 @@ def plot_counter_analogy(
     'Sinusoidal PE (d = 4)\\nfast columns left'
     """
     d_model, base = _plot_sizes(d_model, base)
-    n_positions = check_int("n_positions", n_positions, minimum=2)
-    if d_model > 16 or n_positions > min(64, 2 ** (d_model // 2)):
-        raise ValueError(
-            f"need d_model <= 16 and n_positions <= min(64, 2**(d_model/2)), got "
-            f"d_model = {d_model}, n_positions = {n_positions}"
-        )
+    if d_model > 16:
+        raise ValueError(f"d_model must be at most 16 for this figure, got {d_model}")
+    n_positions = check_int(
+        "n_positions", n_positions, minimum=2, maximum=min(64, 2 ** (d_model // 2))
+    )
     if axes is None:
         axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
     elif (

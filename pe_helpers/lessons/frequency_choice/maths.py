@@ -7,15 +7,17 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_d_model, check_int, check_positions, check_rope_base
+from ..._validate import (
+    as_array,
+    check_array,
+    check_d_model,
+    check_int,
+    check_positions,
+    check_rope_base,
+)
 from ...encodings import frequencies
 
-__all__ = [
-    "binary_digits",
-    "column_reading_pe",
-    "running_min_distance",
-    "wavelengths",
-]
+__all__ = ["binary_digits", "column_reading_pe", "running_min_distance", "wavelengths"]
 
 #: Most numbers a helper of this lesson returns (32 MB of float64).
 MAX_CELLS = 2**22
@@ -219,9 +221,7 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
     >>> int(binary_digits([2**53 + 1], 54)[0, 0])
     1
     """
-    n_bits = check_int("n_bits", n_bits, minimum=1)
-    if n_bits > MAX_BITS:
-        raise ValueError(f"n_bits must be at most MAX_BITS = {MAX_BITS}, got {n_bits}")
+    n_bits = check_int("n_bits", n_bits, minimum=1, maximum=MAX_BITS)
     if isinstance(values, (numbers.Integral, np.integer)) and not isinstance(values, bool):
         count = check_int("values", values, minimum=1)
         _check_cells(f"values = {count} and n_bits = {n_bits}", count * n_bits)
@@ -236,10 +236,7 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
 
 def _whole_numbers(values: object) -> np.ndarray:
     """``values`` as a non-empty 1-D int64 array of integers in ``[0, 2**63)``."""
-    try:
-        arr = np.asarray(values)
-    except (ValueError, OverflowError) as exc:
-        raise ValueError(f"values must be a 1-D list of integers, got {values!r:.60}") from exc
+    arr = as_array("values", values)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     if arr.dtype == object and all(isinstance(v, numbers.Integral) for v in arr.tolist()):

@@ -71,9 +71,7 @@ class RopeOffset(LiveFigure):
         self.k = check_array("k", k, ndim=1).astype(np.float64)
         check_d_model(self.q.size, "q.size", MAX_WIDTH)
         if self.k.size != self.q.size:
-            raise ValueError(
-                f"q and k must have the same width, got {self.q.size} and {self.k.size}"
-            )
+            raise ValueError(f"k must have the width of q ({self.q.size}), got {self.k.size}")
         self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=128)
         max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1024)
         self.distances = np.arange(max_distance + 1)

@@ -70,11 +70,8 @@ class PairRotation(LiveFigure):
         if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
             check_int("positions", positions, maximum=MAX_LABELLED_POSITIONS)
         self.positions = check_positions(positions)
-        if not 1 <= self.positions.size <= MAX_LABELLED_POSITIONS:
-            raise ValueError(
-                f"positions must hold 1 to {MAX_LABELLED_POSITIONS} positions (each is "
-                f"labelled), got {self.positions.size:,}"
-            )
+        # each position is labelled
+        check_int("len(positions)", self.positions.size, minimum=1, maximum=MAX_LABELLED_POSITIONS)
 
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)

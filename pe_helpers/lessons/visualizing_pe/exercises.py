@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading import Feedback, as_integer, as_number, close, grade, value_of
-from .maths import (
-    dot_profile,
-)
+from .maths import dot_profile
 
 __all__ = ["check_dot_from_frequencies", "check_dot_value", "check_first_rise"]
 

@@ -253,8 +253,7 @@ def plot_column_means(
     [0.0, 0.1, 1.0, 0.9]
     """
     values = check_array("means", means, ndim=1).astype(np.float64)
-    if values.size > 1024:
-        raise ValueError(f"means may hold at most 1024 columns, got {values.size}")
+    check_int("len(means)", values.size, maximum=1024)
     first = check_int("first_dimension", first_dimension, minimum=0)
     ax = new_axes(ax, FIGSIZE)
     dims = first + np.arange(values.size)

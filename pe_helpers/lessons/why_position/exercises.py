@@ -11,11 +11,7 @@ import numpy as np
 from ...attention import attention
 from ...grading import Feedback, as_array, as_integer, as_number, close, grade
 
-__all__ = [
-    "check_first_input_weight",
-    "check_steps_until_faded",
-    "check_unshuffled_attention",
-]
+__all__ = ["check_first_input_weight", "check_steps_until_faded", "check_unshuffled_attention"]
 
 #: A shuffle that is not its own inverse, so undoing it with ``order`` again is caught.
 _ORDERS = (np.array([2, 0, 4, 1, 3]), np.array([1, 2, 3, 4, 0]))
