@@ -18,9 +18,7 @@ MAX_CELLS = 2**22
 
 def _generator(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.60}"
-        )
+        raise TypeError(f"rng must be a Generator (np.random.default_rng(seed)), got {rng!r:.40}")
     return rng
 
 

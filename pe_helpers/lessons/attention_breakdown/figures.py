@@ -21,7 +21,6 @@ class AttentionBlend(LiveFigure):
     Both projections are ``W = (1 - t) I + t W_random`` (see :func:`blend_inputs`).
     Left: ``p W_Q W_Kᵀ pᵀ`` divided by its largest absolute entry, with its relative
     deviation in the title. Right: the deviation against t, the current t marked.
-    Sliders: ``d_model`` (even, 8 to 128) and ``t`` (0 to 1).
 
     Parameters
     ----------

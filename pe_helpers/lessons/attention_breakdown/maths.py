@@ -32,9 +32,7 @@ MAX_BLEND_SIZE, MAX_BLENDS = 256, 101
 def _check_rows(name: str, value: object, most: int = MAX_POSITIONS) -> np.ndarray:
     arr = check_array(name, value, ndim=2).astype(np.float64)
     if max(arr.shape) > most:
-        raise ValueError(
-            f"{name} may have at most {most} rows and {most} columns, got shape {arr.shape}"
-        )
+        raise ValueError(f"{name} may have at most {most} rows and columns, got shape {arr.shape}")
     return arr
 
 
@@ -232,9 +230,7 @@ def encoding_readout(x: ArrayLike, p: ArrayLike, seed: int = 0) -> float:
     x = _check_rows("x", x)
     p = _check_rows("p", p)
     if x.shape[0] != p.shape[0] or x.shape[0] < 8:
-        raise ValueError(
-            f"x and p must have the same number of rows, at least 8; got {x.shape} and {p.shape}"
-        )
+        raise ValueError(f"x and p need the same number of rows (>= 8), got {x.shape}, {p.shape}")
     order = np.random.default_rng(check_int("seed", seed, minimum=0)).permutation(x.shape[0])
     cut = 3 * x.shape[0] // 4
     train, test = order[:cut], order[cut:]

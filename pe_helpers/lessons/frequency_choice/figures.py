@@ -383,18 +383,8 @@ class EncodingAndWavelengths(LiveFigure):
         _update_wavelengths(art.wave, d_model, base, position, ylim)
 
     def moving(self, art: SimpleNamespace) -> list:
-        wave = art.wave
-        return [
-            art.sin_dots,
-            art.cos_dots,
-            art.sin_stems,
-            art.cos_stems,
-            art.left.title,
-            wave.ladder,
-            wave.top,
-            wave.position,
-            wave.axes.title,
-        ]
+        left = [art.sin_dots, art.cos_dots, art.sin_stems, art.cos_stems, art.left.title]
+        return [*left, art.wave.ladder, art.wave.top, art.wave.position, art.wave.axes.title]
 
     def rescaled(self, art: SimpleNamespace) -> list:
         # d moves both x axes; nothing static lies along them (the lines at fixed heights

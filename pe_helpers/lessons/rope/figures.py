@@ -23,8 +23,7 @@ class RopeOffset(LiveFigure):
     Left: the score of ``q`` at position *offset* and ``k`` at *offset + r*, for
     ``r = 0 .. max_distance`` (dots: the same at offset 0). Right: the score matrix of
     ``q`` and ``k`` placed at positions ``offset .. offset + n_positions - 1``; colours
-    span ``±|q||k|``. Sliders: ``base`` (10 to 10⁶, log scale) and ``offset`` (0 to
-    10,000): the offset changes nothing, the base changes how fast the score varies.
+    span ``±|q||k|``. The offset changes nothing; the base, how fast the score varies.
 
     Parameters
     ----------

@@ -31,7 +31,7 @@ class PairRotation(LiveFigure):
     every point turns clockwise by the same angle ``w_k Δ``.
 
     The encoding is 16 wide (:attr:`d_model`): the k slider runs over its 8 pairs, 0 (the
-    fastest, ``w_0 = 1``) to 7 (the slowest), and is declared once, with the class.
+    fastest, ``w_0 = 1``) to 7 (the slowest).
 
     Parameters
     ----------
@@ -42,11 +42,8 @@ class PairRotation(LiveFigure):
 
     Examples
     --------
-    >>> view = PairRotation().view()
-    >>> view.controls["pair_index"].value = 1
-    >>> view.figure.axes[0].get_title()
-    'Pair k = 1 of d = 16, shifted by Δ = 1'
-    >>> print(view.figure.axes[0].texts[0].get_text())  # the angle every point turns by
+    >>> figure = PairRotation().draw(delta=1.0, pair_index=1)
+    >>> print(figure.axes[0].texts[0].get_text())  # the angle every point turns by
     w_1·Δ = 0.316 rad
     = 18.1°
     (clockwise)

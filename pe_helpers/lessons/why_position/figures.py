@@ -105,9 +105,7 @@ def plot_token_outputs(
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError(f"sentences must be a list of word lists, got {sentences!r:.60}")
     if isinstance(outputs, str) or not hasattr(outputs, "__len__"):
-        raise TypeError(
-            f"outputs must be a list of matrices, one per sentence, got {outputs!r:.60}"
-        )
+        raise TypeError(f"outputs must be a list of matrices, got {outputs!r:.60}")
     if not 1 <= len(sentences) <= 4 or len(outputs) != len(sentences):
         raise ValueError(
             "sentences must hold one to four sentences, and outputs one matrix per sentence; "
