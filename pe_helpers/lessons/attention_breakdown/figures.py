@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._validate import check_int
 from ...attention import relative_deviation
-from ...figures import diverging_cmap
+from ...figures import heatmap
 from ...live import LiveFigure, even_control, float_control, side_by_side
 from .maths import BLEND_T_VALUES, blend_deviations, blend_inputs, position_scores
 
@@ -59,16 +59,11 @@ class AttentionBlend(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         heat_ax, curve_ax = axes
         n = self.n_positions
-        image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
-            interpolation="nearest",
+        labels = {"xlabel": "key position j", "ylabel": "query position i"}
+        heatmap(
+            np.zeros((n, n)), heat_ax, **labels, limit=1.0, colorbar_label="score / max |score|"
         )
-        heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
-        heat_ax.set(xlabel="key position j", ylabel="query position i")
+        image = heat_ax.images[0]
         (curve,) = curve_ax.plot(
             BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
         )

@@ -346,10 +346,9 @@ class EncodingAndWavelengths(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        (sin_dots,) = left.plot([], [], "o", color="C0", label="sin (even i)")
-        (cos_dots,) = left.plot([], [], "o", color="C1", label="cos (odd i)")
-        sin_stems = left.add_collection(LineCollection([], colors="C0"))
-        cos_stems = left.add_collection(LineCollection([], colors="C1"))
+        kinds = (("C0", "sin (even i)"), ("C1", "cos (odd i)"))
+        dots = [left.plot([], [], "o", color=colour, label=label)[0] for colour, label in kinds]
+        stems = [left.add_collection(LineCollection([], colors=colour)) for colour, _ in kinds]
         left.axhline(0.0, color="C7")
         left.set_ylim(-1.15, 1.5)
         left.set_xlabel("dimension i")
@@ -358,20 +357,12 @@ class EncodingAndWavelengths(LiveFigure):
         left.set_ylabel("PE value")
         left.legend(loc="upper center", ncols=2)
         wave = _build_wavelengths(right, with_position=True)
-        return SimpleNamespace(
-            left=left,
-            sin_dots=sin_dots,
-            cos_dots=cos_dots,
-            sin_stems=sin_stems,
-            cos_stems=cos_stems,
-            wave=wave,
-        )
+        return SimpleNamespace(left=left, dots=dots, stems=stems, wave=wave)
 
     def update(self, art: SimpleNamespace, d_model: int, base: float, position: int) -> None:
         row = sinusoidal_pe([position], d_model, base)[0]
         columns = np.arange(d_model, dtype=np.float64)
-        parts = ((0, art.sin_dots, art.sin_stems), (1, art.cos_dots, art.cos_stems))
-        for part, dots, stems in parts:
+        for part, (dots, stems) in enumerate(zip(art.dots, art.stems, strict=True)):
             x, y = columns[part::2], row[part::2]
             dots.set_data(x, y)
             stems.set_segments(np.stack([np.column_stack([x, 0 * y]), np.column_stack([x, y])], 1))
@@ -383,8 +374,8 @@ class EncodingAndWavelengths(LiveFigure):
         _update_wavelengths(art.wave, d_model, base, position, ylim)
 
     def moving(self, art: SimpleNamespace) -> list:
-        left = [art.sin_dots, art.cos_dots, art.sin_stems, art.cos_stems, art.left.title]
-        return [*left, art.wave.ladder, art.wave.top, art.wave.position, art.wave.axes.title]
+        wave = [art.wave.ladder, art.wave.top, art.wave.position, art.wave.axes.title]
+        return [*art.dots, *art.stems, art.left.title, *wave]
 
     def rescaled(self, art: SimpleNamespace) -> list:
         # d moves both x axes; nothing static lies along them (the lines at fixed heights

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_d_model, check_int
 from ...attention import relative_deviation
-from ...figures import diverging_cmap, format_base, legend_below
+from ...figures import format_base, heatmap, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import rope_scores
 from .maths import MAX_WIDTH
@@ -94,18 +94,10 @@ class RopeOffset(LiveFigure):
         curve_ax.set_xlabel("relative distance n − m")
         curve_ax.set_ylabel("score q_m · k_n")
         legend_below(curve_ax)  # under the x label: the curves fill the panel
+        labels = {"xlabel": "key position n − offset", "ylabel": "query position m − offset"}
         n = self.n_positions
-        image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-self.limit,
-            vmax=self.limit,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        heat_ax.figure.colorbar(image, ax=heat_ax, label="score")
-        heat_ax.set_xlabel("key position n − offset")
-        heat_ax.set_ylabel("query position m − offset")
+        heatmap(np.zeros((n, n)), heat_ax, **labels, limit=self.limit, colorbar_label="score")
+        image = heat_ax.images[0]
         return SimpleNamespace(
             curve_ax=curve_ax, heat_ax=heat_ax, curve=curve, reference=reference, image=image
         )

@@ -19,7 +19,6 @@ from ...figures import (
     FIGSIZE,
     WIDE_FIGSIZE,
     course_style,
-    diverging_cmap,
     format_base,
     heatmap,
     new_axes,
@@ -309,16 +308,8 @@ class PEOverview(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         heat_ax, dot_ax = axes
-        image = heat_ax.imshow(
-            np.zeros((2, 2)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        heat_ax.set_xlabel("dimension i (red +1, white 0, blue −1)")
-        heat_ax.set_ylabel("position t")
+        labels = {"xlabel": "dimension i (red +1, white 0, blue −1)", "ylabel": "position t"}
+        image = heatmap(np.zeros((2, 2)), heat_ax, **labels, limit=1.0, colorbar=False).images[0]
         for axis in (heat_ax.xaxis, heat_ax.yaxis):
             axis.set_major_locator(MaxNLocator(integer=True))
         dot_ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))  # room for "−160"
