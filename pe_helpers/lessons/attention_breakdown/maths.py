@@ -19,10 +19,8 @@ __all__ = [
 ]
 
 
-#: Largest model width (and projection width) the helpers accept: a 2048 x 2048 matrix is 32 MB.
-MAX_WIDTH = 2048
-#: Largest number of positions: an n x n score matrix of 2048² entries is 32 MB.
-MAX_POSITIONS = 2048
+#: Widest model (and projection) and most positions the helpers take: 2048² numbers are 32 MB.
+MAX_WIDTH = MAX_POSITIONS = 2048
 #: Blends at which the deviation curve of the blend figure is sampled.
 BLEND_T_VALUES = np.linspace(0.0, 1.0, 41)
 #: Most positions and widest encoding :func:`blend_deviations` takes, and its most blends.

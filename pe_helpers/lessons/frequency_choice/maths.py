@@ -23,8 +23,7 @@ __all__ = ["binary_digits", "column_reading_pe", "running_min_distance", "wavele
 MAX_CELLS = 2**22
 #: Most binary digits per value: every value must fit a signed 64-bit integer.
 MAX_BITS = 63
-#: Most work ``n² · d`` that :func:`running_min_distance` accepts: a few seconds on one core
-#: (20,000 vectors of width 64, near the limit, take 2 to 4 s on a shared 2-core machine).
+#: Most work ``n² · d`` that :func:`running_min_distance` accepts (20,000 vectors of width 64).
 MAX_DISTANCE_WORK = 3 * 10**10
 #: Working block of :func:`running_min_distance`: numbers per tile, rows per tile.
 _BLOCK, _TILE = 2**17, 256

@@ -78,8 +78,6 @@ def check_dot_value(answer: object) -> Feedback:
     --------
     >>> check_dot_value(23.50).status
     'correct'
-    >>> check_dot_value(float("nan")).message
-    'the dot product is nan; a finite number is expected.'
     """
     truth = float(dot_profile([5.0], 64)[0])
     slips = [

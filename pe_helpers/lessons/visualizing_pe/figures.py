@@ -285,12 +285,9 @@ class PEOverview(LiveFigure):
 
     Examples
     --------
-    >>> view = PEOverview().view()
-    >>> view.controls["d_model"].value = 16
-    >>> float(view.figure.axes[1].lines[0].get_ydata().max())  # the peak d/2, at Δ = 0
+    >>> figure = PEOverview().draw(d_model=16)
+    >>> float(figure.axes[1].lines[0].get_ydata().max())  # the peak d/2, at Δ = 0
     8.0
-    >>> view.figure.axes[0].get_title()
-    'PE: 50 × 16, base 10,000'
     """
 
     # The values the website has pictures for (scripts/build_site.py).

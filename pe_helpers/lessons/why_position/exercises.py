@@ -48,8 +48,6 @@ def check_unshuffled_attention(answer: object) -> Feedback:
     ...     return attention(s, s, s)[np.argsort(order)]
     >>> check_unshuffled_attention(solution).status
     'correct'
-    >>> check_unshuffled_attention(lambda x, order: attention(x, x, x)).status
-    'wrong'
     """
     x = np.random.default_rng(101).normal(size=(5, 4))
     plain = attention(x, x, x)
@@ -106,8 +104,6 @@ def check_first_input_weight(answer: object) -> Feedback:
     --------
     >>> check_first_input_weight(lambda a, n: a ** (n - 1)).status
     'correct'
-    >>> check_first_input_weight(lambda a, n: a ** n).status
-    'wrong'
     """
     cases = [(0.9, 20), (0.5, 3), (0.2, 1), (1.0, 7), (0.99, 100)]
 
