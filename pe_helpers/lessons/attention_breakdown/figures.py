@@ -68,13 +68,7 @@ class AttentionBlend(LiveFigure):
             BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
         )
         (marker,) = curve_ax.plot(
-            [0.0],
-            [0.0],
-            color="C1",
-            marker="o",
-            markersize=10,
-            linestyle="none",
-            label="current t",
+            [0.0], [0.0], color="C1", marker="o", markersize=10, linestyle="none", label="current t"
         )
         # A margin round [0, 1]: the two "0.0" tick labels do not meet at the corner.
         curve_ax.set(xlim=(-0.04, 1.04), ylim=(-0.06, 1.06), ylabel="relative deviation")

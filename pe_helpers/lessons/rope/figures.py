@@ -80,14 +80,9 @@ class RopeOffset(LiveFigure):
         curve_ax, heat_ax = axes
         zeros = np.zeros(self.distances.size)
         (curve,) = curve_ax.plot(self.distances, zeros, color="C0", label="query at the offset")
+        dots = {"marker": "o", "markersize": 4, "linestyle": "none"}
         (reference,) = curve_ax.plot(
-            self.distances,
-            zeros,
-            color="C1",
-            marker="o",
-            markersize=4,
-            linestyle="none",
-            label="query at 0 (reference)",
+            self.distances, zeros, color="C1", **dots, label="query at 0 (reference)"
         )
         curve_ax.set_xlim(0, self.distances[-1])
         curve_ax.set_ylim(-1.05 * self.limit, 1.05 * self.limit)
