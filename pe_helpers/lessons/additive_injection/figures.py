@@ -86,10 +86,7 @@ def plot_cosine_vs_dim(
 
 @course_style
 def plot_probe_vs_dim(
-    dims: ArrayLike,
-    r2_with_tokens: ArrayLike,
-    r2_position_only: ArrayLike,
-    ax: Axes | None = None,
+    dims: ArrayLike, r2_with_tokens: ArrayLike, r2_position_only: ArrayLike, ax: Axes | None = None
 ) -> Axes:
     """R² of a linear position probe against the dimension, with and without embeddings.
 

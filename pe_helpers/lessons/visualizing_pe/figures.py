@@ -15,14 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
 from ...encodings import sinusoidal_pe
-from ...figures import (
-    FIGSIZE,
-    WIDE_FIGSIZE,
-    course_style,
-    format_base,
-    heatmap,
-    new_axes,
-)
+from ...figures import FIGSIZE, WIDE_FIGSIZE, course_style, format_base, heatmap, new_axes
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
 from .maths import dot_profile, sines_then_cosines
 

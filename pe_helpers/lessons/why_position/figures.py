@@ -77,10 +77,7 @@ class RecurrenceWeights(LiveFigure):
 
 
 @course_style
-def plot_token_outputs(
-    sentences: Sequence[Sequence[str]],
-    outputs: Sequence[ArrayLike],
-) -> Figure:
+def plot_token_outputs(sentences: Sequence[Sequence[str]], outputs: Sequence[ArrayLike]) -> Figure:
     """Side-by-side heatmaps of per-token outputs (one row per token), on one colour scale.
 
     Parameters
