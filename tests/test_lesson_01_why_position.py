@@ -21,13 +21,9 @@ from pe_helpers.live import snapshot
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "01_why_position.ipynb"
 
 
-# --- the lesson's shape ------------------------------------------------------------------------
-def test_notebook_has_goals_exercises_takeaways_references_and_the_recurrence_slider_first():
-    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    text = ["".join(c["source"]) for c in cells]
-    assert any(t.startswith("**Time:** about") and "**Goals**" in t for t in text)
-    for heading in ("## Exercises", "## Key takeaways", "## References"):
-        assert any(t.startswith(heading) for t in text), heading
+# --- the lesson's shape (its sections: test_course_shape) -------------------------------------
+def test_the_recurrence_slider_is_the_first_live_figure_in_one_compared_cell():
+    text = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text("utf-8"))["cells"]]
     views = [i for i, t in enumerate(text) if ".view(" in t]
     assert views and "RecurrenceWeights().view(" in text[views[0]]
     # One cell for the figure: no static twin, and its output (a summary) is compared.
@@ -62,33 +58,18 @@ def test_attention_layer_matches_attention_and_its_chain_does_not_grow(n):
     assert run.multiply_adds == 3 * n * d * d + 2 * n * n * d
 
 
+# Wrong kinds, NaN, empty, ragged and huge values at every door: tests/test_fuzz_inputs.py.
 @pytest.mark.parametrize(
-    ("call", "error", "name"),
+    ("call", "name"),
     [
-        (lambda: lesson.recurrent_layer(np.ones(3), np.eye(3), np.eye(3)), ValueError, "x"),
-        (lambda: lesson.recurrent_layer(np.ones((2, 3)), np.eye(2), np.eye(3)), ValueError, "w_h"),
-        (
-            lambda: lesson.attention_layer(np.ones((2, 2)), np.eye(2), "a", np.eye(2)),
-            TypeError,
-            "w_k",
-        ),
-        (lambda: lesson.attention_layer(np.zeros((3000, 2)), *[np.eye(2)] * 3), ValueError, "x"),
-        (
-            lambda: lesson.recurrent_layer([[1.0, 2.0], [3.0]], np.eye(2), np.eye(2)),
-            ValueError,
-            "x",
-        ),
-        (lambda: lesson.recurrence_weights(0.5, 0), ValueError, "n_steps"),
-        (lambda: lesson.recurrence_weights("0.5", 3), TypeError, "decay"),
-        (lambda: lesson.recurrence_weights(1.5, 3), ValueError, "decay"),
-        (lambda: lesson.recurrence_weights(0.5, 10**9), ValueError, "n_steps"),
-        (lambda: lesson.recurrence_states([1.0, np.nan], 0.5), ValueError, "inputs"),
-        (lambda: lesson.recurrence_states([], 0.5), ValueError, "inputs"),
-        (lambda: lesson.recurrence_states(np.zeros(200_000), 0.5), ValueError, "inputs"),
+        (lambda: lesson.recurrent_layer(np.ones((2, 3)), np.eye(2), np.eye(3)), "w_h"),
+        (lambda: lesson.attention_layer(np.zeros((3000, 2)), *[np.eye(2)] * 3), "x"),
+        (lambda: lesson.recurrence_weights(1.5, 3), "decay"),
+        (lambda: lesson.recurrence_states(np.zeros(200_000), 0.5), "inputs"),
     ],
 )
-def test_the_layers_and_the_recurrence_name_bad_arguments(call, error, name):
-    with pytest.raises(error, match=rf"\b{name}\b"):
+def test_the_layers_and_the_recurrence_refuse_sizes_out_of_range(call, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
         call()
 
 
@@ -153,10 +134,6 @@ def test_recurrence_view_owns_its_ranges_and_blits_steps_of_a():
     assert view.blits == 2  # the x range changes, and the x axis is drawn with the line
     assert view.figure.axes[0].get_xlim() == (0.5, 40.5)
     assert snapshot(view.figure) == snapshot(lesson.RecurrenceWeights().draw(decay=0.5, n_steps=40))
-    with pytest.raises(ValueError, match="decay"):
-        lesson.RecurrenceWeights().view(decay=1.5)
-    with pytest.raises(ValueError, match="n_steps"):
-        lesson.RecurrenceWeights().draw(n_steps=61)
     view.close()
 
 
@@ -170,8 +147,6 @@ def test_token_outputs_share_one_colour_scale_and_name_bad_input():
     assert left.get_title() == '"x y"'
     with pytest.raises(ValueError, match=r"outputs\[0\]"):
         lesson.plot_token_outputs([["only one"]], [a])
-    with pytest.raises(TypeError, match="outputs"):
-        lesson.plot_token_outputs([["x"]], None)
     with pytest.raises(TypeError, match=r"sentences\[0\]"):
         lesson.plot_token_outputs(["x y"], [a])
     with pytest.raises(ValueError, match="sentences"):
@@ -185,15 +160,11 @@ def test_serial_steps_figure_draws_both_chains_and_names_bad_input():
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
     with pytest.raises(ValueError, match="chain"):
         lesson.plot_serial_steps([1, 2], [1, 2, 3], [1, 1])
-    with pytest.raises(TypeError, match="attention_chain"):
-        lesson.plot_serial_steps([1, 2], [1, 2], None)
 
 
 # --- exercise 1: attend, then unshuffle --------------------------------------------------------
-def _stub(*_args):
-    raise NotImplementedError
-
-
+# Each checker's own slips; the grading every checker shares (an unfinished stub, NaN, text, a
+# crash, not a function) is pinned once in tests/test_core.py and for every checker by the fuzz.
 def _unshuffle_right(x, order):
     s = x[order]
     return attention(s, s, s)[np.argsort(order)]
@@ -223,16 +194,11 @@ def _ignores_order(x, order):
     [
         (_unshuffle_right, "correct", "correct"),
         (_unshuffle_float32, "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         (_ignores_order, "wrong", "never uses order"),
         (lambda x, order: attention(x, x, x), "wrong", "never uses order"),
         (_unshuffle_forgot, "wrong", "still in the shuffled order"),
         (_unshuffle_twice, "wrong", "second time"),
-        (lambda x, order: x[order] * np.nan, "wrong", "NaN or infinite"),
-        (lambda x, order: "rows", "wrong", "must be an array of numbers"),
         (lambda x, order: x[order][:, :2], "wrong", "must have shape (5, 4)"),
-        (lambda x, order: 1 / 0, "wrong", "your function raised ZeroDivisionError"),
-        (42, "wrong", "expected a function"),
     ],
 )
 def test_check_unshuffled_attention(answer, status, message):
@@ -260,14 +226,8 @@ def test_check_unshuffled_attention_calls_once_per_case_on_copies():
         (lambda a, n: a ** (n - 1), "correct", "correct"),
         (lambda a, n: np.float32(a) ** np.float32(n - 1), "correct", "correct"),
         (lambda a, n: np.array([a ** (n - 1)]), "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         (lambda a, n: a**n, "wrong", "off by one"),
         (lambda a, n: a / n, "wrong", "for a ="),
-        (lambda a, n: str(a ** (n - 1)), "wrong", "is text"),
-        (lambda a, n: float("nan"), "wrong", "a finite number is expected"),
-        (lambda a, n: -math.inf, "wrong", "a finite number is expected"),
-        (lambda a, n: [a, n], "wrong", "must be a number"),
-        (lambda a, n: math.log(-a), "wrong", "your function raised ValueError"),
     ],
 )
 def test_check_first_input_weight(answer, status, message):
@@ -296,14 +256,11 @@ def _faded(a, eps):
         ),
         (lambda a, e: np.int32(_faded(a, e)), "correct", "correct"),
         (lambda a, e: float(_faded(a, e)), "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         (lambda a, e: _faded(a, e) - 1, "wrong", "exponent n - 1"),
         (lambda a, e: _faded(a, e) + 1, "wrong", "not the smallest"),
         (lambda a, e: _faded(a, e) - 2, "wrong", "is still"),
         (lambda a, e: _faded(a, e) + 0.5, "wrong", "whole number"),
         (lambda a, e: 0, "wrong", "at least one token"),
-        (lambda a, e: str(_faded(a, e)), "wrong", "is text"),
-        (lambda a, e: math.inf, "wrong", "a finite number is expected"),
     ],
 )
 def test_check_steps_until_faded(answer, status, message):

@@ -16,12 +16,9 @@ from pe_helpers.live import snapshot
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_additive_injection.ipynb"
 
 
-# --- the lesson's shape ------------------------------------------------------------------------
-def test_notebook_has_goals_exercises_takeaways_references_and_one_cell_per_live_figure():
+# --- the lesson's shape (its sections: test_course_shape) -------------------------------------
+def test_one_compared_cell_per_live_figure():
     text = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text("utf-8"))["cells"]]
-    assert any(t.startswith("**Time:** about") and "**Goals**" in t for t in text)
-    for heading in ("## Exercises", "## Key takeaways", "## References"):
-        assert any(t.startswith(heading) for t in text), heading
     views = [i for i, t in enumerate(text) if ".view(" in t]
     # One cell per live figure: no static twin, and its output (a summary) is compared.
     assert views and not any("NBVAL_IGNORE_OUTPUT" in text[i] for i in views)
@@ -87,27 +84,13 @@ def _probe(**kwargs):
     return lesson.position_probe(arguments.pop("d_model"), arguments.pop("rng"), **arguments)
 
 
+# Wrong kinds, NaN, negatives and huge sizes at every door: tests/test_fuzz_inputs.py.
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
-        (lambda: lesson.random_cosines(4, 10, 0), TypeError, "rng"),
-        (lambda: lesson.random_cosines(0, 10, np.random.default_rng()), ValueError, "d_model"),
-        (
-            lambda: lesson.random_cosines(10**6, 10**3, np.random.default_rng()),
-            ValueError,
-            "n_pairs",
-        ),
-        (lambda: lesson.slow_columns(8, 0), ValueError, "span"),
-        (lambda: lesson.slow_columns(10**9, 4), ValueError, "d_model"),
-        (lambda: _probe(columns=[[1], [1, 2]]), ValueError, "columns"),
         (lambda: _probe(d_model=7), ValueError, "d_model"),
-        (lambda: _probe(d_model=8192), ValueError, "d_model"),
-        (lambda: _probe(embedding_scale=-1.0), ValueError, "embedding_scale"),
-        (lambda: _probe(embedding_scale="1"), TypeError, "embedding_scale"),
         (lambda: _probe(columns=[0.5]), TypeError, "columns"),
         (lambda: _probe(columns=[0, 8]), ValueError, "columns"),
-        (lambda: _probe(n_samples=10**7), ValueError, "samples"),
-        (lambda: _probe(rng=1), TypeError, "rng"),
         (
             lambda: lesson.plot_probe_vs_dim([8, 16], [0.3], [1.0, 1.0]),
             ValueError,
@@ -115,10 +98,6 @@ def _probe(**kwargs):
         ),
         (lambda: lesson.plot_cosine_vs_dim([4, 16], [0.0, 0.2]), ValueError, "mean_abs_cosines"),
         (lambda: lesson.plot_cosine_vs_dim([0, 16], [0.5, 0.2]), ValueError, "dims"),
-        (lambda: lesson.plot_probe_vs_dim([[8, 16], [32]], [0.3], [1.0]), ValueError, "dims"),
-        (lambda: lesson.DimensionPanels().view(d_model=9), ValueError, "d_model"),
-        (lambda: lesson.DimensionPanels().data(512), ValueError, "d_model"),
-        (lambda: lesson.DimensionPanels(seed=-1), ValueError, "seed"),
     ],
 )
 def test_doors_name_bad_arguments(call, error, name):
@@ -159,10 +138,8 @@ def test_dimension_view_owns_its_range_and_blits_every_step():
 
 
 # --- exercise 1: concatenate, then project -----------------------------------------------------
-def _stub(*_args):
-    raise NotImplementedError
-
-
+# Each checker's own slips; the grading every checker shares (an unfinished stub, NaN, text, a
+# crash) is pinned once in tests/test_core.py and for every checker by the fuzz.
 def _concat(x, position, w, n):
     return w @ np.concatenate([x, np.eye(n)[position]])
 
@@ -173,7 +150,6 @@ def _concat(x, position, w, n):
         (_concat, "correct", "correct"),
         (lambda x, p, w, n: _concat(x, p, w, n).astype(np.float32), "correct", "correct"),
         (lambda x, p, w, n: list(_concat(x, p, w, n)), "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         (lambda x, p, w, n: _concat(x, (p + 1) % n, w, n), "wrong", "positions count from 0"),
         (
             lambda x, p, w, n: w @ np.concatenate([x, np.zeros(n)]),
@@ -186,9 +162,6 @@ def _concat(x, position, w, n):
             "is not W·[x; one_hot(position)]",
         ),
         (lambda x, p, w, n: np.concatenate([x, np.eye(n)[p]]), "wrong", "must have shape (4,)"),
-        (lambda x, p, w, n: _concat(x, p, w, n) * np.inf, "wrong", "NaN or infinite"),
-        (lambda x, p, w, n: "vector", "wrong", "must be an array of numbers"),
-        (lambda x, p, w, n: w @ x, "wrong", "your function raised ValueError"),
     ],
 )
 def test_check_concat_then_project(answer, status, message):
@@ -203,15 +176,12 @@ def test_check_concat_then_project(answer, status, message):
     [
         (lambda x, p, wt, wp: wt @ x + wp[:, p], "correct", "correct"),
         (lambda x, p, wt, wp: (wt @ x + wp[:, p]).astype(np.float32), "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         # Issue 11: the row slip used to end in numpy's broadcasting error.
         (lambda x, p, wt, wp: wt @ x + wp[p], "wrong", "you took a row of W_P"),
         (lambda x, p, wt, wp: wt @ x + wp[p, :], "wrong", "each position owns a COLUMN"),
         (lambda x, p, wt, wp: wt @ x, "wrong", "differs from W·[x; one_hot(position)]"),
-        (lambda x, p, wt, wp: wt @ x + wp[:, p] + np.nan, "wrong", "NaN or infinite"),
         (lambda x, p, wt, wp: None if p else wt @ x + wp[:, p], "todo", "not done yet"),
         (lambda x, p, wt, wp: wt[p], "wrong", "differs"),
-        (lambda x, p, wt, wp: wt @ np.append(x, 1.0), "wrong", "your function raised ValueError"),
     ],
 )
 def test_check_add_position_vector(answer, status, message):
@@ -242,14 +212,10 @@ def _lstsq_float32(features, positions):
     [
         (_lstsq, "correct", "correct"),
         (_lstsq_float32, "correct", "correct"),
-        (_stub, "todo", "not done yet"),
         (lambda f, p: np.linalg.lstsq(f, p, rcond=None)[0], "wrong", "needs a bias"),
         (lambda f, p: np.r_[_lstsq(f, p)[-1], _lstsq(f, p)[:-1]], "wrong", "put the bias last"),
         (lambda f, p: np.zeros(f.shape[1] + 1), "wrong", "not the least-squares fit"),
         (lambda f, p: np.zeros(3), "wrong", "return 9 weights"),
-        (lambda f, p: np.full(9, np.nan), "wrong", "NaN or infinite"),
-        (lambda f, p: "weights", "wrong", "must be an array of numbers"),
-        (lambda f, p: np.linalg.solve(f, p), "wrong", "your function raised LinAlgError"),
     ],
 )
 def test_check_fit_position_probe(answer, status, message):

@@ -106,39 +106,19 @@ def test_binary_digits_are_exact_integers_least_significant_first():
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
-        (lambda: fc.binary_digits([1], 10**10), ValueError, "n_bits"),  # issue 18 item 3
+        # Wrong kinds, NaN, ragged lists and huge sizes at every door: test_fuzz_inputs.py.
         (lambda: fc.binary_digits([8], 3), ValueError, "values"),
         (lambda: fc.binary_digits(9, 3), ValueError, "values"),
-        (lambda: fc.binary_digits([1.5], 3), TypeError, "values"),
-        (lambda: fc.binary_digits([4.0], 3), TypeError, "values"),
         (lambda: fc.binary_digits([-1], 3), ValueError, "values"),
         (lambda: fc.binary_digits([2**64], 63), ValueError, "values"),
         (lambda: fc.binary_digits(np.array([2**63], dtype=np.uint64), 63), ValueError, "values"),
         (lambda: fc.binary_digits([True], 3), TypeError, "values"),
-        (lambda: fc.binary_digits([[1], [2, 3]], 3), ValueError, "values"),
-        (lambda: fc.binary_digits(10**9, 40), ValueError, "values"),
-        (lambda: fc.binary_digits([1], 2.0), TypeError, "n_bits"),
         (lambda: fc.running_min_distance([[1.0, 2.0]]), ValueError, "vectors"),
-        (lambda: fc.running_min_distance([[1.0, 2.0], [3.0]]), ValueError, "vectors"),
-        (lambda: fc.running_min_distance([1.0, 2.0]), ValueError, "vectors"),
-        (lambda: fc.running_min_distance([["a"], ["b"]]), TypeError, "vectors"),
-        (lambda: fc.running_min_distance([[np.nan], [1.0]]), ValueError, "vectors"),
-        (lambda: fc.column_reading_pe(10**7, 512), ValueError, "positions"),
-        (lambda: fc.column_reading_pe([[1.0], [1.0, 2.0]], 4), ValueError, "positions"),
-        (lambda: fc.wavelengths(2 * 10**9), ValueError, "d_model"),
-        (lambda: fc.plot_wavelengths(64, base=1e300), ValueError, "base"),  # issue 18 item 15
         (lambda: fc.plot_wavelengths(7), ValueError, "d_model"),
-        (lambda: fc.plot_wavelengths(4096), ValueError, "d_model"),
-        (lambda: fc.plot_wavelengths(8, ax="left"), TypeError, r"\bax\b"),
-        (lambda: fc.plot_min_distance([2, 3], [[1, 2]]), TypeError, "curves"),  # item 15
         (lambda: fc.plot_min_distance([2, 3], {"a": [1.0]}), ValueError, "lengths"),
         (lambda: fc.plot_min_distance([2, 3], {"a": [1.0, 0.0]}), ValueError, "curves"),
-        (lambda: fc.plot_aliasing(1e9, 10), ValueError, "frequency"),
-        (lambda: fc.plot_aliasing(1.0, "10"), TypeError, "t_max"),
         (lambda: fc.plot_counter_analogy(17, 8), ValueError, "n_positions"),
         (lambda: fc.plot_counter_analogy(4, 4, axes=[1, 2]), TypeError, "axes"),
-        (lambda: fc.plot_frequency_readings(8, base="1e4"), TypeError, "base"),
-        (lambda: fc.EncodingAndWavelengths().draw(position=0), ValueError, "position"),
     ],
 )
 def test_doors_name_bad_arguments_before_any_work(call, error, name):
@@ -193,10 +173,6 @@ def test_the_slider_figure_follows_d_base_and_position():
 
 
 # --- exercises -------------------------------------------------------------------------------
-def _stub(*args):
-    raise NotImplementedError
-
-
 def _frequencies(d, b):
     return b ** (-2 * np.arange(d // 2) / d)
 
@@ -217,39 +193,9 @@ CHECKERS = {
 }
 
 
+# The grading every checker shares (a stub, NaN, text, a crash): tests/test_core.py and the fuzz.
 @pytest.mark.parametrize("name", CHECKERS)
-def test_each_checker_grades_the_basics(name):
-    check, right = CHECKERS[name]
-    assert check(right).passed
-    assert check(
-        lambda *a: (
-            np.float32(right(*a))
-            if np.ndim(right(*a)) == 0
-            else np.asarray(right(*a), dtype=np.float32)
-        )
-    ).passed  # float32 is right too
-    assert check(_stub).status == "todo"
-    assert check(None).status == "todo"
-    assert "expected a function" in check(3.0).message
-    for bad, words in [
-        (lambda *a: np.full(np.shape(right(*a)), np.nan), "NaN"),
-        (
-            lambda *a: np.inf if np.ndim(right(*a)) == 0 else np.full(np.shape(right(*a)), np.inf),
-            "inf",
-        ),
-        (lambda *a: str(right(*a)), "text" if name == "longest_wavelength" else "must be"),
-    ]:
-        feedback = check(bad)
-        assert feedback.status == "wrong" and words.lower() in feedback.message.lower(), feedback
-
-    def crashes(*args):
-        raise ZeroDivisionError("oops")
-
-    assert check(crashes).message == "your function raised ZeroDivisionError: oops"
-
-
-@pytest.mark.parametrize("name", CHECKERS)
-def test_each_checker_calls_once_per_case(name):
+def test_each_checker_passes_float64_and_float32_calling_once_per_case(name):
     check, right = CHECKERS[name]
     calls = []
 
@@ -259,6 +205,7 @@ def test_each_checker_calls_once_per_case(name):
 
     assert check(counted).passed
     assert len(calls) == len({repr(a) for a in calls}) == 3
+    assert check(lambda *a: np.asarray(right(*a), dtype=np.float32)).passed
 
 
 def test_pair_frequency_slips_get_their_hints():

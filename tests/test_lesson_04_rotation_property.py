@@ -26,10 +26,6 @@ def good_block(delta, w):
     return np.array([[c, s], [-s, c]])
 
 
-def stub(*_args):
-    raise NotImplementedError
-
-
 # --- helpers -------------------------------------------------------------------------------------
 
 
@@ -49,28 +45,19 @@ def _points(**kwargs):
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
+        # Wrong kinds, NaN, negatives and huge sizes at every door: test_fuzz_inputs.py.
         (lambda: _points(pair_index=8), ValueError, "pair_index"),
-        (lambda: _points(pair_index=1.5), TypeError, "pair_index"),
-        (lambda: _points(delta=float("nan")), ValueError, "delta"),
-        (lambda: _points(positions=[[1.0]]), ValueError, "positions"),
         (lambda: _points(positions=2_000_000), ValueError, "positions"),
-        (lambda: _points(positions=10**18), ValueError, "positions"),
-        (lambda: _points(d_model=10**9), ValueError, "d_model"),
         (lambda: _points(d_model=15), ValueError, "d_model"),
         (lambda: plot_shift_scatter([1.0, 2.0], [1.0]), ValueError, "after"),
-        (lambda: plot_shift_scatter([1.0], [1.0], highlight=[1.0, 2.0]), ValueError, "highlight"),
         (
             lambda: plot_shift_scatter([1.0], [1.0], highlight=[[1.0, 2.0, 3.0]]),
             ValueError,
             "highlight",
         ),
-        (lambda: plot_shift_scatter([1.0], [1.0], slope="1"), TypeError, "slope"),
-        (lambda: PairRotation().draw(pair_index=8), ValueError, "pair_index"),
         (lambda: PairRotation(d_model=64), TypeError, "d_model"),
         (lambda: PairRotation(positions=5000), ValueError, "positions"),
         (lambda: PairRotation(positions=np.arange(13)), ValueError, "positions"),
-        (lambda: PairRotation(positions=[]), ValueError, "positions"),
-        (lambda: PairRotation(base=-1.0), ValueError, "base"),
     ],
 )
 def test_doors_name_bad_arguments_before_drawing(call, error, name):
@@ -79,19 +66,6 @@ def test_doors_name_bad_arguments_before_drawing(call, error, name):
     with pytest.raises(error, match=name):
         call()
     assert plt.get_fignums() == figures
-
-
-def test_the_corrected_block_shifts_forward_and_the_seed_block_backward():
-    t = np.linspace(-30, 30, 121)
-    for delta in [0.5, 3.0, -7.0]:
-        np.testing.assert_allclose(
-            sinusoidal_pe(t, 8) @ shift_operator(delta, 8).T,
-            sinusoidal_pe(t + delta, 8),
-            atol=1e-12,
-        )
-    c, s = np.cos(0.8), np.sin(0.8)
-    assert np.allclose(shift_operator(0.8, 2), [[c, s], [-s, c]])
-    assert np.allclose(shift_operator(-0.8, 2), [[c, -s], [s, c]])  # the seed's matrix
 
 
 # --- the pair-rotation figure --------------------------------------------------------------------
@@ -157,30 +131,19 @@ def _seed(delta, w):
     return good_block(-delta, w)
 
 
-def _crashes():
-    raise ZeroDivisionError("oops")
-
-
+# Each checker's own slips; the grading every checker shares (a stub, NaN, text, a crash, not a
+# function) is pinned once in tests/test_core.py and for every checker by the fuzz.
 @pytest.mark.parametrize(
     ("check", "answer", "status", "message"),
     [
         (check_shift_block, good_block, "correct", "correct"),
         (check_shift_block, lambda d, w: good_block(d, w).astype(np.float32), "correct", "correct"),
         (check_shift_block, lambda d, w: good_block(d, w).tolist(), "correct", "correct"),
-        (check_shift_block, stub, "todo", "not done yet"),
-        (check_shift_block, lambda delta, w: None, "todo", "not done yet"),
         (check_shift_block, _seed, "wrong", "(cos, sin)"),
         (check_shift_block, lambda delta, w: good_block(delta, 1.0), "wrong", "w·Δ, not Δ"),
         (check_shift_block, lambda delta, w: np.eye(3), "wrong", "must have shape (2, 2)"),
         (check_shift_block, lambda delta, w: good_block(2 * delta, w), "wrong", "angle-addition"),
-        (check_shift_block, lambda delta, w: np.full((2, 2), np.nan), "wrong", "NaN or infinite"),
-        (check_shift_block, lambda delta, w: "[[1, 0], [0, 1]]", "wrong", "got str"),
-        (check_shift_block, lambda delta, w: [[1, 0], [0]], "wrong", "ragged"),
-        (check_shift_block, lambda delta: good_block(delta, 1.0), "wrong", "raised TypeError"),
-        (check_shift_block, np.eye(2), "wrong", "expected a function, got ndarray"),
         (check_sin_collision, (1.0, np.pi - 1.0), "correct", "correct"),
-        (check_sin_collision, [1.0, np.pi - 1.0], "correct", "correct"),
-        (check_sin_collision, np.array([1.0, np.pi - 1.0]), "correct", "correct"),
         (
             check_sin_collision,
             (np.float32(1.0), np.float32(np.pi) - np.float32(1.0)),
@@ -189,8 +152,6 @@ def _crashes():
         ),
         (check_sin_collision, np.array([-1.0, np.pi + 1.0], dtype=np.float32), "correct", ""),
         (check_sin_collision, lambda: (-1.0, np.pi + 1.0), "correct", "correct"),
-        (check_sin_collision, None, "todo", "not done yet"),
-        (check_sin_collision, stub, "todo", "not done yet"),
         (check_sin_collision, (np.pi - 0.5, 0.5), "wrong", "used in the lesson"),
         (check_sin_collision, (1.0, 1.0 + 2 * np.pi), "wrong", "period"),
         (check_sin_collision, (0.3, 0.4), "wrong", "must be equal"),
@@ -199,25 +160,15 @@ def _crashes():
         # Issue 18 item 5: (nan, nan) and (inf, -inf) were graded correct, with a RuntimeWarning.
         (check_sin_collision, (float("nan"), float("nan")), "wrong", "t1 is nan"),
         (check_sin_collision, (float("inf"), -float("inf")), "wrong", "t1 is inf"),
-        (check_sin_collision, (1.0, "2.14"), "wrong", "t2 is text"),
         (check_sin_collision, (1e6, np.pi - 1e6), "wrong", "within ±10,000"),
-        (check_sin_collision, _crashes, "wrong", "your function raised ZeroDivisionError: oops"),
         (check_rotation_angle, np.degrees(1.0), "correct", "correct"),
         (check_rotation_angle, 57.3, "correct", "correct"),
         (check_rotation_angle, np.float32(57.29578), "correct", "correct"),
-        (check_rotation_angle, np.array(57.3), "correct", "correct"),
         (check_rotation_angle, np.array([57.3]), "correct", "correct"),
-        (check_rotation_angle, lambda: 57.3, "correct", "correct"),
-        (check_rotation_angle, stub, "todo", "not done yet"),
         (check_rotation_angle, 1.0, "wrong", "radians"),
         (check_rotation_angle, np.degrees(0.01), "wrong", "pair index"),
         (check_rotation_angle, np.degrees(100.0), "wrong", "k = 0"),
         (check_rotation_angle, 45.0, "wrong", "within 0.1"),
-        (check_rotation_angle, float("nan"), "wrong", "the angle is nan"),
-        (check_rotation_angle, -float("inf"), "wrong", "the angle is -inf"),
-        (check_rotation_angle, "57.3", "wrong", "is text"),
-        (check_rotation_angle, True, "wrong", "must be a number, got bool"),
-        (check_rotation_angle, np.array([57.3, 57.3]), "wrong", "must be one number"),
     ],
 )
 def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, message):

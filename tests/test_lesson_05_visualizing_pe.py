@@ -31,10 +31,6 @@ def good_dot(delta, d_model, base=10000.0):
     return float(np.cos(frequencies(d_model, base) * delta).sum())
 
 
-def stub(*_args):
-    raise NotImplementedError
-
-
 # --- the lesson's maths --------------------------------------------------------------------------
 
 
@@ -68,25 +64,15 @@ def test_sines_then_cosines_is_the_halves_permutation():
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
-        (lambda: dot_profile(10**6, 128), ValueError, "deltas"),
-        (lambda: dot_profile(10**18, 128), ValueError, "deltas"),
-        (lambda: dot_profile([0, 1], 10**9), ValueError, "d_model"),
+        # Wrong kinds, NaN, negatives and huge sizes at every door: test_fuzz_inputs.py.
         (lambda: plot_column_means(np.zeros(5000)), ValueError, "means"),
-        (lambda: pair_form_profile([np.nan], 8), ValueError, "deltas"),
-        (lambda: pair_form(10**5), ValueError, "d_model"),
-        (lambda: pair_form(4, b="1"), TypeError, r"\bb\b"),
         (lambda: sines_then_cosines(np.zeros((2, 3))), ValueError, r"\bpe\b"),
-        (lambda: plot_pe_heatmap(np.zeros(4)), ValueError, r"\bpe\b"),
         (lambda: plot_pe_dimensions(np.eye(16), [16]), ValueError, "dimensions"),
-        (lambda: plot_pe_dimensions(np.eye(16), [1.5]), TypeError, "dimensions"),
-        (lambda: plot_pe_dimensions(np.eye(16), []), ValueError, "dimensions"),
         (lambda: plot_pe_dot_profile([0.0, 1.0], [1.0]), ValueError, "dots"),
-        (lambda: plot_layouts(np.eye(4), cmap=1), TypeError, "cmap"),
-        (lambda: plot_column_means([0.0, 1.0], first_dimension=-1), ValueError, "first_dimension"),
+        (lambda: plot_layouts(np.eye(4), cmap="no such map"), ValueError, "cmap"),
+        (lambda: plot_pe_heatmap(np.eye(4), title=np.ones(2)), TypeError, "title"),
         (lambda: PEOverview().view(d_model=10**6), ValueError, "d_model"),
-        (lambda: PEOverview().draw(n_positions=500), ValueError, "n_positions"),
         (lambda: PEOverview().view(d_model=7), ValueError, "d_model"),
-        (lambda: PEOverview().draw(base=-1.0), ValueError, "base"),
     ],
 )
 def test_doors_name_bad_arguments_before_drawing(call, error, name, monkeypatch):
@@ -196,10 +182,8 @@ def _single_term(delta, d_model, base=10000.0):
     return float(np.cos(frequencies(d_model, base)[0] * delta))
 
 
-def _crashes(delta, d_model, base=10000.0):
-    return [1, 2][d_model]
-
-
+# Each checker's own slips; the grading every checker shares (a stub, NaN, text, a crash, a
+# function returning the value) is pinned once in tests/test_core.py and by the fuzz.
 @pytest.mark.parametrize(
     ("check", "answer", "status", "message"),
     [
@@ -211,42 +195,21 @@ def _crashes(delta, d_model, base=10000.0):
             "correct",
             "",
         ),
-        (check_dot_from_frequencies, stub, "todo", "not done yet"),
         (check_dot_from_frequencies, _single_term, "wrong", "single term"),
         (check_dot_from_frequencies, lambda d, m, b=1e4: 2 * good_dot(d, m, b), "wrong", "d/2"),
         (check_dot_from_frequencies, lambda d, m, b=1e4: good_dot(d, m), "wrong", "base is used"),
-        (check_dot_from_frequencies, lambda d, m, b=1e4: float("nan"), "wrong", "is nan"),
-        (check_dot_from_frequencies, lambda d, m, b=1e4: str(good_dot(d, m)), "wrong", "is text"),
-        (check_dot_from_frequencies, _crashes, "wrong", "your function raised IndexError"),
-        (check_dot_from_frequencies, lambda d, m: good_dot(d, m), "wrong", "your function raised"),
         (check_dot_value, good_dot(5.0, 64), "correct", "correct"),
         (check_dot_value, 23.50, "correct", "correct"),
-        (check_dot_value, np.float32(23.5), "correct", "correct"),
-        (check_dot_value, np.array(23.5), "correct", "correct"),
-        (check_dot_value, np.array([23.5]), "correct", "correct"),
-        (check_dot_value, lambda: 23.5, "correct", "correct"),
-        (check_dot_value, stub, "todo", "not done yet"),
         (check_dot_value, 32.0, "wrong", "Δ = 0"),
         (check_dot_value, np.cos(5.0), "wrong", "first term"),
         (check_dot_value, good_dot(5.0, 128), "wrong", "d = 128"),
         (check_dot_value, 23.6, "wrong", "within 0.01"),
-        (check_dot_value, float("nan"), "wrong", "the dot product is nan"),
-        (check_dot_value, float("inf"), "wrong", "the dot product is inf"),
-        (check_dot_value, "23.50", "wrong", "is text"),
-        (check_dot_value, lambda: str(23.5), "wrong", "is text"),
-        (check_dot_value, False, "wrong", "got bool"),
         (check_first_rise, 12, "correct", "correct"),
         (check_first_rise, 12.0, "correct", "correct"),
-        (check_first_rise, np.int64(12), "correct", "correct"),
-        (check_first_rise, np.array([12]), "correct", "correct"),
-        (check_first_rise, lambda: 12, "correct", "correct"),
-        (check_first_rise, stub, "todo", "not done yet"),
         (check_first_rise, 5, "wrong", "still falls"),
         (check_first_rise, 18, "wrong", "smaller Δ"),
         (check_first_rise, 0, "wrong", "between 1"),
         (check_first_rise, 12.5, "wrong", "whole number"),
-        (check_first_rise, float("nan"), "wrong", "Δ is nan"),
-        (check_first_rise, "12", "wrong", "is text"),
     ],
 )
 def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, message):

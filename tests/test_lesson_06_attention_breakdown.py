@@ -52,44 +52,22 @@ def _deviations(**kwargs):
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
-        (lambda: random_projection(0), ValueError, "d_model"),
-        (lambda: random_projection(2.5), TypeError, "d_model"),
-        (lambda: random_projection(4, d_k=0), ValueError, "d_k"),
-        (lambda: random_projection(4, seed=-1), ValueError, "seed"),
-        (lambda: random_projection(4, seed="x"), TypeError, "seed"),
+        # Wrong kinds, NaN, negatives and huge sizes at every door: test_fuzz_inputs.py.
         (lambda: random_projection(MAX_WIDTH + 1), ValueError, "d_model"),
-        (lambda: random_projection(4, d_k=10**6), ValueError, "d_k"),
         # Issue 18, item 14: errors used to say "w_random" and "t" for every argument.
         (lambda: _deviations(w_q=np.eye(4)), ValueError, "w_q_random"),
         (lambda: _deviations(w_k=np.ones((8, 3))), ValueError, "w_k_random"),
-        (lambda: _deviations(w_k="x"), TypeError, "w_k_random"),
         (lambda: _deviations(t_values=[0.0, 1.5]), ValueError, "t_values"),
-        (lambda: _deviations(t_values=[[0.0]]), ValueError, "t_values"),
         (lambda: _deviations(t_values=np.zeros(5000)), ValueError, "t_values"),
         (lambda: _deviations(p=np.zeros((5000, 8))), ValueError, r"\bp\b"),
-        (lambda: blend_deviations(*blend_inputs(256, 256), np.zeros(1000)), ValueError, "t_values"),
-        (lambda: blend_deviations(*blend_inputs(258, 4), [0.5]), ValueError, r"\bp\b"),
-        (lambda: blend_inputs(8, 1), ValueError, "n_positions"),
         (lambda: blend_inputs(7), ValueError, "d_model"),
-        (lambda: blend_inputs(8, 10**6), ValueError, "n_positions"),
-        (lambda: attention_stack(np.eye(8), 100), ValueError, "n_layers"),
         (lambda: attention_stack(np.zeros((5000, 8))), ValueError, r"\bx\b"),
-        (lambda: attention_stack(np.eye(8), residual="yes"), TypeError, "residual"),
         (lambda: encoding_readout(np.eye(5), np.eye(5)), ValueError, r"\bx\b"),
-        (lambda: AttentionBlend().draw(d_model=63), ValueError, "d_model"),
-        (lambda: AttentionBlend().draw(d_model=256), ValueError, "d_model"),
-        (lambda: AttentionBlend().draw(t=1.5), ValueError, r"\bt\b"),
-        (lambda: AttentionBlend(n_positions=1), ValueError, "n_positions"),
         (lambda: AttentionBlend(n_positions=10**5), ValueError, "n_positions"),
-        (lambda: AttentionBlend(seed=-1), ValueError, "seed"),
         # Issue 18, item 15: plot_heatmap_row(None, ...) ended in a raw Python error.
-        (lambda: plot_heatmap_row(None, ["a"]), TypeError, "matrices"),
         (lambda: plot_heatmap_row(np.eye(2), ["a", "b"]), TypeError, "matrices"),
         (lambda: plot_heatmap_row([np.eye(2)], ["a", "b"]), ValueError, "titles"),
-        (lambda: plot_heatmap_row([np.eye(2)], None), TypeError, "titles"),
-        (lambda: plot_heatmap_row([], []), ValueError, "matrices"),
         (lambda: plot_heatmap_row([np.eye(2)] * 7, ["a"] * 7), ValueError, "matrices"),
-        (lambda: plot_heatmap_row([np.ones(3)], ["a"]), ValueError, r"matrices\[0\]"),
         (lambda: plot_heatmap_row([None], ["a"]), TypeError, r"matrices\[0\]"),
         (lambda: plot_heatmap_row([np.zeros((3, 5000))], ["a"]), ValueError, r"matrices\[0\]"),
     ],
@@ -188,14 +166,8 @@ def test_the_blend_view_redraws_only_the_moving_artists():
 # --- exercise checkers --------------------------------------------------------------
 
 
-def stub(*_args):
-    raise NotImplementedError
-
-
-def crashes(*_args):
-    raise ZeroDivisionError("oops")
-
-
+# Each checker's own slips; the grading every checker shares (a stub, NaN, text, a crash, not a
+# function) is pinned once in tests/test_core.py and for every checker by the fuzz.
 def _position_position(p, w_q, w_k):
     return (p @ w_q) @ (p @ w_k).T
 
@@ -224,23 +196,16 @@ pp = _position_position
         (POS, lambda p, q, k: pp(p, q, k).astype(np.float32), "correct", ""),
         (POS, lambda p, q, k: pp(p, q, k).tolist(), "correct", ""),
         (POS, _in_place, "correct", ""),
-        (POS, stub, "todo", ""),
-        (POS, lambda *a: None, "todo", ""),
-        (POS, np.eye(6), "wrong", "expected a function"),
         (POS, lambda p, q, k: pp(p, q, k).T, "wrong", "transpose: row i"),
         (POS, lambda p, q, k: p @ q @ k @ p.T, "wrong", "W_K needs a transpose"),
         (POS, lambda p, q, k: p @ p.T, "wrong", "W_Q and W_K are missing"),
         (POS, lambda p, q, k: np.zeros((3, 3)), "wrong", "shape (6, 6)"),
         (POS, lambda p, q, k: 2 * pp(p, q, k), "wrong", "values differ"),
-        (POS, lambda p, q, k: np.full((6, 6), np.nan), "wrong", "NaN or infinite"),
-        (POS, lambda p, q, k: "p @ w_q", "wrong", "array of numbers, got str"),
-        (POS, crashes, "wrong", "your function raised ZeroDivisionError: oops"),
         (REL, _scaled_pairs, "correct", ""),
         # Issue 18, item 8: a list [w_q, w_k] was rejected where a pair is expected.
         (REL, lambda d: list(_scaled_pairs(d)), "correct", ""),
         (REL, lambda d: np.stack(_scaled_pairs(d)), "correct", ""),
         (REL, lambda d: tuple(w.astype(np.float32) for w in _scaled_pairs(d)), "correct", ""),
-        (REL, stub, "todo", ""),
         (REL, lambda d: (np.eye(d), 3 * np.eye(d)), "wrong", "multiple of the identity"),
         (REL, _random_pair, "wrong", "not relative"),
         (REL, lambda d: (np.zeros((d, d)), np.eye(d)), "wrong", "is zero"),
@@ -248,7 +213,6 @@ pp = _position_position
         (REL, lambda d: (np.eye(d), np.eye(d + 1)), "wrong", "w_k must have shape"),
         (REL, lambda d: (np.full((d, d), np.nan), np.eye(d)), "wrong", "w_q holds NaN"),
         (REL, lambda d: ("eye", np.eye(d)), "wrong", "w_q must be an array of numbers"),
-        (REL, crashes, "wrong", "your function raised ZeroDivisionError"),
     ],
 )
 def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, text):

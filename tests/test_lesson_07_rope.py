@@ -89,33 +89,20 @@ def test_new_angles_appear_exactly_for_pairs_that_never_turn_fully():
 @pytest.mark.parametrize(
     ("call", "error", "name"),
     [
+        # Wrong kinds, NaN, negatives and huge sizes at every door: test_fuzz_inputs.py.
         (lambda: mean_abs_scores(np.ones((2, 4)), np.ones((3, 4)), [0]), ValueError, "keys"),
         (lambda: mean_abs_scores(np.ones((2, 3)), np.ones((2, 3)), [0]), ValueError, "queries"),
-        (lambda: mean_abs_scores(np.ones((2, 4)), np.ones((2, 4)), []), ValueError, "distances"),
-        (lambda: mean_abs_scores(np.ones(4), np.ones(4), [0]), ValueError, "queries"),
         (
             lambda: mean_abs_scores(*[np.ones((10**4, 2))] * 2, np.arange(10**4)),
             ValueError,
             "distances",
         ),
-        (lambda: mean_abs_scores(np.ones((1, 4)), np.ones((1, 4)), 10**9), ValueError, "distances"),
         (lambda: unseen_angle_gaps(7, 1e4, 8, 16), ValueError, "d_model"),
-        (lambda: unseen_angle_gaps(8, 0.0, 8, 16), ValueError, "base"),
         (lambda: unseen_angle_gaps(8, 1e4, 16, 8), ValueError, "test_length"),
-        (lambda: unseen_angle_gaps(8, 1e4, 8, 10**7), ValueError, "test_length"),
         (lambda: unseen_angle_gaps(4096, 1e4, 8, 16), ValueError, "d_model"),
-        (lambda: RopeOffset().draw(offset=-1), ValueError, "offset"),
-        (lambda: RopeOffset().draw(offset=20000), ValueError, "offset"),
-        (lambda: RopeOffset().draw(base=0.0), ValueError, "base"),
         (lambda: RopeOffset(np.ones(4)), TypeError, r"\bk\b"),
         (lambda: RopeOffset(np.ones(4), np.ones(6)), ValueError, r"\bk\b"),
         (lambda: RopeOffset(np.ones(3), np.ones(3)), ValueError, r"\bq\b"),
-        (lambda: RopeOffset(np.ones(4), np.ones(4), n_positions=1), ValueError, "n_positions"),
-        (
-            lambda: RopeOffset(np.ones(4), np.ones(4), max_distance=10**6),
-            ValueError,
-            "max_distance",
-        ),
     ],
 )
 def test_doors_name_bad_arguments(call, error, name):
@@ -160,14 +147,8 @@ def test_the_offset_view_blits_and_follows_the_base():
 # --- exercise checkers ----------------------------------------------------------------
 
 
-def stub(*_args):
-    raise NotImplementedError
-
-
-def crashes(*_args):
-    raise ZeroDivisionError("oops")
-
-
+# Each checker's own slips; the grading every checker shares (a stub, NaN, text, a crash) is
+# pinned once in tests/test_core.py and for every checker by the fuzz.
 def _rotate_pair(x0, x1, angle):
     c, s = np.cos(angle), np.sin(angle)
     return x0 * c - x1 * s, x0 * s + x1 * c
@@ -207,18 +188,14 @@ PAIR, ROPE, UNWRAPPED = check_rotate_pair, check_rope_adjacent, check_unwrapped_
         (PAIR, lambda x0, x1, a: list(_rotate_pair(x0, x1, a)), "correct", ""),
         (PAIR, _float32_pair, "correct", ""),
         (PAIR, lambda *a: tuple(np.atleast_1d(y) for y in _rotate_pair(*a)), "correct", ""),
-        (PAIR, stub, "todo", ""),
         (PAIR, _with_math, "wrong", "raised TypeError on numpy arrays: math.cos and math.sin"),
         (PAIR, lambda x0, x1, a: _rotate_pair(x0, x1, -a), "wrong", "clockwise"),
         (PAIR, lambda x0, x1, a: (x0 * np.cos(a), x0 * np.sin(a)), "wrong", "keeps the length"),
         (PAIR, lambda x0, x1, a: (x0, x1), "wrong", "should give (0, 1)"),
         (PAIR, lambda x0, x1, a: x0, "wrong", "must be a pair"),
-        (PAIR, lambda x0, x1, a: (np.nan, np.nan), "wrong", "NaN or infinite"),
         (PAIR, lambda x0, x1, a: ("0", "1"), "wrong", "y0 for (1, 0) must be an array of numbers"),
-        (PAIR, crashes, "wrong", "your function raised ZeroDivisionError"),
         (ROPE, lambda x, t, base: apply_rope(x, t, base), "correct", ""),
         (ROPE, lambda x, t, base: apply_rope(x, t, base).astype(np.float32), "correct", ""),
-        (ROPE, stub, "todo", ""),
         # Issue 11: an answer with base 10000 hard-coded used to pass.
         (
             ROPE,
@@ -236,12 +213,8 @@ PAIR, ROPE, UNWRAPPED = check_rotate_pair, check_rope_adjacent, check_unwrapped_
         (ROPE, lambda x, t, base: apply_rope(x, None, base), "wrong", "row index"),
         (ROPE, _column_exponent, "wrong", "w_k = base ** (−2k / d)"),
         (ROPE, lambda x, t, base: 2 * apply_rope(x, t, base), "wrong", "changed length"),
-        (ROPE, lambda x, t, base: x[:2], "wrong", "shape (5, 8)"),
-        (ROPE, lambda x, t, base: np.full(x.shape, np.inf), "wrong", "NaN or infinite"),
-        (ROPE, crashes, "wrong", "your function raised ZeroDivisionError"),
         (UNWRAPPED, _unwrapped, "correct", ""),
         (UNWRAPPED, lambda d, b, n: _unwrapped(d, b, n).tolist(), "correct", ""),
-        (UNWRAPPED, stub, "todo", ""),
         (UNWRAPPED, lambda d, b, n: ~_unwrapped(d, b, n), "wrong", "DO complete a turn"),
         (UNWRAPPED, lambda d, b, n: n * frequencies(d, b) < 2 * np.pi, "wrong", "off by one"),
         (UNWRAPPED, lambda d, b, n: _unwrapped(d, b, n).astype(int), "wrong", "booleans"),
@@ -252,9 +225,6 @@ PAIR, ROPE, UNWRAPPED = check_rotate_pair, check_rope_adjacent, check_unwrapped_
             "wrong",
             "compare (L − 1)",
         ),
-        (UNWRAPPED, lambda d, b, n: np.full(d // 2, np.nan), "wrong", "NaN or infinite"),
-        (UNWRAPPED, lambda d, b, n: "True", "wrong", "array of numbers, got str"),
-        (UNWRAPPED, crashes, "wrong", "your function raised ZeroDivisionError"),
     ],
 )
 def test_the_checkers_grade_answers_and_name_each_slip(check, answer, status, text):

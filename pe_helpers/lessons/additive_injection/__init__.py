@@ -2,10 +2,7 @@
 
 Input = embedding + positional encoding. Concatenating a one-hot position and projecting
 is the same as adding a learned position vector; in many dimensions a linear probe can
-read the position back from the sum. This package measures the cosines of random
-directions and fits the probe (with an adjustable embedding scale, to separate the
-signal-to-noise story from the angle story), draws the lesson's figures (the slider one
-is :class:`DimensionPanels`) and checks its exercises.
+read the position back from the sum.
 """
 
 from . import exercises, figures, maths

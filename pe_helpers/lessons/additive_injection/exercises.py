@@ -7,20 +7,12 @@ import numpy as np
 from ...encodings import sinusoidal_pe
 from ...grading import Feedback, as_array, close, grade, tolerance
 
-__all__ = [
-    "check_add_position_vector",
-    "check_concat_then_project",
-    "check_fit_position_probe",
-]
+__all__ = ["check_add_position_vector", "check_concat_then_project", "check_fit_position_probe"]
 
 
 def _concat_case(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     return rng.normal(size=d), rng.normal(size=(d, d + n))
-
-
-def _one_hot(n: int, position: int) -> np.ndarray:
-    return np.eye(n)[position]
 
 
 def check_concat_then_project(answer: object) -> Feedback:
@@ -66,7 +58,7 @@ def check_concat_then_project(answer: object) -> Feedback:
 
     def values(attempt) -> str | None:
         for position in range(n):
-            if not close(result(attempt, position), w @ np.concatenate([x, _one_hot(n, position)])):
+            if not close(result(attempt, position), w @ np.concatenate([x, np.eye(n)[position]])):
                 return f"for position {position} the result is not W·[x; one_hot(position)]."
         return None
 
@@ -93,9 +85,6 @@ def check_add_position_vector(answer: object) -> Feedback:
     --------
     >>> check_add_position_vector(lambda x, p, wt, wp: wt @ x + wp[:, p]).status
     'correct'
-    >>> print(check_add_position_vector(lambda x, p, wt, wp: wt @ x + wp[p]).message)
-    you took a row of W_P (w_position[position]); each position owns a COLUMN: \
-w_position[:, position].
     """
     cases = [(5, 5, 212), (4, 6, 202)]  # (d, n_positions, seed): square first
 
@@ -103,7 +92,7 @@ w_position[:, position].
         x, w = _concat_case(d, n, seed)
         w_token, w_position = w[:, :d], w[:, d:]
         got = attempt(x, position, w_token, w_position)
-        want = w @ np.concatenate([x, _one_hot(n, position)])
+        want = w @ np.concatenate([x, np.eye(n)[position]])
         return as_array(got, f"your vector for position {position}", shape=(d,)), want
 
     def row_not_column(attempt) -> str | None:

@@ -20,18 +20,18 @@ __all__ = ["DimensionPanels", "plot_cosine_vs_dim", "plot_probe_vs_dim"]
 COSINE_BINS = np.linspace(-1.0, 1.0, 41)
 
 
-def _dimensions(name: str, values: ArrayLike) -> np.ndarray:
-    dims = check_array(name, values, ndim=1).astype(np.float64)
-    if dims.min() < 1:
-        raise ValueError(f"{name} must be dimensions >= 1, got minimum {dims.min():g}")
-    return dims
-
-
-def _curve(name: str, values: ArrayLike, dims: np.ndarray) -> np.ndarray:
-    ys = check_array(name, values, ndim=1).astype(np.float64)
-    if ys.shape != dims.shape:
-        raise ValueError(f"{name} must have one value per dimension ({dims.size}), got {ys.size}")
-    return ys
+def _curves(dims: ArrayLike, **curves: ArrayLike) -> list[np.ndarray]:
+    """``dims`` (each >= 1), then each curve (one value per dimension), as float64."""
+    arrays = [
+        check_array(name, v, ndim=1).astype(np.float64)
+        for name, v in (("dims", dims), *curves.items())
+    ]
+    if arrays[0].min() < 1:
+        raise ValueError(f"dims must be dimensions >= 1, got minimum {arrays[0].min():g}")
+    for name, ys in zip(curves, arrays[1:], strict=True):
+        if ys.shape != arrays[0].shape:
+            raise ValueError(f"{name} must have one value per entry of dims ({arrays[0].size})")
+    return arrays
 
 
 @course_style
@@ -60,8 +60,7 @@ def plot_cosine_vs_dim(
     >>> ax.get_xscale()
     'log'
     """
-    d = _dimensions("dims", dims)
-    measured = _curve("mean_abs_cosines", mean_abs_cosines, d)
+    d, measured = _curves(dims, mean_abs_cosines=mean_abs_cosines)
     if measured.min() <= 0 or measured.max() > 1:
         raise ValueError(f"mean_abs_cosines must lie in (0, 1], got {mean_abs_cosines!r:.60}")
     ax = new_axes(ax)
@@ -87,10 +86,7 @@ def plot_cosine_vs_dim(
 
 @course_style
 def plot_probe_vs_dim(
-    dims: ArrayLike,
-    r2_with_tokens: ArrayLike,
-    r2_position_only: ArrayLike,
-    ax: Axes | None = None,
+    dims: ArrayLike, r2_with_tokens: ArrayLike, r2_position_only: ArrayLike, ax: Axes | None = None
 ) -> Axes:
     """R² of a linear position probe against the dimension, with and without embeddings.
 
@@ -119,9 +115,9 @@ def plot_probe_vs_dim(
     >>> ax.lines[0].get_ydata().tolist()
     [0.3, 0.5]
     """
-    d = _dimensions("dims", dims)
-    mixed = _curve("r2_with_tokens", r2_with_tokens, d)
-    alone = _curve("r2_position_only", r2_position_only, d)
+    d, mixed, alone = _curves(
+        dims, r2_with_tokens=r2_with_tokens, r2_position_only=r2_position_only
+    )
     ax = new_axes(ax)
     ax.plot(d, mixed, marker="o", color="C0", label="probe on embedding + PE")
     ax.plot(d, alone, marker="s", linestyle="--", color="C1", label="probe on PE alone")
@@ -163,8 +159,7 @@ class DimensionPanels(LiveFigure):
     'Probe on embedding + PE, d = 128\\nR² = 0.83'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): every even width up to
-    # 16, then by about half an octave.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {"d_model": (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256)}
     controls = {"d_model": even_control("d", 16, 2, 256)}
     layout = side_by_side(figsize=(WIDE_FIGSIZE[0], 4.0))
@@ -173,8 +168,7 @@ class DimensionPanels(LiveFigure):
         self.seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)
 
     def data(self, d_model: int) -> tuple[np.ndarray, ProbeResult]:
-        """The cosines and the probe drawn for width ``d_model`` (2 to 256, even)."""
-        d_model = self.controls["d_model"].check("d_model", d_model)
+        """The cosines and the probe drawn for width ``d_model``."""
         cosines = random_cosines(d_model, DIMENSION_PAIRS, np.random.default_rng(self.seed))
         probe = position_probe(d_model, np.random.default_rng(self.seed))  # its defaults
         return cosines, probe

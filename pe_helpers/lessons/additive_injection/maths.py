@@ -10,12 +10,7 @@ from numpy.typing import ArrayLike
 from ..._validate import as_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 
-__all__ = [
-    "ProbeResult",
-    "position_probe",
-    "random_cosines",
-    "slow_columns",
-]
+__all__ = ["ProbeResult", "position_probe", "random_cosines", "slow_columns"]
 
 #: Most random numbers a helper of this lesson draws at once (32 MB of float64).
 MAX_CELLS = 2**22
@@ -23,9 +18,7 @@ MAX_CELLS = 2**22
 
 def _generator(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.60}"
-        )
+        raise TypeError(f"rng must be a Generator (np.random.default_rng(seed)), got {rng!r:.40}")
     return rng
 
 
@@ -97,9 +90,7 @@ def slow_columns(d_model: int, span: int, base: float = 10000.0) -> np.ndarray:
     >>> slow_columns(8, 32, base=100.0).tolist()
     [4, 5, 6, 7]
     """
-    d_model = check_d_model(d_model)
-    if d_model > MAX_CELLS:
-        raise ValueError(f"d_model must be at most {MAX_CELLS}, got {d_model}")
+    d_model = check_d_model(d_model, maximum=MAX_CELLS)
     span = check_int("span", span, minimum=1)
     wavelengths = np.repeat(2.0 * np.pi / frequencies(d_model, base), 2)
     return np.flatnonzero(wavelengths > span)
@@ -161,9 +152,7 @@ def position_probe(
     >>> position_probe(256, np.random.default_rng(0)).r2 > 0.8
     True
     """
-    d_model = check_d_model(d_model)
-    if d_model > 4096:
-        raise ValueError(f"d_model must be <= 4096, got {d_model}")
+    d_model = check_d_model(d_model, maximum=4096)
     rng = _generator(rng)
     n_positions = check_int("n_positions", n_positions, minimum=2)
     n_samples = check_int("n_samples", n_samples, minimum=8)
@@ -171,9 +160,7 @@ def position_probe(
     sizes = f"n_samples = {n_samples}, n_positions = {n_positions} and d_model = {d_model}"
     _cells(sizes, (n_samples + n_positions) * d_model)
     _cells(f"vocab_size = {vocab_size} and d_model = {d_model}", vocab_size * d_model)
-    scale = check_real("embedding_scale", embedding_scale)
-    if scale < 0:
-        raise ValueError(f"embedding_scale must be >= 0, got {scale}")
+    scale = check_real("embedding_scale", embedding_scale, minimum=0.0)
     keep = np.arange(d_model) if columns is None else _columns(columns, d_model)
     pe = sinusoidal_pe(n_positions, d_model, base)
     embeddings = scale * rng.standard_normal((vocab_size, d_model))

@@ -9,9 +9,7 @@ import numpy as np
 from ...attention import relative_deviation
 from ...encodings import sinusoidal_pe
 from ...grading import Feedback, as_array, as_pair, close, grade, tolerance
-from .maths import (
-    random_projection,
-)
+from .maths import random_projection
 
 __all__ = ["check_position_position", "check_relative_projections"]
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._validate import check_int
 from ...attention import relative_deviation
-from ...figures import diverging_cmap
+from ...figures import heatmap
 from ...live import LiveFigure, even_control, float_control, side_by_side
 from .maths import BLEND_T_VALUES, blend_deviations, blend_inputs, position_scores
 
@@ -21,7 +21,6 @@ class AttentionBlend(LiveFigure):
     Both projections are ``W = (1 - t) I + t W_random`` (see :func:`blend_inputs`).
     Left: ``p W_Q W_Kᵀ pᵀ`` divided by its largest absolute entry, with its relative
     deviation in the title. Right: the deviation against t, the current t marked.
-    Sliders: ``d_model`` (even, 8 to 128) and ``t`` (0 to 1).
 
     Parameters
     ----------
@@ -37,8 +36,7 @@ class AttentionBlend(LiveFigure):
     True
     """
 
-    # The values the website has pictures for (scripts/build_site.py): widths by powers of
-    # two, the blend t in steps of 0.1.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {"d_model": (8, 16, 32, 64, 128), "t": tuple(k / 10 for k in range(11))}
     controls = {
         "d_model": even_control("d", 64, 8, 128),
@@ -61,27 +59,16 @@ class AttentionBlend(LiveFigure):
     def build(self, axes) -> SimpleNamespace:
         heat_ax, curve_ax = axes
         n = self.n_positions
-        image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
-            interpolation="nearest",
+        labels = {"xlabel": "key position j", "ylabel": "query position i"}
+        heatmap(
+            np.zeros((n, n)), heat_ax, **labels, limit=1.0, colorbar_label="score / max |score|"
         )
-        heat_ax.figure.colorbar(image, ax=heat_ax, label="score / max |score|")
-        heat_ax.set(xlabel="key position j", ylabel="query position i")
+        image = heat_ax.images[0]
         (curve,) = curve_ax.plot(
             BLEND_T_VALUES, np.zeros_like(BLEND_T_VALUES), color="C0", label="p W_Q W_Kᵀ pᵀ"
         )
         (marker,) = curve_ax.plot(
-            [0.0],
-            [0.0],
-            color="C1",
-            marker="o",
-            markersize=10,
-            linestyle="none",
-            label="current t",
+            [0.0], [0.0], color="C1", marker="o", markersize=10, linestyle="none", label="current t"
         )
         # A margin round [0, 1]: the two "0.0" tick labels do not meet at the corner.
         curve_ax.set(xlim=(-0.04, 1.04), ylim=(-0.06, 1.06), ylabel="relative deviation")

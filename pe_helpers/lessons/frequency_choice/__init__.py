@@ -2,8 +2,7 @@
 
 The geometric ladder of frequencies ``w_k = base^(-2k/d)``: the misreading of its
 exponent, the wavelengths, aliasing at whole-number positions, collisions of a single
-frequency and the binary-counter analogy. Helpers, figures (the slider figure is
-:class:`EncodingAndWavelengths`) and exercise checkers.
+frequency and the binary-counter analogy.
 """
 
 from . import exercises, figures, maths

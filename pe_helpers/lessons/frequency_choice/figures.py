@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_int, check_real
+from ..._validate import check_array, check_d_model, check_int, check_real
 from ...encodings import frequencies, sinusoidal_pe
 from ...figures import (
     WIDE_FIGSIZE,
@@ -41,9 +41,7 @@ MAX_PLOT_BASE, MAX_PLOT_D = 1e12, 1024
 
 
 def _plot_sizes(d_model: object, base: object) -> tuple[int, float]:
-    d_model, base = check_d_model(d_model), check_base(base)
-    if d_model > MAX_PLOT_D:
-        raise ValueError(f"d_model must be at most {MAX_PLOT_D} for this figure, got {d_model}")
+    d_model, base = check_d_model(d_model, maximum=MAX_PLOT_D), check_real("base", base)
     if not 1.0 <= base <= MAX_PLOT_BASE:
         raise ValueError(f"base must lie in [1, {MAX_PLOT_BASE:.0e}] for this figure, got {base:g}")
     return d_model, base
@@ -53,10 +51,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _powers_of_ten(axis) -> None:
-    """Label a log axis 10⁻³, 10⁰, 10⁴ in plain text, without minor ticks.
-
-    Mathtext labels and a minor tick per unit cost about 0.3 s a panel.
-    """
+    """Label a log axis 10⁻³, 10⁰, 10⁴ in plain text (mathtext is slow), without minor ticks."""
     power = FuncFormatter(lambda v, _: "10" + str(round(np.log10(v))).translate(_SUPERSCRIPT))
     axis.set_major_formatter(power)
     axis.set_minor_locator(NullLocator())
@@ -197,12 +192,9 @@ def plot_aliasing(frequency: float = 1000.0, t_max: int = 10, ax: Axes | None = 
     'At whole-number t, sin(7 t)\\ntakes the values of sin(0.7168 t)'
     """
     w = check_real("frequency", frequency)
-    t_max = check_int("t_max", t_max, minimum=1)
-    if t_max > 100 or abs(w) * t_max > 1e5:
-        raise ValueError(
-            f"need t_max <= 100 and |frequency| · t_max <= 1e5, got t_max = {t_max}, "
-            f"frequency = {w:g}"
-        )
+    t_max = check_int("t_max", t_max, minimum=1, maximum=100)
+    if abs(w) * t_max > 1e5:
+        raise ValueError(f"|frequency| · t_max must be <= 1e5, got {w:g} · {t_max}")
     alias = w - 2 * np.pi * round(w / (2 * np.pi))  # same values at every whole-number t
     ax = new_axes(ax)
     fine = np.linspace(0.0, t_max, max(400, int(4 * abs(w) * t_max / np.pi) + 1))  # 8/cycle
@@ -290,15 +282,18 @@ def plot_counter_analogy(
     'Sinusoidal PE (d = 4)\\nfast columns left'
     """
     d_model, base = _plot_sizes(d_model, base)
-    n_positions = check_int("n_positions", n_positions, minimum=2)
-    if d_model > 16 or n_positions > min(64, 2 ** (d_model // 2)):
-        raise ValueError(
-            f"need d_model <= 16 and n_positions <= min(64, 2**(d_model/2)), got "
-            f"d_model = {d_model}, n_positions = {n_positions}"
-        )
+    if d_model > 16:
+        raise ValueError(f"d_model must be at most 16 for this figure, got {d_model}")
+    n_positions = check_int(
+        "n_positions", n_positions, minimum=2, maximum=min(64, 2 ** (d_model // 2))
+    )
     if axes is None:
         axes = plt.figure(figsize=WIDE_FIGSIZE, layout="constrained").subplots(1, 2)
-    elif len(axes) != 2 or not all(isinstance(a, Axes) for a in axes):
+    elif (
+        not isinstance(axes, (list, tuple, np.ndarray))
+        or len(axes) != 2
+        or not all(isinstance(a, Axes) for a in axes)
+    ):
         raise TypeError(f"axes must be a pair of matplotlib Axes, got {axes!r:.60}")
     left, right = axes
     heatmap(
@@ -336,8 +331,7 @@ class EncodingAndWavelengths(LiveFigure):
     'PE(t = 3), d = 8, base = 100'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): widths 16, 64, 256;
-    # bases and positions by decades.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "d_model": (16, 64, 256),
         "base": (1e1, 1e2, 1e3, 1e4, 1e5, 1e6),
@@ -352,10 +346,9 @@ class EncodingAndWavelengths(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         left, right = axes
-        (sin_dots,) = left.plot([], [], "o", color="C0", label="sin (even i)")
-        (cos_dots,) = left.plot([], [], "o", color="C1", label="cos (odd i)")
-        sin_stems = left.add_collection(LineCollection([], colors="C0"))
-        cos_stems = left.add_collection(LineCollection([], colors="C1"))
+        kinds = (("C0", "sin (even i)"), ("C1", "cos (odd i)"))
+        dots = [left.plot([], [], "o", color=colour, label=label)[0] for colour, label in kinds]
+        stems = [left.add_collection(LineCollection([], colors=colour)) for colour, _ in kinds]
         left.axhline(0.0, color="C7")
         left.set_ylim(-1.15, 1.5)
         left.set_xlabel("dimension i")
@@ -364,20 +357,12 @@ class EncodingAndWavelengths(LiveFigure):
         left.set_ylabel("PE value")
         left.legend(loc="upper center", ncols=2)
         wave = _build_wavelengths(right, with_position=True)
-        return SimpleNamespace(
-            left=left,
-            sin_dots=sin_dots,
-            cos_dots=cos_dots,
-            sin_stems=sin_stems,
-            cos_stems=cos_stems,
-            wave=wave,
-        )
+        return SimpleNamespace(left=left, dots=dots, stems=stems, wave=wave)
 
     def update(self, art: SimpleNamespace, d_model: int, base: float, position: int) -> None:
         row = sinusoidal_pe([position], d_model, base)[0]
         columns = np.arange(d_model, dtype=np.float64)
-        parts = ((0, art.sin_dots, art.sin_stems), (1, art.cos_dots, art.cos_stems))
-        for part, dots, stems in parts:
+        for part, (dots, stems) in enumerate(zip(art.dots, art.stems, strict=True)):
             x, y = columns[part::2], row[part::2]
             dots.set_data(x, y)
             stems.set_segments(np.stack([np.column_stack([x, 0 * y]), np.column_stack([x, y])], 1))
@@ -389,18 +374,8 @@ class EncodingAndWavelengths(LiveFigure):
         _update_wavelengths(art.wave, d_model, base, position, ylim)
 
     def moving(self, art: SimpleNamespace) -> list:
-        wave = art.wave
-        return [
-            art.sin_dots,
-            art.cos_dots,
-            art.sin_stems,
-            art.cos_stems,
-            art.left.title,
-            wave.ladder,
-            wave.top,
-            wave.position,
-            wave.axes.title,
-        ]
+        wave = [art.wave.ladder, art.wave.top, art.wave.position, art.wave.axes.title]
+        return [*art.dots, *art.stems, art.left.title, *wave]
 
     def rescaled(self, art: SimpleNamespace) -> list:
         # d moves both x axes; nothing static lies along them (the lines at fixed heights

@@ -7,22 +7,23 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_base, check_d_model, check_int
+from ..._validate import (
+    as_array,
+    check_array,
+    check_d_model,
+    check_int,
+    check_positions,
+    check_rope_base,
+)
 from ...encodings import frequencies
 
-__all__ = [
-    "binary_digits",
-    "column_reading_pe",
-    "running_min_distance",
-    "wavelengths",
-]
+__all__ = ["binary_digits", "column_reading_pe", "running_min_distance", "wavelengths"]
 
 #: Most numbers a helper of this lesson returns (32 MB of float64).
 MAX_CELLS = 2**22
 #: Most binary digits per value: every value must fit a signed 64-bit integer.
 MAX_BITS = 63
-#: Most work ``n² · d`` that :func:`running_min_distance` accepts: a few seconds on one core
-#: (20,000 vectors of width 64, near the limit, take 2 to 4 s on a shared 2-core machine).
+#: Most work ``n² · d`` that :func:`running_min_distance` accepts (20,000 vectors of width 64).
 MAX_DISTANCE_WORK = 3 * 10**10
 #: Working block of :func:`running_min_distance`: numbers per tile, rows per tile.
 _BLOCK, _TILE = 2**17, 256
@@ -81,7 +82,7 @@ def column_reading_pe(
     d_model : int
         Width of the encoding; positive and even.
     base : float, default 10000.0
-        Frequency base, > 0.
+        Frequency base, > 1.
 
     Returns
     -------
@@ -94,17 +95,13 @@ def column_reading_pe(
     >>> column_reading_pe([0.0], 4).tolist()
     [[0.0, 1.0, 0.0, 1.0]]
     """
-    d_model, base = check_d_model(d_model), check_base(base)
+    d_model, base = check_d_model(d_model), check_rope_base(base)
     _check_cells(f"d_model = {d_model}", d_model)
-    w = column_frequencies(d_model, base)
-    if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
-        count = check_int("positions", positions, minimum=0)
-        _check_cells(f"positions = {count} and d_model = {d_model}", count * w.size)
-        t = np.arange(count, dtype=np.float64)
-    else:
-        t = check_array("positions", positions, ndim=1).astype(np.float64)
-        _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * w.size)
-    angles = np.multiply.outer(t, w)
+    if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
+        check_int("positions", positions, maximum=MAX_CELLS // d_model)
+    t = check_positions(positions)
+    _check_cells(f"{t.size} positions and d_model = {d_model}", t.size * d_model)
+    angles = np.multiply.outer(t, column_frequencies(d_model, base))
     out = np.cos(angles)
     out[:, 0::2] = np.sin(angles[:, 0::2])
     return out
@@ -223,9 +220,7 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
     >>> int(binary_digits([2**53 + 1], 54)[0, 0])
     1
     """
-    n_bits = check_int("n_bits", n_bits, minimum=1)
-    if n_bits > MAX_BITS:
-        raise ValueError(f"n_bits must be at most MAX_BITS = {MAX_BITS}, got {n_bits}")
+    n_bits = check_int("n_bits", n_bits, minimum=1, maximum=MAX_BITS)
     if isinstance(values, (numbers.Integral, np.integer)) and not isinstance(values, bool):
         count = check_int("values", values, minimum=1)
         _check_cells(f"values = {count} and n_bits = {n_bits}", count * n_bits)
@@ -240,10 +235,7 @@ def binary_digits(values: int | ArrayLike, n_bits: int) -> np.ndarray:
 
 def _whole_numbers(values: object) -> np.ndarray:
     """``values`` as a non-empty 1-D int64 array of integers in ``[0, 2**63)``."""
-    try:
-        arr = np.asarray(values)
-    except (ValueError, OverflowError) as exc:
-        raise ValueError(f"values must be a 1-D list of integers, got {values!r:.60}") from exc
+    arr = as_array("values", values)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     if arr.dtype == object and all(isinstance(v, numbers.Integral) for v in arr.tolist()):

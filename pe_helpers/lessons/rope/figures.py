@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import check_array, check_int
+from ..._validate import check_array, check_d_model, check_int
 from ...attention import relative_deviation
-from ...figures import diverging_cmap, format_base, legend_below
+from ...figures import format_base, heatmap, legend_below
 from ...live import LiveFigure, int_control, log_control, side_by_side
 from ...rope import rope_scores
-from .maths import check_width
+from .maths import MAX_WIDTH
 
 __all__ = ["RopeOffset"]
 
@@ -23,8 +23,7 @@ class RopeOffset(LiveFigure):
     Left: the score of ``q`` at position *offset* and ``k`` at *offset + r*, for
     ``r = 0 .. max_distance`` (dots: the same at offset 0). Right: the score matrix of
     ``q`` and ``k`` placed at positions ``offset .. offset + n_positions - 1``; colours
-    span ``±|q||k|``. Sliders: ``base`` (10 to 10⁶, log scale) and ``offset`` (0 to
-    10,000): the offset changes nothing, the base changes how fast the score varies.
+    span ``±|q||k|``. The offset changes nothing; the base, how fast the score varies.
 
     Parameters
     ----------
@@ -43,8 +42,7 @@ class RopeOffset(LiveFigure):
     [1.0, 0.5403, -0.4161]
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the base 1-2-5 per
-    # decade; the offset changes nothing, so three offsets.
+    # The website's pictures (scripts/build_site.py): the offset changes nothing, so three.
     site_grid = {
         "base": (1e1, 2e1, 5e1, 1e2, 2e2, 5e2, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6),
         "offset": (0, 1000, 10000),
@@ -70,11 +68,9 @@ class RopeOffset(LiveFigure):
             k = q + 0.5 * rng.normal(size=64)
         self.q = check_array("q", q, ndim=1).astype(np.float64)
         self.k = check_array("k", k, ndim=1).astype(np.float64)
-        check_width("q.size", self.q.size)
+        check_d_model(self.q.size, "q.size", MAX_WIDTH)
         if self.k.size != self.q.size:
-            raise ValueError(
-                f"q and k must have the same width, got {self.q.size} and {self.k.size}"
-            )
+            raise ValueError(f"k must have the width of q ({self.q.size}), got {self.k.size}")
         self.n_positions = check_int("n_positions", n_positions, minimum=2, maximum=128)
         max_distance = check_int("max_distance", max_distance, minimum=1, maximum=1024)
         self.distances = np.arange(max_distance + 1)
@@ -84,32 +80,19 @@ class RopeOffset(LiveFigure):
         curve_ax, heat_ax = axes
         zeros = np.zeros(self.distances.size)
         (curve,) = curve_ax.plot(self.distances, zeros, color="C0", label="query at the offset")
+        dots = {"marker": "o", "markersize": 4, "linestyle": "none"}
         (reference,) = curve_ax.plot(
-            self.distances,
-            zeros,
-            color="C1",
-            marker="o",
-            markersize=4,
-            linestyle="none",
-            label="query at 0 (reference)",
+            self.distances, zeros, color="C1", **dots, label="query at 0 (reference)"
         )
         curve_ax.set_xlim(0, self.distances[-1])
         curve_ax.set_ylim(-1.05 * self.limit, 1.05 * self.limit)
         curve_ax.set_xlabel("relative distance n − m")
         curve_ax.set_ylabel("score q_m · k_n")
         legend_below(curve_ax)  # under the x label: the curves fill the panel
+        labels = {"xlabel": "key position n − offset", "ylabel": "query position m − offset"}
         n = self.n_positions
-        image = heat_ax.imshow(
-            np.zeros((n, n)),
-            cmap=diverging_cmap(),
-            vmin=-self.limit,
-            vmax=self.limit,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        heat_ax.figure.colorbar(image, ax=heat_ax, label="score")
-        heat_ax.set_xlabel("key position n − offset")
-        heat_ax.set_ylabel("query position m − offset")
+        heatmap(np.zeros((n, n)), heat_ax, **labels, limit=self.limit, colorbar_label="score")
+        image = heat_ax.images[0]
         return SimpleNamespace(
             curve_ax=curve_ax, heat_ax=heat_ax, curve=curve, reference=reference, image=image
         )

@@ -21,14 +21,6 @@ MAX_SCORES = 10_000_000
 MAX_LENGTH = 100_000
 
 
-def check_width(name: str, width: int) -> int:
-    """Return ``width`` if it is even, positive and at most :data:`MAX_WIDTH`."""
-    check_d_model(width, name=name)
-    if width > MAX_WIDTH:
-        raise ValueError(f"{name} must be at most {MAX_WIDTH}, got {width}")
-    return width
-
-
 def mean_abs_scores(
     queries: ArrayLike, keys: ArrayLike, distances: ArrayLike, base: float = 10000.0
 ) -> np.ndarray:
@@ -64,15 +56,13 @@ def mean_abs_scores(
     k = check_array("keys", keys, ndim=2).astype(np.float64)
     if q.shape != k.shape:
         raise ValueError(f"queries and keys must have the same shape, got {q.shape} and {k.shape}")
-    check_width("queries.shape[1]", q.shape[1])
+    check_d_model(q.shape[1], "queries.shape[1]", MAX_WIDTH)
     if isinstance(distances, numbers.Integral):  # a count: bounded before any array is made
         check_int("distances", distances, maximum=MAX_SCORES)
     r = check_positions(distances, name="distances")
-    if r.size == 0:
-        raise ValueError("distances must not be empty")
-    if q.shape[0] * r.size > MAX_SCORES:
+    if not 1 <= q.shape[0] * r.size <= MAX_SCORES:
         raise ValueError(
-            f"queries rows × distances may be at most {MAX_SCORES:,}, got {q.shape[0]} × {r.size}"
+            f"queries rows × distances must be 1 to {MAX_SCORES:,}, got {q.shape[0]} × {r.size}"
         )
     w = frequencies(q.shape[1], check_base(base))
     products = (q[:, 0::2] + 1j * q[:, 1::2]) * np.conj(k[:, 0::2] + 1j * k[:, 1::2])
@@ -115,7 +105,7 @@ def unseen_angle_gaps(d_model: int, base: float, train_length: int, test_length:
     >>> bool(gaps[0] <= 0.5), round(float(gaps[1]), 2)
     (True, 2.78)
     """
-    d_model = check_width("d_model", d_model)
+    d_model = check_d_model(d_model, maximum=MAX_WIDTH)
     w = frequencies(d_model, check_base(base))
     train_length = check_int("train_length", train_length, minimum=1, maximum=MAX_LENGTH)
     test_length = check_int("test_length", test_length, minimum=train_length, maximum=MAX_LENGTH)

@@ -2,9 +2,7 @@
 
 Shifting a position by Δ turns every (sin, cos) pair of the sinusoidal encoding by
 the same angle ``w_k Δ``, whatever the position: one fixed matrix ``T_Δ`` does the
-shift. This module holds the lesson's helpers (one pair at shifted positions, the
-angle caption), its figures (:class:`PairRotation` under sliders, and the static
-:func:`plot_shift_scatter`) and its exercise checkers.
+shift.
 """
 
 from . import exercises, figures, maths

@@ -90,8 +90,6 @@ def check_sin_collision(answer: object) -> Feedback:
     --------
     >>> check_sin_collision((1.0, np.pi - 1.0)).status
     'correct'
-    >>> check_sin_collision((0.5, np.pi - 0.5)).message
-    'that is the pair used in the lesson; find another one.'
     """
 
     def positions(answer: object) -> tuple[float, float, float]:
@@ -149,10 +147,6 @@ def check_rotation_angle(answer: object) -> Feedback:
     --------
     >>> check_rotation_angle(57.3).status
     'correct'
-    >>> check_rotation_angle(1.0).message
-    'that is the angle in radians; the question asks for degrees.'
-    >>> check_rotation_angle(float("nan")).message
-    'the angle is nan; a finite number is expected.'
     """
     truth = float(np.degrees(frequencies(4)[1] * 100.0))
     slips = [

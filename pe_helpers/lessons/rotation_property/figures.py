@@ -31,7 +31,7 @@ class PairRotation(LiveFigure):
     every point turns clockwise by the same angle ``w_k Δ``.
 
     The encoding is 16 wide (:attr:`d_model`): the k slider runs over its 8 pairs, 0 (the
-    fastest, ``w_0 = 1``) to 7 (the slowest), and is declared once, with the class.
+    fastest, ``w_0 = 1``) to 7 (the slowest).
 
     Parameters
     ----------
@@ -42,11 +42,8 @@ class PairRotation(LiveFigure):
 
     Examples
     --------
-    >>> view = PairRotation().view()
-    >>> view.controls["pair_index"].value = 1
-    >>> view.figure.axes[0].get_title()
-    'Pair k = 1 of d = 16, shifted by Δ = 1'
-    >>> print(view.figure.axes[0].texts[0].get_text())  # the angle every point turns by
+    >>> figure = PairRotation().draw(delta=1.0, pair_index=1)
+    >>> print(figure.axes[0].texts[0].get_text())  # the angle every point turns by
     w_1·Δ = 0.316 rad
     = 18.1°
     (clockwise)
@@ -54,8 +51,7 @@ class PairRotation(LiveFigure):
 
     #: Width of the encoding whose pairs the figure shows.
     d_model: ClassVar[int] = 16
-    # The values the website has pictures for (scripts/build_site.py): every pair k; shifts of
-    # half a radian at first, then wider apart.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "delta": (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 10.0, 20.0),
         "pair_index": tuple(range(8)),
@@ -71,11 +67,8 @@ class PairRotation(LiveFigure):
         if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
             check_int("positions", positions, maximum=MAX_LABELLED_POSITIONS)
         self.positions = check_positions(positions)
-        if not 1 <= self.positions.size <= MAX_LABELLED_POSITIONS:
-            raise ValueError(
-                f"positions must hold 1 to {MAX_LABELLED_POSITIONS} positions (each is "
-                f"labelled), got {self.positions.size:,}"
-            )
+        # each position is labelled
+        check_int("len(positions)", self.positions.size, minimum=1, maximum=MAX_LABELLED_POSITIONS)
 
     def build(self, axes: Axes) -> SimpleNamespace:
         circle = np.linspace(0.0, 2.0 * np.pi, 361)

@@ -57,12 +57,9 @@ def pair_points(
     if isinstance(positions, numbers.Integral):  # a count: bounded before any array is made
         check_int("positions", positions, maximum=MAX_POSITIONS)
     t = check_positions(positions)
-    if t.size > MAX_POSITIONS:
-        raise ValueError(f"positions must hold at most {MAX_POSITIONS:,} values, got {t.size:,}")
+    check_int("the number of positions", t.size, maximum=MAX_POSITIONS)
     delta = check_real("delta", delta)
-    if check_d_model(d_model) > MAX_WIDTH:
-        raise ValueError(f"d_model must be at most {MAX_WIDTH}, got {d_model}")
-    w = frequencies(d_model, base)
+    w = frequencies(check_d_model(d_model, maximum=MAX_WIDTH), base)
     k = check_int("pair_index", pair_index, minimum=0)
     if k >= w.size:
         raise ValueError(f"pair_index must be < d_model/2 = {w.size}, got {k}")

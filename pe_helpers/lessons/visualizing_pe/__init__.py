@@ -3,9 +3,7 @@
 The encoding as a picture (heatmaps, per-dimension waves), the dot product
 ``PE(t)·PE(t+Δ) = Σ_k cos(w_k Δ)`` that depends on the offset alone and is even in Δ,
 the bilinear score with a block ``b·J`` that is odd in Δ, and how column order and
-colour map change what a heatmap seems to say. This module holds the lesson's
-helpers, its figures (:class:`PEOverview` under sliders; static plots) and its
-exercise checkers.
+colour map change what a heatmap seems to say.
 """
 
 from . import exercises, figures, maths

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading import Feedback, as_integer, as_number, close, grade, value_of
-from .maths import (
-    dot_profile,
-)
+from .maths import dot_profile
 
 __all__ = ["check_dot_from_frequencies", "check_dot_value", "check_first_rise"]
 
@@ -80,8 +78,6 @@ def check_dot_value(answer: object) -> Feedback:
     --------
     >>> check_dot_value(23.50).status
     'correct'
-    >>> check_dot_value(float("nan")).message
-    'the dot product is nan; a finite number is expected.'
     """
     truth = float(dot_profile([5.0], 64)[0])
     slips = [

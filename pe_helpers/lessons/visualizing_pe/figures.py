@@ -15,15 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_int
 from ...encodings import sinusoidal_pe
-from ...figures import (
-    FIGSIZE,
-    WIDE_FIGSIZE,
-    course_style,
-    diverging_cmap,
-    format_base,
-    heatmap,
-    new_axes,
-)
+from ...figures import FIGSIZE, WIDE_FIGSIZE, course_style, format_base, heatmap, new_axes
 from ...live import LiveFigure, even_control, int_control, log_control, side_by_side
 from .maths import dot_profile, sines_then_cosines
 
@@ -70,6 +62,8 @@ def plot_pe_heatmap(
     'Positional encoding: 5 positions × 8 dimensions'
     """
     arr = check_array("pe", pe, ndim=2).astype(np.float64)
+    if not isinstance(title, str):
+        raise TypeError(f"title must be text, got {title!r:.60}")
     n_positions, d_model = arr.shape
     return heatmap(
         arr,
@@ -206,6 +200,8 @@ def plot_layouts(pe: ArrayLike, *, cmap: str = "RdBu") -> Figure:
     split = sines_then_cosines(arr)
     if not isinstance(cmap, str):
         raise TypeError(f"cmap must be the name of a matplotlib colour map, got {cmap!r}")
+    if cmap not in mpl.colormaps:
+        raise ValueError(f"cmap must be the name of a matplotlib colour map, got {cmap!r:.60}")
     n_positions, d_model = arr.shape
     figure, axes = plt.subplots(1, 2, figsize=WIDE_FIGSIZE, layout="constrained", sharey=True)
     panels = [(arr, "interleaved: sin, cos, sin, cos, …"), (split, "sines, then cosines")]
@@ -249,8 +245,7 @@ def plot_column_means(
     [0.0, 0.1, 1.0, 0.9]
     """
     values = check_array("means", means, ndim=1).astype(np.float64)
-    if values.size > 1024:
-        raise ValueError(f"means may hold at most 1024 columns, got {values.size}")
+    check_int("len(means)", values.size, maximum=1024)
     first = check_int("first_dimension", first_dimension, minimum=0)
     ax = new_axes(ax, FIGSIZE)
     dims = first + np.arange(values.size)
@@ -283,16 +278,12 @@ class PEOverview(LiveFigure):
 
     Examples
     --------
-    >>> view = PEOverview().view()
-    >>> view.controls["d_model"].value = 16
-    >>> float(view.figure.axes[1].lines[0].get_ydata().max())  # the peak d/2, at Δ = 0
+    >>> figure = PEOverview().draw(d_model=16)
+    >>> float(figure.axes[1].lines[0].get_ydata().max())  # the peak d/2, at Δ = 0
     8.0
-    >>> view.figure.axes[0].get_title()
-    'PE: 50 × 16, base 10,000'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): lengths 10, 50, 200;
-    # widths 16, 64, 128; bases by decades.
+    # The values the website has pictures for (scripts/build_site.py).
     site_grid = {
         "n_positions": (10, 50, 200),
         "d_model": (16, 64, 128),
@@ -307,16 +298,8 @@ class PEOverview(LiveFigure):
 
     def build(self, axes) -> SimpleNamespace:
         heat_ax, dot_ax = axes
-        image = heat_ax.imshow(
-            np.zeros((2, 2)),
-            cmap=diverging_cmap(),
-            vmin=-1.0,
-            vmax=1.0,
-            aspect="auto",
-            interpolation="nearest",
-        )
-        heat_ax.set_xlabel("dimension i (red +1, white 0, blue −1)")
-        heat_ax.set_ylabel("position t")
+        labels = {"xlabel": "dimension i (red +1, white 0, blue −1)", "ylabel": "position t"}
+        image = heatmap(np.zeros((2, 2)), heat_ax, **labels, limit=1.0, colorbar=False).images[0]
         for axis in (heat_ax.xaxis, heat_ax.yaxis):
             axis.set_major_locator(MaxNLocator(integer=True))
         dot_ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))  # room for "−160"

@@ -82,9 +82,7 @@ def pair_form(d_model: int, a: float = 1.0, b: float = 0.0) -> np.ndarray:
     >>> pair_form(4, a=2.0, b=1.0).tolist()[0]
     [2.0, -1.0, 0.0, 0.0]
     """
-    d_model = check_d_model(d_model)
-    if d_model > MAX_FORM_WIDTH:
-        raise ValueError(f"d_model must be <= {MAX_FORM_WIDTH}, got {d_model}")
+    d_model = check_d_model(d_model, maximum=MAX_FORM_WIDTH)
     block = check_real("a", a) * np.eye(2) + check_real("b", b) * J
     return np.kron(np.eye(d_model // 2), block) + 0.0  # + 0.0 turns kron's -0.0 into 0.0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dis
-import math  # noqa: F401  (the doctest of check_steps_until_faded uses it)
 from collections.abc import Callable
 
 import numpy as np
@@ -11,11 +10,7 @@ import numpy as np
 from ...attention import attention
 from ...grading import Feedback, as_array, as_integer, as_number, close, grade
 
-__all__ = [
-    "check_first_input_weight",
-    "check_steps_until_faded",
-    "check_unshuffled_attention",
-]
+__all__ = ["check_first_input_weight", "check_steps_until_faded", "check_unshuffled_attention"]
 
 #: A shuffle that is not its own inverse, so undoing it with ``order`` again is caught.
 _ORDERS = (np.array([2, 0, 4, 1, 3]), np.array([1, 2, 3, 4, 0]))
@@ -53,8 +48,6 @@ def check_unshuffled_attention(answer: object) -> Feedback:
     ...     return attention(s, s, s)[np.argsort(order)]
     >>> check_unshuffled_attention(solution).status
     'correct'
-    >>> check_unshuffled_attention(lambda x, order: attention(x, x, x)).status
-    'wrong'
     """
     x = np.random.default_rng(101).normal(size=(5, 4))
     plain = attention(x, x, x)
@@ -111,8 +104,6 @@ def check_first_input_weight(answer: object) -> Feedback:
     --------
     >>> check_first_input_weight(lambda a, n: a ** (n - 1)).status
     'correct'
-    >>> check_first_input_weight(lambda a, n: a ** n).status
-    'wrong'
     """
     cases = [(0.9, 20), (0.5, 3), (0.2, 1), (1.0, 7), (0.99, 100)]
 
@@ -152,7 +143,7 @@ def check_steps_until_faded(answer: object) -> Feedback:
     Examples
     --------
     >>> check_steps_until_faded(
-    ...     lambda a, eps: math.floor(math.log(eps) / math.log(a)) + 2
+    ...     lambda a, eps: int(np.log(eps) // np.log(a)) + 2
     ... ).status
     'correct'
     """
@@ -168,14 +159,9 @@ def check_steps_until_faded(answer: object) -> Feedback:
 
     def lengths(attempt) -> list[tuple[float, float, int, int]]:
         """Each case's ``(a, threshold, right length, the learner's length)``."""
+        what = "your length for a = {}, threshold = {}"
         return [
-            (
-                a,
-                e,
-                expected(a, e),
-                as_integer(attempt(a, e), f"your length for a = {a}, threshold = {e}"),
-            )
-            for a, e in cases
+            (a, e, expected(a, e), as_integer(attempt(a, e), what.format(a, e))) for a, e in cases
         ]
 
     def exponent_not_length(attempt) -> str | None:

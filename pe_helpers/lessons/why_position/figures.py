@@ -35,8 +35,7 @@ class RecurrenceWeights(LiveFigure):
     'weight of x_1 in h_3: a^(n-1) = 0.5^2 = 0.25'
     """
 
-    # The values the website has pictures for (scripts/build_site.py): the fading of a^(n-t)
-    # is fast below 0.7 and slow near 1.
+    # The website's pictures (scripts/build_site.py): a^(n-t) fades fast below 0.7, slowly near 1.
     site_grid = {
         "decay": (0.0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0),
         "n_steps": (2, 5, 10, 20, 40, 60),
@@ -78,10 +77,7 @@ class RecurrenceWeights(LiveFigure):
 
 
 @course_style
-def plot_token_outputs(
-    sentences: Sequence[Sequence[str]],
-    outputs: Sequence[ArrayLike],
-) -> Figure:
+def plot_token_outputs(sentences: Sequence[Sequence[str]], outputs: Sequence[ArrayLike]) -> Figure:
     """Side-by-side heatmaps of per-token outputs (one row per token), on one colour scale.
 
     Parameters
@@ -106,9 +102,7 @@ def plot_token_outputs(
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError(f"sentences must be a list of word lists, got {sentences!r:.60}")
     if isinstance(outputs, str) or not hasattr(outputs, "__len__"):
-        raise TypeError(
-            f"outputs must be a list of matrices, one per sentence, got {outputs!r:.60}"
-        )
+        raise TypeError(f"outputs must be a list of matrices, got {outputs!r:.60}")
     if not 1 <= len(sentences) <= 4 or len(outputs) != len(sentences):
         raise ValueError(
             "sentences must hold one to four sentences, and outputs one matrix per sentence; "

@@ -20,12 +20,6 @@ __all__ = [
 
 #: Longest sequence the linear recurrence accepts.
 MAX_TOKENS = 100_000
-#: Longest sequence the layer helpers accept (attention holds n² scores: 32 MB of float64).
-MAX_LAYER_TOKENS = 2048
-#: Widest token vector the layer helpers accept.
-MAX_WIDTH = 1024
-#: Most numbers the recurrence may hold (32 MB of float64).
-_MAX_CELLS = 2**22
 
 
 class LayerRun(NamedTuple):
@@ -64,13 +58,10 @@ class _Tally:
 
 
 def _sequence(x: ArrayLike) -> np.ndarray:
+    """``x`` as float64, at most 2048 tokens (attention holds n² scores: 32 MB) of width 1024."""
     x = check_array("x", x, ndim=2).astype(np.float64)
-    n, d = x.shape
-    if n > MAX_LAYER_TOKENS or d > MAX_WIDTH:
-        raise ValueError(
-            f"x must have at most {MAX_LAYER_TOKENS} rows and {MAX_WIDTH} columns, "
-            f"got shape {x.shape}"
-        )
+    if x.shape[0] > 2048 or x.shape[1] > 1024:
+        raise ValueError(f"x must have at most 2048 rows and 1024 columns, got shape {x.shape}")
     return x
 
 
@@ -176,10 +167,9 @@ def recurrence_states(inputs: ArrayLike, decay: float) -> np.ndarray:
     [1.0, 0.5, 0.25]
     """
     x = check_array("inputs", inputs).astype(np.float64)
-    if x.shape[0] > MAX_TOKENS or x.size > _MAX_CELLS:
+    if x.shape[0] > MAX_TOKENS or x.size > 2**22:  # 32 MB of float64
         raise ValueError(
-            f"inputs must have at most {MAX_TOKENS} steps and {_MAX_CELLS} numbers, "
-            f"got shape {x.shape}"
+            f"inputs must have at most {MAX_TOKENS} steps and 2**22 numbers, got shape {x.shape}"
         )
     decay = _decay(decay)
     states = np.empty_like(x)
@@ -192,8 +182,8 @@ def recurrence_states(inputs: ArrayLike, decay: float) -> np.ndarray:
 
 def _decay(value: object) -> float:
     """The checked recurrence factor, in ``[-1, 1]``."""
-    decay = check_real("decay", value)
-    if abs(decay) > 1.0:
+    decay = check_real("decay", value, minimum=-1.0)
+    if decay > 1.0:
         raise ValueError(f"decay must lie in [-1, 1] (larger factors explode), got {decay:g}")
     return decay
 
