@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,6 +192,20 @@ def _diverged(lr: float, step: int, steps: int, loss: object) -> None:
         f"training diverged at step {step + 1} of {steps} (the loss is {loss}): lr = {lr!r} "
         "is too large for this model; try lr = 0.03, the default, or less"
     )
+
+
+def check_lengths(lengths: object, maximum: int | None) -> list[int]:
+    """A non-empty list of test lengths, each 2 to ``maximum`` (a lesson's door)."""
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
+    return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
+
+
+def length_key(length: int, train_length: int) -> str:
+    """A test length as a multiple of the training length, as metric names write it ('L',
+    '2L'); '' if it is no multiple."""
+    times, rest = divmod(length, train_length)
+    return "" if rest else "L" if times == 1 else f"{times}L"
 
 
 def checked_samples(model: object, n_samples: object, maximum: int = 2048) -> int:

@@ -16,8 +16,7 @@ from ..._validate import check_array, check_choice, check_int, check_real
 from ...model import MAX_ATTENTION_FACTOR
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...seeds import SeedResults, spread_table
-from ...training import TrainedModel, train
-from ..train_it.maths import check_lengths, length_key
+from ...training import TrainedModel, check_lengths, length_key, train
 
 __all__ = [
     "SEED_EXPERIMENTS",

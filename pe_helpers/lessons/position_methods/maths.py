@@ -19,8 +19,7 @@ from ...model import CONTENT_METHODS, METHODS, ModelConfig, Tables, forward_pass
 from ...rope import apply_rope
 from ...seeds import SeedResults, spread_table
 from ...tasks import Task, make_task, order_blind_accuracy
-from ...training import TrainedModel, train
-from ..train_it.maths import length_key
+from ...training import TrainedModel, length_key, train
 
 __all__ = [
     "POSITION_MAP",

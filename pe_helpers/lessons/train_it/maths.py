@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ..._validate import check_array, check_int
 from ...seeds import spread_table
 from ...tasks import TEST_SEED, Task, most_frequent_earlier, order_blind_accuracy, task_batch
-from ...training import TrainedModel, train
+from ...training import TrainedModel, check_lengths, length_key, train
 
 __all__ = [
     "SEED_EXPERIMENTS",
@@ -57,20 +57,6 @@ def _check_model(model: object, name: str = "model") -> TrainedModel:
     if not isinstance(model, TrainedModel):
         raise TypeError(f"{name} must be a TrainedModel (from train), got {type(model).__name__}")
     return model
-
-
-def check_lengths(lengths: object, maximum: int | None = MAX_LENGTH) -> list[int]:
-    """A non-empty list of test lengths, each 2 to ``maximum``."""
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
-        raise TypeError(f"lengths must be a non-empty list of integers, got {lengths!r:.80}")
-    return [check_int("lengths entry", n, minimum=2, maximum=maximum) for n in lengths]
-
-
-def length_key(length: int, train_length: int) -> str:
-    """A test length as a multiple of the training length, as metric names write it ('L',
-    '2L'); '' if it is no multiple."""
-    times, rest = divmod(length, train_length)
-    return "" if rest else "L" if times == 1 else f"{times}L"
 
 
 def refuses(model: TrainedModel, length: int) -> bool:
@@ -133,7 +119,7 @@ def accuracy_table(
     nan
     """
     models = check_models(models)
-    lengths = check_lengths(lengths)
+    lengths = check_lengths(lengths, MAX_LENGTH)
     n_samples = check_int("n_samples", n_samples, minimum=1, maximum=MAX_SAMPLES)
     if len(models) * n_samples * sum(lengths) > MAX_TABLE_TOKENS:
         raise ValueError(f"models x n_samples x lengths past {MAX_TABLE_TOKENS:,} test tokens")
