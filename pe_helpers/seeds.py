@@ -84,16 +84,6 @@ MAX_FILE_BYTES = 10 * 2**20
 Experiment = Callable[[int], Mapping[str, float]]
 
 
-def _percent(value: float) -> str:
-    """A share as a whole percentage, '95%'."""
-    return f"{100 * value:.0f}%"
-
-
-def _plain(value: float) -> str:
-    """A value with two decimals, '0.95'."""
-    return f"{value:.2f}"
-
-
 def _seed_text(seeds: Iterable[int]) -> str:
     """'0–9' for consecutive seeds, else '0, 3, 5' (the first eight, then how many)."""
     seeds = list(seeds)
@@ -155,7 +145,9 @@ def _checked_folder(folder: object) -> Path:
 
 def _checked_scale(scale: object) -> Callable[[float], str]:
     """How ``scale`` prints a value: 'percent' ('95%') or 'plain' ('0.95')."""
-    return _percent if check_choice("scale", scale, ("percent", "plain")) == "percent" else _plain
+    if check_choice("scale", scale, ("percent", "plain")) == "percent":
+        return lambda value: f"{100 * value:.0f}%"
+    return lambda value: f"{value:.2f}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,18 +184,6 @@ class SeedResults:
         object.__setattr__(self, "seeds", tuple(self.seeds))
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "produced_by", dict(self.produced_by))
-
-    def __eq__(self, other: object) -> bool:
-        """The same lesson, seeds and values (who produced them aside)."""
-        if not isinstance(other, SeedResults):
-            return NotImplemented
-        return (self.lesson, self.seeds, self.names) == (
-            other.lesson,
-            other.seeds,
-            other.names,
-        ) and all(np.array_equal(self.values[name], other.values[name]) for name in self.names)
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable inside
 
     @property
     def names(self) -> list[str]:
@@ -392,24 +372,12 @@ class ResultsFileError(ValueError):
     problem: str = ""
 
 
-def _where_from(folder: object) -> tuple[Path, str]:
-    """The folder load_results reads, and the variable that named it ('' if none did)."""
-    if folder is not None:
-        return _checked_folder(folder), ""
-    named = os.environ.get(RESULTS_ENV, "")
-    return (Path(named), RESULTS_ENV) if named else (RESULTS_FOLDER, "")
-
-
-def _shipped_file(lesson: str) -> str:
-    """The shipped file of ``lesson``, as git names it from the repository's root."""
-    return f"pe_helpers/data/seeds/{lesson}.json"
-
-
 def _damaged(path: Path, lesson: str, problem: str, named_by: str = "") -> ResultsFileError:
     """The one error of a damaged or foreign file: the file, the fault, the two mends."""
     message = (
         f"{path} cannot be read as the results of lesson {lesson!r}: {problem}.\n"
-        f"To mend it, restore the shipped results with `git checkout {_shipped_file(lesson)}`, "
+        f"To mend it, restore the shipped results with "
+        f"`git checkout pe_helpers/data/seeds/{lesson}.json`, "
         f"or regenerate them with `make experiments LESSONS={lesson}`."
     )
     if named_by:
@@ -495,7 +463,9 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     True
     """
     lesson = _checked_slug(lesson)
-    where, named_by = _where_from(folder)
+    named_by = RESULTS_ENV if folder is None and os.environ.get(RESULTS_ENV) else ""
+    where = Path(os.environ.get(RESULTS_ENV) or RESULTS_FOLDER)
+    where = where if folder is None else _checked_folder(folder)
     path = where / f"{lesson}.json"
     if not path.is_file():
         there = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
@@ -543,11 +513,6 @@ class RunInterrupted(KeyboardInterrupt):
         )
 
 
-def _measured(group: str, seed: int, measured: Mapping[str, float]) -> dict[str, float]:
-    """What one experiment returned for one seed: metric name -> a finite number."""
-    return {name: check_real(f"{group}.{name} of seed {seed}", v) for name, v in measured.items()}
-
-
 def run_experiments(
     experiments: Mapping[str, Experiment],
     seeds: Iterable[int] = SEEDS,
@@ -580,7 +545,10 @@ def run_experiments(
             finished[group] = []
             for seed in seeds:
                 running = f"group {group!r} seed {seed}"
-                measured = _measured(group, seed, experiment(seed))
+                measured = {
+                    name: check_real(f"{group}.{name} of seed {seed}", value)
+                    for name, value in experiment(seed).items()
+                }
                 if names is None:
                     names = sorted(measured)
                 elif sorted(measured) != names:
