@@ -205,15 +205,6 @@ def test_masked_weights_zero_where_blocked():
 # --------------------------------------------------------------------------- score_terms
 
 
-def test_score_terms_field_order():
-    assert ScoreTerms._fields == (
-        "content_content",
-        "content_position",
-        "position_content",
-        "position_position",
-    )
-
-
 @FAST
 @given(seed=seeds, n=st.integers(1, 6), d=st.integers(1, 6), d_k=st.integers(1, 5))
 def test_score_terms_decomposition(seed, n, d, d_k):

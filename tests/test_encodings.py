@@ -64,22 +64,6 @@ def test_frequencies_match_formula(d_model, base):
     np.testing.assert_allclose(w, expected, rtol=1e-12, atol=0)
 
 
-@FAST
-@given(d_model=st.integers(min_value=2, max_value=64).map(lambda h: 2 * h), base=bases)
-def test_frequencies_are_geometric(d_model, base):
-    w = frequencies(d_model, base=base)
-    ratios = w[1:] / w[:-1]
-    np.testing.assert_allclose(ratios, base ** (-2.0 / d_model), rtol=1e-10)
-    assert np.all(np.diff(w) < 0)  # base > 1: strictly decreasing
-
-
-@pytest.mark.parametrize("d_model", [4, 16, 128, 512])
-@pytest.mark.parametrize("base", [100.0, 10000.0, 500000.0])
-def test_largest_wavelength(d_model, base):
-    longest = 2 * np.pi / frequencies(d_model, base=base).min()
-    assert longest == pytest.approx(2 * np.pi * base ** ((d_model - 2) / d_model), rel=1e-12)
-
-
 # ------------------------------------------------------------------------- sinusoidal_pe
 
 
@@ -118,17 +102,6 @@ def test_fractional_and_negative_positions():
     np.testing.assert_allclose(neg[1::2], pos[1::2], atol=1e-13)
 
 
-@FAST
-@given(t=positions_1d, d_model=even_widths)
-def test_pe_values_bounded_and_pairs_on_unit_circle(t, d_model):
-    pe = sinusoidal_pe(t, d_model)
-    assert np.all(np.abs(pe) <= 1.0)
-    sin_part, cos_part = pe[:, 0::2], pe[:, 1::2]
-    np.testing.assert_allclose(sin_part**2 + cos_part**2, 1.0, atol=1e-12)
-    # so every row has squared norm d/2
-    np.testing.assert_allclose((pe**2).sum(axis=1), d_model / 2, rtol=1e-12)
-
-
 def test_rows_unique_for_50_positions():
     pe = sinusoidal_pe(50, 128)
     distances = np.linalg.norm(pe[:, None, :] - pe[None, :, :], axis=-1)
@@ -162,14 +135,6 @@ def test_rotation_is_counter_clockwise(theta):
 
 
 @FAST
-@given(theta=angles)
-def test_rotation_orthogonal_with_unit_determinant(theta):
-    r = rotation_matrix(theta)
-    np.testing.assert_allclose(r.T @ r, np.eye(2), atol=1e-14)
-    assert np.linalg.det(r) == pytest.approx(1.0, abs=1e-14)
-
-
-@FAST
 @given(m=angles, n=angles)
 def test_rotation_relative_property(m, n):
     lhs = rotation_matrix(m).T @ rotation_matrix(n)
@@ -191,16 +156,6 @@ def test_block_rotation_layout(theta):
         expected[2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = explicit_rotation(angle)
     np.testing.assert_allclose(b, expected, atol=1e-15)
     np.testing.assert_allclose(b.T @ b, np.eye(size), atol=1e-13)
-
-
-@FAST
-@given(
-    a=st.lists(angles, min_size=3, max_size=3),
-    b=st.lists(angles, min_size=3, max_size=3),
-)
-def test_block_rotations_compose(a, b):
-    product = block_rotation(a) @ block_rotation(b)
-    np.testing.assert_allclose(product, block_rotation(np.add(a, b)), atol=1e-11)
 
 
 # ------------------------------------------------------------------------ shift_operator

@@ -110,13 +110,3 @@ def test_relative_deviation_of_constant_or_zero_matrices_is_zero_at_any_scale():
     assert relative_deviation(np.full((4, 4), 1e300)) == 0.0
     i, j = np.indices((5, 5))
     assert relative_deviation(np.cos(j - i) * 1e-250) == pytest.approx(0.0, abs=1e-12)
-
-
-# ------------------------------------------------ item 12: apply_rope's positions
-
-
-def test_apply_rope_with_a_one_element_list_agrees_with_rope_matrix():
-    x_one_row = np.random.default_rng(3).normal(size=(1, 6))
-    np.testing.assert_allclose(apply_rope(x_one_row, [1])[0], rope_matrix(1, 6) @ x_one_row[0])
-    # rope_matrix reads its number as a position, never a count
-    assert not np.allclose(rope_matrix(1, 6), np.eye(6))
