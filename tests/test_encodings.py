@@ -87,9 +87,6 @@ def test_pe_columns_are_sin_then_cos(t, d_model, base):
 def test_int_count_means_zero_to_n_minus_one():
     pe = sinusoidal_pe(9, 8)
     np.testing.assert_array_equal(pe, sinusoidal_pe(np.arange(9), 8))
-    np.testing.assert_allclose(pe, explicit_pe(range(9), 8), atol=1e-13)
-    # position 0: every sin is 0 and every cos is 1
-    np.testing.assert_array_equal(pe[0], [0.0, 1.0] * 4)
 
 
 def test_fractional_and_negative_positions():
@@ -126,17 +123,9 @@ def test_float32_stays_accurate_at_large_positions():
 
 
 @FAST
-@given(theta=angles)
-def test_rotation_is_counter_clockwise(theta):
-    r = rotation_matrix(theta)
-    assert r.shape == (2, 2)
-    np.testing.assert_allclose(r @ [1.0, 0.0], [math.cos(theta), math.sin(theta)], atol=1e-14)
-    np.testing.assert_allclose(r @ [0.0, 1.0], [-math.sin(theta), math.cos(theta)], atol=1e-14)
-
-
-@FAST
 @given(m=angles, n=angles)
 def test_rotation_relative_property(m, n):
+    np.testing.assert_allclose(rotation_matrix(m), explicit_rotation(m), atol=1e-14)
     lhs = rotation_matrix(m).T @ rotation_matrix(n)
     np.testing.assert_allclose(lhs, explicit_rotation(n - m), atol=1e-11)
     np.testing.assert_allclose(lhs, rotation_matrix(n - m), atol=1e-11)
@@ -179,17 +168,6 @@ def test_shift_operator_moves_pe(t, delta, d_model):
         op @ explicit_pe([t], d_model)[0], explicit_pe([t + delta], d_model)[0], atol=1e-10
     )
     np.testing.assert_allclose(op, explicit_shift(delta, d_model), atol=1e-13)
-
-
-@FAST
-@given(delta=offsets, base=bases)
-def test_shift_operator_independent_of_t(delta, base):
-    d = 16
-    op = shift_operator(delta, d, base=base)
-    t = np.array([-40.0, -3.3, 0.0, 0.7, 12.0, 999.5])
-    np.testing.assert_allclose(
-        sinusoidal_pe(t, d, base=base) @ op.T, sinusoidal_pe(t + delta, d, base=base), atol=1e-10
-    )
 
 
 @FAST
