@@ -674,17 +674,6 @@ def _is_shipped(folder: Path) -> bool:
     return folder.resolve() == RESULTS_FOLDER.resolve()
 
 
-def _sync_folder(folder: Path) -> None:
-    """Flush a folder's entries to disk, so a rename in it survives a power cut (POSIX)."""
-    if hasattr(os, "O_DIRECTORY"):
-        with contextlib.suppress(OSError):
-            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
-
-
 def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file in the same folder,
     flushed to disk and read back by ``check``, then renamed over ``path`` (``os.replace``)."""
@@ -705,7 +694,6 @@ def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) ->
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    _sync_folder(path.parent)
 
 
 def results_destination(
@@ -754,13 +742,6 @@ def write_results(
     (``repr`` of each float), so a re-run can be compared bit for bit. The file is written
     whole or not at all (:func:`_write_atomically`), and read back (every check of
     :func:`load_results`) before it replaces the old one.
-
-    Examples
-    --------
-    >>> write_results("demo", (0, 1), {"g.x": [0.5, 1.0]}, {"g": 1.0})
-    Traceback (most recent call last):
-    ...
-    ValueError: seeds 0, 1 are not the shipped seeds 0–29: writing them to ...
     """
     results = SeedResults(_checked_slug(lesson), tuple(seeds), values)
     path = results_destination(results.seeds, folder, replace_shipped=replace_shipped)
@@ -793,34 +774,15 @@ def spread_table(
     median: bool = False,
     missing: str = "–",
 ) -> str:
-    """A text table of results over seeds: one row per label, one column per head.
+    """A text table of results over seeds, with ``title`` over the labels and one column per
+    head (lessons 08–10 print their accuracies with it; not a door).
 
-    A cell holds this run in whole percent, then the lowest–highest over the seeds in
-    brackets (``"95% (82–100)"``), with the median after them when ``median`` is set
-    (``"95% (82–100; median 97)"``); without this run the cell is the range alone
-    (``"82–100"``). A NaN (or a missing row) leaves out that part; a cell with neither
-    reads ``missing``. Lessons 08–10 print their tables of accuracies with it.
-
-    Parameters
-    ----------
-    title : str
-        The heading of the label column.
-    heads : list of str
-        One heading per column.
-    rows : dict of str to tuple or None
-        Label -> ``(low, median, high)`` over the seeds, one value per column each, as
-        :meth:`SeedResults.band` returns (``(low, high)`` will do without ``median``); None:
-        no spread for that row.
-    this_run : dict of str to array_like, optional
-        Label -> this run's value per column; labels absent from ``rows`` add rows.
-    median : bool, default False
-        Show the median over the seeds in each cell.
-    missing : str, default "–"
-        The text of a cell with no value.
-
-    Returns
-    -------
-    str
+    ``rows`` maps a label to ``(low, median, high)`` over the seeds, one value per column each
+    (:meth:`SeedResults.band`), or None; ``this_run`` a label to this run's value per column
+    (labels absent from ``rows`` add rows). A cell holds this run in whole percent, then the
+    lowest–highest over the seeds in brackets (``"95% (82–100)"``), with the median when
+    ``median`` is set (``"95% (82–100; median 97)"``); without this run the cell is the range
+    alone. A NaN (or a missing row) leaves out that part; a cell with neither reads ``missing``.
 
     Examples
     --------
