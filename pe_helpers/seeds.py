@@ -71,8 +71,7 @@ __all__ = [
 SEEDS: tuple[int, ...] = tuple(range(30))
 #: Where the shipped results live: one JSON file per lesson, named by the lesson's slug.
 RESULTS_FOLDER = Path(__file__).resolve().parent / "data" / "seeds"
-#: The environment variable naming another folder for :func:`load_results` to read (results
-#: over fresh seeds, say): unset or empty, the lessons read :data:`RESULTS_FOLDER`.
+#: Names another folder for :func:`load_results` to read; unset or empty: RESULTS_FOLDER.
 RESULTS_ENV = "PE_SEED_RESULTS"
 #: Version of the file layout written by :func:`write_results`.
 FORMAT = 1
@@ -449,13 +448,10 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     Raises
     ------
     ValueError
-        ``lesson`` is no lesson of the course (it has no home in :mod:`pe_helpers.lessons`),
-        or ``folder`` holds no results for it.
+        ``lesson`` is no lesson of the course, or ``folder`` holds no results for it; or, as
+        ``ResultsFileError``, the file is damaged or not ``lesson``'s (saying how to mend it).
     FileNotFoundError
         The folder read by default holds no results for ``lesson``.
-    ResultsFileError
-        The file is damaged or not a results file of ``lesson`` (a ``ValueError`` saying what
-        is wrong, and how to restore or regenerate it).
 
     Examples
     --------
@@ -587,9 +583,8 @@ def _openblas_core() -> str:
 def cpu_kernels() -> dict[str, object]:
     """The CPU kernels this process computes with: numpy's SIMD targets and OpenBLAS's core.
 
-    The last bits of a ufunc or a matrix product depend on them (numpy runs AVX-512 code
-    where the CPU has it, AVX2 code elsewhere), and a model trained for hundreds of steps
-    carries such bits into its accuracy. A results file records them, so a re-run is
+    The last bits of a ufunc or a matrix product depend on them (AVX-512 or AVX2 code), and
+    a model trained for hundreds of steps carries such bits into its accuracy: a re-run is
     compared bit for bit only under the same kernels (:func:`kernels_env`).
 
     Returns

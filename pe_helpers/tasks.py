@@ -75,11 +75,8 @@ _SMALLEST_ARG = {"copy_back": 1, "token_at": 0, "repeated": 2, "passkey": 0, "sk
 
 
 class Batch(NamedTuple):
-    """Tokens, targets and which positions are scored.
-
-    ``tokens`` and ``targets`` have shape ``(batch_size, length)``; ``targets`` holds -1 where
-    ``scored`` is False.
-    """
+    """Tokens and targets, ``(batch_size, length)``, and which positions are scored (the
+    others' target is -1)."""
 
     tokens: np.ndarray
     targets: np.ndarray
