@@ -128,25 +128,8 @@ def rotation_matrix(theta: float) -> np.ndarray:
 
 
 def block_rotation(angles: ArrayLike) -> np.ndarray:
-    """Block-diagonal matrix of 2x2 counter-clockwise rotations.
-
-    Parameters
-    ----------
-    angles : array_like
-        1-D array of angles in radians, one per block.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(2 * len(angles), 2 * len(angles))``; block ``k`` is
-        ``rotation_matrix(angles[k])`` acting on dimensions ``(2k, 2k + 1)``.
-
-    Examples
-    --------
-    >>> block_rotation([0.0, np.pi]).round(12).tolist()[2]
-    [0.0, 0.0, -1.0, -0.0]
-    """
-    theta = np.asarray(angles, dtype=np.float64)  # not a door: its callers checked the angles
+    """Block-diagonal matrix whose block ``k`` is ``rotation_matrix(angles[k])`` (no door)."""
+    theta = np.asarray(angles, dtype=np.float64)
     c, s = np.cos(theta), np.sin(theta)
     size = 2 * theta.size
     out = np.zeros((size, size))

@@ -132,8 +132,7 @@ def rope_angle_error(
 
 
 def _checked_positions(name: str, positions: object, pairs: int) -> np.ndarray:
-    """``check_positions``, refusing more than MAX_ENTRIES angles and a position past
-    MAX_POSITION."""
+    """``check_positions``, with at most MAX_ENTRIES angles, none past MAX_POSITION."""
     t = check_positions(positions, name=name)
     if t.size * pairs > MAX_ENTRIES:
         raise ValueError(f"{name}: at most {MAX_ENTRIES:,} angles (positions × pairs) at once")
@@ -154,11 +153,8 @@ def _check_fix(fix: object) -> bool | str:
 def _cos_sin(
     t: np.ndarray, theta: np.ndarray, low: np.dtype, fix: bool | str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of ``t * theta`` as a ``low``-precision RoPE computes them, read as float64.
-
-    Without the fix, ``t`` and ``theta`` are cast to ``low`` and multiplied there; with it the
-    product is taken in float64 (or float32). Either way cos and sin are stored in ``low``.
-    """
+    """cos and sin of ``t * theta`` as a ``low``-precision RoPE computes them (see
+    :func:`rope_angle_error`), read as float64."""
     angle_dtype = low if fix is False else np.dtype(np.float64 if fix is True else fix)
     with np.errstate(over="ignore", invalid="ignore"):
         angle = t.astype(angle_dtype)[:, None] * theta.astype(angle_dtype)[None, :]

@@ -97,9 +97,7 @@ def apply_rope(
         Shape ``(..., n, d)`` with ``d`` even: ``n`` vectors of width ``d``.
     positions : array_like, optional
         Positions of the ``n`` rows (1-D, length ``n``); default ``0 .. n-1``. A bare
-        number is refused with ``TypeError``: ``sinusoidal_pe`` and ``rope_scores`` read
-        an integer as a count while ``rope_matrix`` reads it as a position, so here write
-        ``[m]`` for one row at position ``m``.
+        number is ambiguous (a count elsewhere, a position in ``rope_matrix``): write ``[m]``.
     base : float, default 10000.0
         Frequency base; must be > 0.
     pairing : {"adjacent", "halves"}

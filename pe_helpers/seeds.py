@@ -71,8 +71,7 @@ __all__ = [
 SEEDS: tuple[int, ...] = tuple(range(30))
 #: Where the shipped results live: one JSON file per lesson, named by the lesson's slug.
 RESULTS_FOLDER = Path(__file__).resolve().parent / "data" / "seeds"
-#: The environment variable naming another folder for :func:`load_results` to read (results
-#: over fresh seeds, say): unset or empty, the lessons read :data:`RESULTS_FOLDER`.
+#: Names another folder for :func:`load_results` to read; unset or empty: RESULTS_FOLDER.
 RESULTS_ENV = "PE_SEED_RESULTS"
 #: Version of the file layout written by :func:`write_results`.
 FORMAT = 1
@@ -82,16 +81,6 @@ KEYS = ("format", "lesson", "seeds", "produced_by", "values")
 MAX_FILE_BYTES = 10 * 2**20
 
 Experiment = Callable[[int], Mapping[str, float]]
-
-
-def _percent(value: float) -> str:
-    """A share as a whole percentage, '95%'."""
-    return f"{100 * value:.0f}%"
-
-
-def _plain(value: float) -> str:
-    """A value with two decimals, '0.95'."""
-    return f"{value:.2f}"
 
 
 def _seed_text(seeds: Iterable[int]) -> str:
@@ -155,7 +144,9 @@ def _checked_folder(folder: object) -> Path:
 
 def _checked_scale(scale: object) -> Callable[[float], str]:
     """How ``scale`` prints a value: 'percent' ('95%') or 'plain' ('0.95')."""
-    return _percent if check_choice("scale", scale, ("percent", "plain")) == "percent" else _plain
+    if check_choice("scale", scale, ("percent", "plain")) == "percent":
+        return lambda value: f"{100 * value:.0f}%"
+    return lambda value: f"{value:.2f}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,18 +183,6 @@ class SeedResults:
         object.__setattr__(self, "seeds", tuple(self.seeds))
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "produced_by", dict(self.produced_by))
-
-    def __eq__(self, other: object) -> bool:
-        """The same lesson, seeds and values (who produced them aside)."""
-        if not isinstance(other, SeedResults):
-            return NotImplemented
-        return (self.lesson, self.seeds, self.names) == (
-            other.lesson,
-            other.seeds,
-            other.names,
-        ) and all(np.array_equal(self.values[name], other.values[name]) for name in self.names)
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable inside
 
     @property
     def names(self) -> list[str]:
@@ -392,24 +371,12 @@ class ResultsFileError(ValueError):
     problem: str = ""
 
 
-def _where_from(folder: object) -> tuple[Path, str]:
-    """The folder load_results reads, and the variable that named it ('' if none did)."""
-    if folder is not None:
-        return _checked_folder(folder), ""
-    named = os.environ.get(RESULTS_ENV, "")
-    return (Path(named), RESULTS_ENV) if named else (RESULTS_FOLDER, "")
-
-
-def _shipped_file(lesson: str) -> str:
-    """The shipped file of ``lesson``, as git names it from the repository's root."""
-    return f"pe_helpers/data/seeds/{lesson}.json"
-
-
 def _damaged(path: Path, lesson: str, problem: str, named_by: str = "") -> ResultsFileError:
     """The one error of a damaged or foreign file: the file, the fault, the two mends."""
     message = (
         f"{path} cannot be read as the results of lesson {lesson!r}: {problem}.\n"
-        f"To mend it, restore the shipped results with `git checkout {_shipped_file(lesson)}`, "
+        f"To mend it, restore the shipped results with "
+        f"`git checkout pe_helpers/data/seeds/{lesson}.json`, "
         f"or regenerate them with `make experiments LESSONS={lesson}`."
     )
     if named_by:
@@ -481,13 +448,10 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     Raises
     ------
     ValueError
-        ``lesson`` is no lesson of the course (it has no home in :mod:`pe_helpers.lessons`),
-        or ``folder`` holds no results for it.
+        ``lesson`` is no lesson of the course, or ``folder`` holds no results for it; or, as
+        ``ResultsFileError``, the file is damaged or not ``lesson``'s (saying how to mend it).
     FileNotFoundError
         The folder read by default holds no results for ``lesson``.
-    ResultsFileError
-        The file is damaged or not a results file of ``lesson`` (a ``ValueError`` saying what
-        is wrong, and how to restore or regenerate it).
 
     Examples
     --------
@@ -495,7 +459,9 @@ def load_results(lesson: str, folder: Path | str | None = None) -> SeedResults:
     True
     """
     lesson = _checked_slug(lesson)
-    where, named_by = _where_from(folder)
+    named_by = RESULTS_ENV if folder is None and os.environ.get(RESULTS_ENV) else ""
+    where = Path(os.environ.get(RESULTS_ENV) or RESULTS_FOLDER)
+    where = where if folder is None else _checked_folder(folder)
     path = where / f"{lesson}.json"
     if not path.is_file():
         there = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
@@ -543,11 +509,6 @@ class RunInterrupted(KeyboardInterrupt):
         )
 
 
-def _measured(group: str, seed: int, measured: Mapping[str, float]) -> dict[str, float]:
-    """What one experiment returned for one seed: metric name -> a finite number."""
-    return {name: check_real(f"{group}.{name} of seed {seed}", v) for name, v in measured.items()}
-
-
 def run_experiments(
     experiments: Mapping[str, Experiment],
     seeds: Iterable[int] = SEEDS,
@@ -580,7 +541,10 @@ def run_experiments(
             finished[group] = []
             for seed in seeds:
                 running = f"group {group!r} seed {seed}"
-                measured = _measured(group, seed, experiment(seed))
+                measured = {
+                    name: check_real(f"{group}.{name} of seed {seed}", value)
+                    for name, value in experiment(seed).items()
+                }
                 if names is None:
                     names = sorted(measured)
                 elif sorted(measured) != names:
@@ -619,9 +583,8 @@ def _openblas_core() -> str:
 def cpu_kernels() -> dict[str, object]:
     """The CPU kernels this process computes with: numpy's SIMD targets and OpenBLAS's core.
 
-    The last bits of a ufunc or a matrix product depend on them (numpy runs AVX-512 code
-    where the CPU has it, AVX2 code elsewhere), and a model trained for hundreds of steps
-    carries such bits into its accuracy. A results file records them, so a re-run is
+    The last bits of a ufunc or a matrix product depend on them (AVX-512 or AVX2 code), and
+    a model trained for hundreds of steps carries such bits into its accuracy: a re-run is
     compared bit for bit only under the same kernels (:func:`kernels_env`).
 
     Returns
@@ -706,17 +669,6 @@ def _is_shipped(folder: Path) -> bool:
     return folder.resolve() == RESULTS_FOLDER.resolve()
 
 
-def _sync_folder(folder: Path) -> None:
-    """Flush a folder's entries to disk, so a rename in it survives a power cut (POSIX)."""
-    if hasattr(os, "O_DIRECTORY"):
-        with contextlib.suppress(OSError):
-            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
-
-
 def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file in the same folder,
     flushed to disk and read back by ``check``, then renamed over ``path`` (``os.replace``)."""
@@ -737,7 +689,6 @@ def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) ->
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    _sync_folder(path.parent)
 
 
 def results_destination(
@@ -786,13 +737,6 @@ def write_results(
     (``repr`` of each float), so a re-run can be compared bit for bit. The file is written
     whole or not at all (:func:`_write_atomically`), and read back (every check of
     :func:`load_results`) before it replaces the old one.
-
-    Examples
-    --------
-    >>> write_results("demo", (0, 1), {"g.x": [0.5, 1.0]}, {"g": 1.0})
-    Traceback (most recent call last):
-    ...
-    ValueError: seeds 0, 1 are not the shipped seeds 0–29: writing them to ...
     """
     results = SeedResults(_checked_slug(lesson), tuple(seeds), values)
     path = results_destination(results.seeds, folder, replace_shipped=replace_shipped)
@@ -825,34 +769,15 @@ def spread_table(
     median: bool = False,
     missing: str = "–",
 ) -> str:
-    """A text table of results over seeds: one row per label, one column per head.
+    """A text table of results over seeds, with ``title`` over the labels and one column per
+    head (lessons 08–10 print their accuracies with it; not a door).
 
-    A cell holds this run in whole percent, then the lowest–highest over the seeds in
-    brackets (``"95% (82–100)"``), with the median after them when ``median`` is set
-    (``"95% (82–100; median 97)"``); without this run the cell is the range alone
-    (``"82–100"``). A NaN (or a missing row) leaves out that part; a cell with neither
-    reads ``missing``. Lessons 08–10 print their tables of accuracies with it.
-
-    Parameters
-    ----------
-    title : str
-        The heading of the label column.
-    heads : list of str
-        One heading per column.
-    rows : dict of str to tuple or None
-        Label -> ``(low, median, high)`` over the seeds, one value per column each, as
-        :meth:`SeedResults.band` returns (``(low, high)`` will do without ``median``); None:
-        no spread for that row.
-    this_run : dict of str to array_like, optional
-        Label -> this run's value per column; labels absent from ``rows`` add rows.
-    median : bool, default False
-        Show the median over the seeds in each cell.
-    missing : str, default "–"
-        The text of a cell with no value.
-
-    Returns
-    -------
-    str
+    ``rows`` maps a label to ``(low, median, high)`` over the seeds, one value per column each
+    (:meth:`SeedResults.band`), or None; ``this_run`` a label to this run's value per column
+    (labels absent from ``rows`` add rows). A cell holds this run in whole percent, then the
+    lowest–highest over the seeds in brackets (``"95% (82–100)"``), with the median when
+    ``median`` is set (``"95% (82–100; median 97)"``); without this run the cell is the range
+    alone. A NaN (or a missing row) leaves out that part; a cell with neither reads ``missing``.
 
     Examples
     --------

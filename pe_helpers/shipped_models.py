@@ -1,19 +1,11 @@
 """Seed 0's trained models, shipped with the package, so a lesson's Run All need not retrain them.
 
-A lesson that trains several models to look inside them (lessons 13 and 14) loads what seed 0's
-training gives from ``pe_helpers/data/models/<slug>.npz`` by default, and trains them live with
-one flag (``RETRAIN = True``, or any other ``SEED``); the wait after Run All stays short in
-front of a room. The weights are exactly what training gives: ``tests/test_shipped_models.py``
-trains every shipped model again under the CPU kernels the file records and compares every
-parameter and every loss bit for bit.
-
-How the pieces fit:
-
-* a lesson's home defines ``SHIPPED_MODELS``: a dict of model name -> function of no arguments
-  returning that model trained with seed 0, the very call its notebook makes;
-* ``make models`` (``scripts/ship_models.py``) trains them under the notebooks' CPU kernels
-  and writes the file (:func:`save_models`);
-* the notebook loads them (:func:`shipped_models`).
+Lessons 13 and 14 load seed 0's models from ``pe_helpers/data/models/<slug>.npz`` by default
+and train them live with one flag (``RETRAIN = True``, or another ``SEED``). A lesson's home
+defines ``SHIPPED_MODELS`` (model name -> function of no arguments training it with seed 0, the
+very call its notebook makes); ``make models`` (``scripts/ship_models.py``) trains them under
+the notebooks' CPU kernels and writes the file (:func:`save_models`). The weights are exactly
+what training gives: ``tests/test_shipped_models.py`` retrains them and compares bit for bit.
 """
 
 from __future__ import annotations

@@ -1,29 +1,50 @@
-"""Toy sequence tasks that need word order, for the trainer of lessons 08 and 13.
+"""Toy sequence tasks that need word order, for the trainer of lessons 08, 13 and 14.
 
-Pure numpy: nothing here draws. Every batch is drawn from its own seeded generator, so the
-same arguments always give the same tokens.
+Pure numpy: nothing here draws. Every batch (:func:`task_batch`) is drawn from its own seeded
+generator, so the same arguments always give the same tokens. Each task has one integer
+argument ``arg`` (:class:`Task`); positions without a target are not scored (target -1).
 
-Two tasks, one of each kind:
+* ``copy_back`` (relative): the target at position ``t`` is the token at ``t - k``.
+* ``token_at`` (absolute): the target at every ``t >= p`` is the token at position ``p`` (a
+  causal model cannot see ``p`` before it).
 
-* ``copy_back`` (relative): the target at position ``t`` is the token at ``t - k``;
-  positions ``t < k`` have no target.
-* ``token_at`` (absolute): the target at position ``t`` is the token at position ``p``;
-  positions ``t < p`` have no target (a causal model cannot see position ``p`` yet).
+Two need two attention layers (lesson 13):
 
-and two that need two attention layers (lesson 13):
+* ``repeated`` (induction): each sequence draws a segment length ``m`` from ``arg .. length //
+  2`` and ``m`` distinct tokens; the segment repeats until the sequence ends, and from ``t >=
+  m`` on the target is the next token, ``tokens[t + 1 - m]``. No fixed offset finds it: an
+  induction head attends to the token after the earlier copy of the current one.
+* ``passkey`` (retrieval, Mohtashami and Jaggi 2023 in miniature): random filler, the marker
+  (token 0) followed by the key at a uniform place, the marker again at the last position,
+  the only one scored, whose target is the key. With ``arg = K > 0`` keys are ids ``1 .. K``
+  and the filler the other ids (a key stands out by what it is); with 0 they share ids and
+  only its place tells the key apart.
 
-* ``repeated`` (induction): a segment of distinct random tokens repeats until the sequence
-  ends, its length ``m`` drawn per sequence from ``arg .. length // 2``; from its first repeat
-  on (``t >= m``) the target is the next token. No fixed offset finds it (``m`` varies): the
-  model must find the earlier copy of its current token and read what followed it.
-* ``passkey`` (retrieval): random filler, a marker (token 0) followed by the key somewhere,
-  the marker again at the last position, whose target is the key; ``arg`` ids are keys only
-  (0: keys look like filler).
+And one where counting tokens is the wrong notion of position (lesson 14):
 
-and one where counting tokens is the wrong notion of position (lesson 14):
+* ``skip_back``: each position is a blank (token 0) with probability 1/2, else a word; the
+  target is the ``arg``-th most recent word up to ``t`` (blanks skipped), so its distance in
+  tokens varies; positions with fewer words so far are not scored.
 
-* ``skip_back``: words among blanks (token 0); the target is the ``arg``-th word back,
-  blanks skipped, so its distance in tokens varies.
+Examples
+--------
+>>> b = task_batch(Task("copy_back", 2), 3, 5, 10, seed=3)
+>>> b.scored[0].tolist(), bool((b.targets[:, 2:] == b.tokens[:, :-2]).all())
+([False, False, True, True, True], True)
+>>> b = task_batch(Task("token_at", 1), 3, 4, 10, seed=3)
+>>> b.scored[0].tolist(), bool((b.targets[:, 1:] == b.tokens[:, 1:2]).all())
+([False, True, True, True], True)
+>>> b = task_batch(Task("repeated", 3), 1, 8, 10, seed=1)
+>>> m = int(np.argmax(b.scored[0]))  # the first scored position is the segment length
+>>> bool((b.tokens[0, m:] == b.tokens[0, :-m]).all()), len(set(b.tokens[0, :m].tolist())) == m
+(True, True)
+>>> b = task_batch(Task("passkey", 3), 2, 6, 8, seed=3)
+>>> key = int(b.tokens[0, b.tokens[0].tolist().index(0) + 1])
+>>> int(b.targets[0, -1]) == key, 1 <= key <= 3, int(b.scored.sum())
+(True, True, 2)
+>>> b = task_batch(Task("skip_back", 2), 1, 8, 5, seed=1)
+>>> b.tokens[0].tolist(), b.targets[0].tolist()  # from the second word on: the one before
+([0, 0, 4, 0, 1, 0, 4, 4], [-1, -1, -1, -1, 4, 4, 1, 4])
 """
 
 from __future__ import annotations
@@ -33,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_bool, check_choice, check_int, check_memory
+from ._validate import check_bool, check_choice, check_int, check_memory
 
 __all__ = [
     "TEST_SEED",
@@ -41,14 +62,9 @@ __all__ = [
     "Batch",
     "Task",
     "make_task",
-    "copy_back",
-    "token_at",
     "task_batch",
     "order_blind_accuracy",
     "most_frequent_earlier",
-    "repeated",
-    "passkey",
-    "skip_back",
 ]
 
 TASKS = ("copy_back", "token_at", "repeated", "passkey", "skip_back")
@@ -59,11 +75,8 @@ _SMALLEST_ARG = {"copy_back": 1, "token_at": 0, "repeated": 2, "passkey": 0, "sk
 
 
 class Batch(NamedTuple):
-    """Tokens, targets and which positions are scored.
-
-    ``tokens`` and ``targets`` have shape ``(batch_size, length)``; ``targets`` holds -1 where
-    ``scored`` is False.
-    """
+    """Tokens and targets, ``(batch_size, length)``, and which positions are scored (the
+    others' target is -1)."""
 
     tokens: np.ndarray
     targets: np.ndarray
@@ -165,8 +178,8 @@ def task_batch(
         Sequences and tokens per sequence (``length`` long enough for the task to score a
         position); ``batch_size × length`` within the memory budget (1 GiB).
     vocab_size : int
-        Token ids ``0 .. vocab_size - 1``, >= 2 (more for some tasks: see :func:`repeated`,
-        :func:`passkey` and :func:`skip_back`).
+        Token ids ``0 .. vocab_size - 1``, >= 2 (``repeated``: >= ``length // 2``, a
+        segment's tokens being distinct; ``passkey``: >= ``arg + 2``; ``skip_back``: >= 3).
     seed : int, default 0
         Seed (>= 0) of the generator.
 
@@ -192,90 +205,8 @@ def task_batch(
     return task.batch(batch_size, length, vocab_size, seed)
 
 
-def copy_back(
-    batch_size: int, length: int, vocab_size: int, *, offset: int = 1, seed: int = 0
-) -> Batch:
-    """Random sequences whose target at position ``t`` is the token ``offset`` places back.
-
-    A relative task: the answer is always at the same distance from the query. Sizes and seed
-    as in :func:`task_batch`; ``offset`` is ``k >= 1``, less than ``length``: positions
-    ``t >= k`` are scored with target ``tokens[t - k]``.
-
-    Returns
-    -------
-    Batch
-        ``targets[:, t] == tokens[:, t - k]`` where ``scored[:, t]``, else -1.
-
-    Examples
-    --------
-    >>> b = copy_back(3, 5, 10, offset=2, seed=3)
-    >>> b.scored[0].tolist()
-    [False, False, True, True, True]
-    >>> bool((b.targets[:, 2:] == b.tokens[:, :-2]).all())
-    True
-    """
-    task = make_task("copy_back", offset, arg_name="offset")
-    return task_batch(task, batch_size, length, vocab_size, seed=seed)
-
-
-def token_at(
-    batch_size: int, length: int, vocab_size: int, *, position: int = 0, seed: int = 0
-) -> Batch:
-    """Random sequences whose target at every position ``t >= p`` is the token at ``p``.
-
-    An absolute task: the answer sits at a fixed place, whatever the query's position. Sizes
-    and seed as in :func:`task_batch`; ``position`` is ``p >= 0``, less than ``length``.
-
-    Returns
-    -------
-    Batch
-        ``targets[:, t] == tokens[:, p]`` where ``scored[:, t]``, else -1.
-
-    Examples
-    --------
-    >>> b = token_at(3, 4, 10, position=1, seed=3)
-    >>> b.scored[0].tolist()
-    [False, True, True, True]
-    >>> bool((b.targets[:, 1:] == b.tokens[:, 1:2]).all())
-    True
-    """
-    task = make_task("token_at", position, arg_name="position")
-    return task_batch(task, batch_size, length, vocab_size, seed=seed)
-
-
-def repeated(
-    batch_size: int, length: int, vocab_size: int, *, shortest: int = 2, seed: int = 0
-) -> Batch:
-    """Sequences that repeat a segment of distinct random tokens; the target is the next token.
-
-    Each sequence draws its segment length ``m`` uniformly from ``shortest .. length // 2`` and
-    ``m`` distinct tokens; the segment repeats until the sequence ends (so every ``m``-th token
-    is the same). A position ``t >= m`` holds a token seen before, and its target is the token
-    after it, ``tokens[t + 1 - m]``; positions ``t < m`` have no target (their next token is
-    new). An induction head does it: attend to the token after the earlier copy of the current
-    one.
-
-    Sizes as in :func:`task_batch` (``length >= max(4, 2 * shortest)``, ``vocab_size >=
-    length // 2``: a segment's tokens are distinct, checked there); ``shortest >= 2``.
-
-    Returns
-    -------
-    Batch
-        ``targets[:, t] == tokens[:, t + 1 - m]`` where ``scored[:, t]`` (``t >= m``), else -1.
-
-    Examples
-    --------
-    >>> b = repeated(1, 8, 10, shortest=3, seed=1)
-    >>> m = int(np.argmax(b.scored[0]))  # the first scored position is the segment length
-    >>> bool((b.tokens[0, m:] == b.tokens[0, :-m]).all()), len(set(b.tokens[0, :m].tolist())) == m
-    (True, True)
-    """
-    task = make_task("repeated", shortest, arg_name="shortest")
-    return task_batch(task, batch_size, length, vocab_size, seed=seed)
-
-
 def _repeated(batch_size: int, length: int, vocab_size: int, shortest: int, seed: int) -> Batch:
-    """:func:`repeated`'s draw, of sizes :func:`task_batch` checked."""
+    """A ``repeated`` batch (sizes checked by :func:`task_batch`)."""
     longest = length // 2
     rng = np.random.default_rng(seed)
     periods = rng.integers(shortest, longest + 1, size=batch_size)  # (B,)
@@ -289,41 +220,8 @@ def _repeated(batch_size: int, length: int, vocab_size: int, shortest: int, seed
     return Batch(tokens, np.where(scored, following, -1), scored)
 
 
-def passkey(
-    batch_size: int, length: int, vocab_size: int, *, key_ids: int = 0, seed: int = 0
-) -> Batch:
-    """Random filler with a marker followed by a key, and the marker again at the end.
-
-    Token 0 is the marker. With ``key_ids = K > 0`` the key is drawn from ids ``1 .. K`` and the
-    filler from the other ids, ``K + 1 .. vocab_size - 1``, so a key stands out by what it is
-    (as the digits of a pass key stand out from the filler text of the original test); with
-    ``key_ids = 0`` key and filler share the ids ``1 .. vocab_size - 1``, and only its place,
-    right after the first marker, tells the key apart. The first marker sits uniformly at
-    ``0 .. length - 3``; the last position holds the marker again and is the only one scored,
-    with the key as its target: the passkey test of Mohtashami and Jaggi (2023) in miniature.
-
-    Sizes as in :func:`task_batch` (``length >= 3``, ``vocab_size >= key_ids + 2``, checked
-    there); ``key_ids >= 0`` ids only keys use.
-
-    Returns
-    -------
-    Batch
-        ``targets[:, -1]`` is the key and ``tokens[:, -1] == 0``; nothing else is scored.
-
-    Examples
-    --------
-    >>> b = passkey(2, 6, 8, key_ids=3, seed=3)
-    >>> where = b.tokens[0].tolist().index(0)
-    >>> key = int(b.tokens[0, where + 1])
-    >>> int(b.targets[0, -1]) == key, 1 <= key <= 3, int(b.scored.sum())
-    (True, True, 2)
-    """
-    task = make_task("passkey", key_ids, arg_name="key_ids")
-    return task_batch(task, batch_size, length, vocab_size, seed=seed)
-
-
 def _passkey(batch_size: int, length: int, vocab_size: int, key_ids: int, seed: int) -> Batch:
-    """:func:`passkey`'s draw, of sizes :func:`task_batch` checked."""
+    """A ``passkey`` batch (sizes checked by :func:`task_batch`)."""
     rng = np.random.default_rng(seed)
     first_filler = key_ids + 1 if key_ids else 1
     tokens = rng.integers(first_filler, vocab_size, size=(batch_size, length))
@@ -338,39 +236,8 @@ def _passkey(batch_size: int, length: int, vocab_size: int, key_ids: int, seed: 
     return Batch(tokens, targets, targets >= 0)
 
 
-def skip_back(
-    batch_size: int, length: int, vocab_size: int, *, back: int = 1, seed: int = 0
-) -> Batch:
-    """Words among blanks; the target is the ``back``-th word counting back, blanks skipped.
-
-    Token 0 is a blank; every position holds a blank with probability 1/2, else a word drawn
-    uniformly from ``1 .. vocab_size - 1``. The target at position ``t`` is the ``back``-th
-    most recent word at positions ``0 .. t`` (``back = 1``: the last word, ``t``'s own if it
-    is one); positions with fewer than ``back`` words so far are not scored. The distance to
-    the answer in tokens varies with the blanks: only counting words finds it (lesson 14).
-
-    Sizes as in :func:`task_batch` (``vocab_size >= 3``: a blank and two words; ``back`` at most
-    ``length // 2``, as about half the positions hold a word; checked there).
-
-    Returns
-    -------
-    Batch
-        ``targets[:, t]`` is the ``back``-th last word up to ``t`` where ``scored``, else -1.
-
-    Examples
-    --------
-    >>> b = skip_back(1, 8, 5, back=2, seed=1)
-    >>> b.tokens[0].tolist()  # the blank is 0
-    [0, 0, 4, 0, 1, 0, 4, 4]
-    >>> b.targets[0].tolist()  # from the second word on: the word before the last
-    [-1, -1, -1, -1, 4, 4, 1, 4]
-    """
-    task = make_task("skip_back", back, arg_name="back")
-    return task_batch(task, batch_size, length, vocab_size, seed=seed)
-
-
 def _skip_back(batch_size: int, length: int, vocab_size: int, back: int, seed: int) -> Batch:
-    """:func:`skip_back`'s draw, of sizes :func:`task_batch` checked."""
+    """A ``skip_back`` batch (sizes checked by :func:`task_batch`)."""
     rng = np.random.default_rng(seed)
     words = rng.integers(1, vocab_size, size=(batch_size, length))
     tokens = np.where(rng.random((batch_size, length)) < 0.5, 0, words)
@@ -506,8 +373,7 @@ def most_frequent_earlier(tokens: ArrayLike, vocab_size: int) -> np.ndarray:
     Parameters
     ----------
     tokens : array_like of int
-        Shape ``(batch, n)``, ids in ``0 .. vocab_size - 1``; at most 10⁷ entries times
-        ``vocab_size``.
+        Shape ``(batch, n)``, ids in ``0 .. vocab_size - 1``.
     vocab_size : int
         Number of token ids, >= 2.
 
@@ -522,19 +388,7 @@ def most_frequent_earlier(tokens: ArrayLike, vocab_size: int) -> np.ndarray:
     >>> most_frequent_earlier([[2, 0, 2, 1]], 3)[0, 3].tolist()
     [False, False, True]
     """
-    vocab_size = check_int("vocab_size", vocab_size, minimum=2)
-    arr = check_array("tokens", tokens, ndim=2)
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"tokens must hold integer ids, got dtype {arr.dtype}")
-    if arr.min() < 0 or arr.max() >= vocab_size:
-        raise ValueError(
-            f"tokens must lie in 0 .. {vocab_size - 1}, got {arr.min()} to {arr.max()}"
-        )
-    if arr.size * vocab_size > 10**7:
-        raise ValueError(
-            f"tokens.size × vocab_size may be at most 10,000,000, got {arr.size * vocab_size:,}"
-        )
-    counts = np.cumsum(np.eye(vocab_size, dtype=np.int64)[arr], axis=1)
+    counts = np.cumsum(np.eye(vocab_size, dtype=np.int64)[np.asarray(tokens)], axis=1)
     earlier = np.concatenate([np.zeros_like(counts[:, :1]), counts[:, :-1]], axis=1)
     best = earlier.max(axis=-1, keepdims=True)
     return (earlier == best) & (best > 0)

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from pe_helpers.attention import (
     ScoreTerms,
     attention,
-    attention_weights,
     causal_mask,
     relative_deviation,
     score_terms,
@@ -55,11 +54,6 @@ def explicit_relative_deviation(s):
     return np.linalg.norm(s - projected) / np.linalg.norm(s - s.mean())
 
 
-def toeplitz(values, rows, cols):
-    """Matrix whose (i, j) entry is values[j - i + rows - 1]."""
-    return np.array([[values[j - i + rows - 1] for j in range(cols)] for i in range(rows)])
-
-
 # ------------------------------------------------------------------------------- softmax
 
 
@@ -89,12 +83,6 @@ def test_softmax_stable_for_large_scores():
     np.testing.assert_allclose(p, e / e.sum(), rtol=1e-12)
     np.testing.assert_allclose(softmax([-1000.0, -1000.0]), [0.5, 0.5])
     np.testing.assert_allclose(softmax([5000.0, 0.0]), [1.0, 0.0])
-
-
-@FAST
-@given(x=score_rows, shift=st.floats(min_value=-1e3, max_value=1e3))
-def test_softmax_shift_invariant(x, shift):
-    np.testing.assert_allclose(softmax(np.array(x) + shift), softmax(x), atol=1e-10)
 
 
 def test_softmax_minus_infinity_gets_zero():
@@ -147,31 +135,6 @@ def test_attention_batch_dims():
         np.testing.assert_allclose(out[b], explicit_attention(q[b], k[b], v[b]), atol=1e-12)
 
 
-@FAST
-@given(seed=seeds, n=st.integers(min_value=2, max_value=8))
-def test_attention_permutation_equivariant(seed, n):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, 4))
-    perm = rng.permutation(n)
-    p = np.eye(n)[perm]
-    np.testing.assert_allclose(attention(p @ x, p @ x, p @ x), p @ attention(x, x, x), atol=1e-12)
-
-
-@FAST
-@given(seed=seeds, n=st.integers(min_value=2, max_value=8), data=st.data())
-def test_causal_mask_blocks_future(seed, n, data):
-    i = data.draw(st.integers(min_value=0, max_value=n - 2), label="last unchanged row")
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, 4))
-    y = x.copy()
-    y[i + 1 :] = rng.standard_normal((n - i - 1, 4)) * 5 + 1  # rewrite the future
-    mask = causal_mask(n)
-    before, after = attention(x, x, x, mask), attention(y, y, y, mask)
-    np.testing.assert_allclose(after[: i + 1], before[: i + 1], atol=1e-12)
-    # without the mask the past does see the change (so the check above means something)
-    assert not np.allclose(attention(y, y, y)[: i + 1], attention(x, x, x)[: i + 1])
-
-
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_causal_mask_layout(n):
     mask = causal_mask(n)
@@ -182,36 +145,7 @@ def test_causal_mask_layout(n):
             assert mask[i, j] == (j <= i)
 
 
-@FAST
-@given(seed=seeds, n=st.integers(min_value=1, max_value=6), m=st.integers(1, 6))
-def test_attention_weights_rows_sum_to_one(seed, n, m):
-    rng = np.random.default_rng(seed)
-    q, k = rng.standard_normal((n, 3)) * 10, rng.standard_normal((m, 3)) * 10
-    w = attention_weights(q, k)
-    assert w.shape == (n, m)
-    assert np.all(w >= 0)
-    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
-
-
-def test_masked_weights_zero_where_blocked():
-    rng = np.random.default_rng(6)
-    q = k = rng.standard_normal((5, 3))
-    w = attention_weights(q, k, causal_mask(5))
-    np.testing.assert_allclose(w.sum(axis=-1), 1.0, atol=1e-12)
-    assert np.all(w[~causal_mask(5)] == 0.0)
-    assert w[0, 0] == 1.0
-
-
 # --------------------------------------------------------------------------- score_terms
-
-
-def test_score_terms_field_order():
-    assert ScoreTerms._fields == (
-        "content_content",
-        "content_position",
-        "position_content",
-        "position_position",
-    )
 
 
 @FAST
@@ -234,26 +168,7 @@ def test_score_terms_decomposition(seed, n, d, d_k):
     assert terms.content_position is cp and terms.position_content is pc
 
 
-def test_score_terms_asymmetric_projection_distinguishes_cp_and_pc():
-    # with W_Q != W_K the two cross terms are different matrices
-    e = np.array([[1.0, 0.0], [0.0, 1.0]])
-    p = np.array([[0.0, 2.0], [3.0, 0.0]])
-    w_q = np.array([[1.0, 0.0], [0.0, 0.0]])
-    w_k = np.eye(2)
-    terms = score_terms(e, p, w_q, w_k)
-    # content_position[i, j] = (e_i W_Q) . (p_j W_K): only e_0 has a query component
-    np.testing.assert_allclose(terms.content_position, [[0.0, 3.0], [0.0, 0.0]])
-    np.testing.assert_allclose(terms.position_content, [[0.0, 0.0], [3.0, 0.0]])
-
-
 # -------------------------------------------------------------------- relative_deviation
-
-
-@FAST
-@given(seed=seeds, rows=st.integers(1, 9), cols=st.integers(1, 9))
-def test_toeplitz_has_zero_deviation(seed, rows, cols):
-    values = np.random.default_rng(seed).standard_normal(rows + cols - 1)
-    assert relative_deviation(toeplitz(values, rows, cols)) < 1e-12
 
 
 @FAST
@@ -282,12 +197,6 @@ def test_deviation_of_noise():
     rng = np.random.default_rng(2024)
     values = [relative_deviation(rng.standard_normal((n, n))) for _ in range(40)]
     assert np.mean(values) == pytest.approx(math.sqrt((n - 1) / (n + 1)), rel=0.03)
-
-
-def test_non_toeplitz_detected():
-    i, j = np.indices((6, 6))
-    assert relative_deviation(i * j) > 0.1  # depends on i and j, not on j - i
-    assert relative_deviation(np.cos(j - i)) < 1e-12
 
 
 def test_pe_gram_matrix_is_toeplitz():

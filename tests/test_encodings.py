@@ -64,22 +64,6 @@ def test_frequencies_match_formula(d_model, base):
     np.testing.assert_allclose(w, expected, rtol=1e-12, atol=0)
 
 
-@FAST
-@given(d_model=st.integers(min_value=2, max_value=64).map(lambda h: 2 * h), base=bases)
-def test_frequencies_are_geometric(d_model, base):
-    w = frequencies(d_model, base=base)
-    ratios = w[1:] / w[:-1]
-    np.testing.assert_allclose(ratios, base ** (-2.0 / d_model), rtol=1e-10)
-    assert np.all(np.diff(w) < 0)  # base > 1: strictly decreasing
-
-
-@pytest.mark.parametrize("d_model", [4, 16, 128, 512])
-@pytest.mark.parametrize("base", [100.0, 10000.0, 500000.0])
-def test_largest_wavelength(d_model, base):
-    longest = 2 * np.pi / frequencies(d_model, base=base).min()
-    assert longest == pytest.approx(2 * np.pi * base ** ((d_model - 2) / d_model), rel=1e-12)
-
-
 # ------------------------------------------------------------------------- sinusoidal_pe
 
 
@@ -103,9 +87,6 @@ def test_pe_columns_are_sin_then_cos(t, d_model, base):
 def test_int_count_means_zero_to_n_minus_one():
     pe = sinusoidal_pe(9, 8)
     np.testing.assert_array_equal(pe, sinusoidal_pe(np.arange(9), 8))
-    np.testing.assert_allclose(pe, explicit_pe(range(9), 8), atol=1e-13)
-    # position 0: every sin is 0 and every cos is 1
-    np.testing.assert_array_equal(pe[0], [0.0, 1.0] * 4)
 
 
 def test_fractional_and_negative_positions():
@@ -116,17 +97,6 @@ def test_fractional_and_negative_positions():
     pos, neg = sinusoidal_pe([1.5], 10)[0], sinusoidal_pe([-1.5], 10)[0]
     np.testing.assert_allclose(neg[0::2], -pos[0::2], atol=1e-13)
     np.testing.assert_allclose(neg[1::2], pos[1::2], atol=1e-13)
-
-
-@FAST
-@given(t=positions_1d, d_model=even_widths)
-def test_pe_values_bounded_and_pairs_on_unit_circle(t, d_model):
-    pe = sinusoidal_pe(t, d_model)
-    assert np.all(np.abs(pe) <= 1.0)
-    sin_part, cos_part = pe[:, 0::2], pe[:, 1::2]
-    np.testing.assert_allclose(sin_part**2 + cos_part**2, 1.0, atol=1e-12)
-    # so every row has squared norm d/2
-    np.testing.assert_allclose((pe**2).sum(axis=1), d_model / 2, rtol=1e-12)
 
 
 def test_rows_unique_for_50_positions():
@@ -153,25 +123,9 @@ def test_float32_stays_accurate_at_large_positions():
 
 
 @FAST
-@given(theta=angles)
-def test_rotation_is_counter_clockwise(theta):
-    r = rotation_matrix(theta)
-    assert r.shape == (2, 2)
-    np.testing.assert_allclose(r @ [1.0, 0.0], [math.cos(theta), math.sin(theta)], atol=1e-14)
-    np.testing.assert_allclose(r @ [0.0, 1.0], [-math.sin(theta), math.cos(theta)], atol=1e-14)
-
-
-@FAST
-@given(theta=angles)
-def test_rotation_orthogonal_with_unit_determinant(theta):
-    r = rotation_matrix(theta)
-    np.testing.assert_allclose(r.T @ r, np.eye(2), atol=1e-14)
-    assert np.linalg.det(r) == pytest.approx(1.0, abs=1e-14)
-
-
-@FAST
 @given(m=angles, n=angles)
 def test_rotation_relative_property(m, n):
+    np.testing.assert_allclose(rotation_matrix(m), explicit_rotation(m), atol=1e-14)
     lhs = rotation_matrix(m).T @ rotation_matrix(n)
     np.testing.assert_allclose(lhs, explicit_rotation(n - m), atol=1e-11)
     np.testing.assert_allclose(lhs, rotation_matrix(n - m), atol=1e-11)
@@ -191,16 +145,6 @@ def test_block_rotation_layout(theta):
         expected[2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = explicit_rotation(angle)
     np.testing.assert_allclose(b, expected, atol=1e-15)
     np.testing.assert_allclose(b.T @ b, np.eye(size), atol=1e-13)
-
-
-@FAST
-@given(
-    a=st.lists(angles, min_size=3, max_size=3),
-    b=st.lists(angles, min_size=3, max_size=3),
-)
-def test_block_rotations_compose(a, b):
-    product = block_rotation(a) @ block_rotation(b)
-    np.testing.assert_allclose(product, block_rotation(np.add(a, b)), atol=1e-11)
 
 
 # ------------------------------------------------------------------------ shift_operator
@@ -224,17 +168,6 @@ def test_shift_operator_moves_pe(t, delta, d_model):
         op @ explicit_pe([t], d_model)[0], explicit_pe([t + delta], d_model)[0], atol=1e-10
     )
     np.testing.assert_allclose(op, explicit_shift(delta, d_model), atol=1e-13)
-
-
-@FAST
-@given(delta=offsets, base=bases)
-def test_shift_operator_independent_of_t(delta, base):
-    d = 16
-    op = shift_operator(delta, d, base=base)
-    t = np.array([-40.0, -3.3, 0.0, 0.7, 12.0, 999.5])
-    np.testing.assert_allclose(
-        sinusoidal_pe(t, d, base=base) @ op.T, sinusoidal_pe(t + delta, d, base=base), atol=1e-10
-    )
 
 
 @FAST

@@ -21,11 +21,9 @@ from pe_helpers.rope_scaling import default_frequencies, ntk_aware_base, rope_fr
 from pe_helpers.seeds import load_results
 from pe_helpers.tasks import (
     TEST_SEED,
-    copy_back,
+    Task,
     make_task,
     order_blind_accuracy,
-    passkey,
-    repeated,
     task_batch,
 )
 from pe_helpers.training import train
@@ -56,7 +54,7 @@ def test_the_gradient_check_looks_at_attention_far_from_saturated():
     """A saturated softmax has a vanishing gradient, which would pass any check."""
     config = ModelConfig("rope_adjacent", vocab_size=5, d_model=8, n_heads=2, n_layers=2)
     params = init_params(config)
-    cache = forward_pass(params, config, copy_back(2, 5, 5).tokens)[1]
+    cache = forward_pass(params, config, task_batch("copy_back", 2, 5, 5).tokens)[1]
     weights = np.stack([cache["inner"][0]["weights"], cache["weights"]])
     assert weights.shape == (2, 2, 2, 5, 5)
     assert weights[:, :, :, 1:].max(axis=-1).min() < 0.99  # neither layer is one-hot
@@ -93,7 +91,7 @@ def test_a_zero_first_layer_leaves_the_last_layer_alone():
     np.testing.assert_allclose(
         forward_pass(params, two, tokens)[0], forward_pass(same, one, tokens)[0]
     )
-    batch = copy_back(2, 7, 6)
+    batch = task_batch("copy_back", 2, 7, 6)
     _, grads = loss_and_grads(params, two, batch)
     assert np.abs(grads["layer1.w_q"]).max() == 0.0  # nothing flows back through a zero W_O
 
@@ -119,7 +117,7 @@ def test_attention_of_a_layer_is_picked_and_checked():
 
 
 def test_repeated_sequences_repeat_distinct_segments():
-    batch = repeated(50, 24, 16, shortest=3, seed=2)
+    batch = task_batch(Task("repeated", 3), 50, 24, 16, seed=2)
     periods = batch.scored.argmax(axis=1)
     assert periods.min() >= 3 and periods.max() <= 12 and len(set(periods.tolist())) > 3
     for tokens, targets, m in zip(batch.tokens, batch.targets, periods, strict=True):
@@ -130,12 +128,12 @@ def test_repeated_sequences_repeat_distinct_segments():
 
 
 def test_passkey_sequences_hold_one_key_after_the_marker():
-    batch = passkey(64, 20, 16, seed=4)
+    batch = task_batch("passkey", 64, 20, 16, seed=4)
     for tokens, targets in zip(batch.tokens, batch.targets, strict=True):
         markers = np.flatnonzero(tokens == 0)
         assert markers.size == 2 and markers[-1] == 19
         assert targets[-1] == tokens[markers[0] + 1] and (targets[:-1] == -1).all()
-    apart = passkey(64, 20, 16, key_ids=4, seed=4)
+    apart = task_batch(Task("passkey", 4), 64, 20, 16, seed=4)
     keys = apart.targets[:, -1]
     assert keys.min() >= 1 and keys.max() <= 4
     filler = apart.tokens[(apart.tokens != 0) & ~np.isin(apart.tokens, keys[:, None])]

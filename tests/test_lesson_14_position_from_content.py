@@ -10,7 +10,7 @@ import pytest
 
 from pe_helpers.lessons import position_from_content as pc
 from pe_helpers.model import ModelConfig, forward_pass, gradient_check, init_params
-from pe_helpers.tasks import skip_back
+from pe_helpers.tasks import Task, make_task, task_batch
 from pe_helpers.training import train
 
 # --- the two methods in the model ---------------------------------------------------------------
@@ -70,7 +70,7 @@ def test_forget_gate_of_one_is_no_position_at_all():
 
 
 def test_skip_back_targets_are_the_kth_word_back():
-    batch = skip_back(20, 30, 7, back=2, seed=5)
+    batch = task_batch(Task("skip_back", 2), 20, 30, 7, seed=5)
     for tokens, targets, scored in zip(*batch, strict=True):
         for t in range(30):
             words = tokens[: t + 1][tokens[: t + 1] != 0]

@@ -73,15 +73,6 @@ def test_integer_input_is_promoted():
     np.testing.assert_allclose(apply_rope(x), explicit_rope(x.astype(float), range(3)), atol=1e-13)
 
 
-@pytest.mark.parametrize("pairing", ["adjacent", "halves"])
-@FAST
-@given(seed=seeds, d=widths, n=st.integers(min_value=1, max_value=12), base=bases)
-def test_norms_preserved(pairing, seed, d, n, base):
-    x = np.random.default_rng(seed).standard_normal((n, d))
-    out = apply_rope(x, base=base, pairing=pairing)
-    np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1), rtol=1e-12)
-
-
 @FAST
 @given(
     seed=seeds,
@@ -93,31 +84,6 @@ def test_each_pair_rotated_counter_clockwise(seed, d, pos, base):
     x = np.random.default_rng(seed).standard_normal((len(pos), d))
     out = apply_rope(x, positions=np.array(pos), base=base)
     np.testing.assert_allclose(out, explicit_rope(x, pos, base), atol=1e-11)
-
-
-def test_unit_vector_rotates_towards_second_axis():
-    # e_0 at position m with w_0 = 1 must land on (cos m, sin m, 0, 0)
-    x = np.tile([1.0, 0.0, 0.0, 0.0], (4, 1))
-    out = apply_rope(x)
-    m = np.arange(4.0)
-    np.testing.assert_allclose(out[:, 0], np.cos(m), atol=1e-15)
-    np.testing.assert_allclose(out[:, 1], np.sin(m), atol=1e-15)
-    np.testing.assert_allclose(out[:, 2:], 0.0, atol=1e-15)
-
-
-def test_default_positions_are_zero_to_n_minus_one():
-    x = np.random.default_rng(3).standard_normal((6, 8))
-    default = apply_rope(x)
-    np.testing.assert_array_equal(default, apply_rope(x, positions=np.arange(6)))
-    np.testing.assert_allclose(default, explicit_rope(x, range(6)), atol=1e-13)
-    np.testing.assert_array_equal(default[0], x[0])  # position 0 is the identity
-
-
-def test_explicit_positions_used():
-    x = np.random.default_rng(4).standard_normal((3, 6))
-    pos = [7.0, -2.5, 0.25]
-    np.testing.assert_allclose(apply_rope(x, positions=pos), explicit_rope(x, pos), atol=1e-13)
-    assert not np.allclose(apply_rope(x, positions=pos), apply_rope(x))
 
 
 @FAST

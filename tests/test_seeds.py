@@ -72,8 +72,6 @@ def test_spread_numbers_and_text():
     assert (results.low("g.x"), results.median("g.x"), results.high("g.x")) == (0.5, 0.75, 1.0)
     assert results.describe("g.x") == "50–100% over 4 seeds (median 75%)"
     assert results.describe("g.x", scale="plain") == "0.50–1.00 over 4 seeds (median 0.75)"
-    assert results.beside("g.x", 0.6).startswith("this run 60%; 50–100%")
-    assert results.count("g.x", lambda a: a >= 0.7) == 3
     assert results.contains("g.x", 0.49) and not results.contains("g.x", 0.47)
     assert not results.contains("g.x", 0.49, slack=0.0)
     low, mid, high = results.band(["g.x", "g.x"])
@@ -186,7 +184,6 @@ def test_the_cpu_kernels_are_recorded_and_can_be_asked_for():
     if env is not None:  # this CPU has the kernels asked for: a new process runs with them
         kernels, _ = retrain("train_it", "blind", [0], plain)
         assert kernels == plain, env
-    assert kernels_env({"numpy_simd": ["NO_SUCH_EXTENSION"], "openblas_core": "Haswell"}) is None
 
 
 def _names_in_cell(source: str) -> list[str]:
@@ -325,28 +322,6 @@ def _unchanged(folder) -> list[str]:
     return sorted(n for n, text in SHIPPED_TEXT.items() if (folder / n).read_bytes() == text)
 
 
-_DIE_WHILE_WRITING = """
-import os, sys
-sys.path.insert(0, sys.argv[1])
-from pe_helpers.seeds import write_results
-
-os.fsync = lambda descriptor: os._exit(3)  # the new text is written, not yet renamed: die
-write_results("demo", (0, 1, 2), {"g.a": [0.9, 0.8, 0.7]}, {"g": 1.0}, folder=sys.argv[2])
-"""
-
-
-def test_a_kill_in_the_middle_of_writing_leaves_the_old_file_whole(tmp_path):
-    old = {"g.a": [0.1, 0.2, 0.3]}
-    path = write_results("demo", (0, 1, 2), old, {"g": 1.0}, folder=tmp_path)
-    before = path.read_bytes()
-    died = subprocess.run(
-        [sys.executable, "-c", _DIE_WHILE_WRITING, str(ROOT), str(tmp_path)], capture_output=True
-    )
-    assert died.returncode == 3, died.stderr  # it died in the middle of the write
-    assert path.read_bytes() == before
-    assert load_results("demo", tmp_path)["g.a"].tolist() == old["g.a"]
-
-
 def test_run_experiments_says_what_it_finished_when_interrupted():
     def slow(seed):
         if seed == 2:
@@ -419,14 +394,12 @@ def _damage(text: str, how: str) -> str:
         return ""
     if how == "truncated":
         return text[: len(text) // 2]
-    if how in ("no values", "no produced_by"):
-        del data[how.split()[1]]
+    if how == "no values":
+        del data["values"]
     elif how == "a NaN for one seed":
         data["values"][name][3] = float("nan")
     elif how == "ragged values":
         data["values"][name] = data["values"][name][:-1]
-    elif how == "fewer seeds than values":
-        data["seeds"] = data["seeds"][:-1]
     elif how == "a seed twice":
         data["seeds"][1] = data["seeds"][0]
     elif how == "a seed that is no integer":
@@ -446,11 +419,9 @@ DAMAGES = {
     "empty": r"it is empty \(0 bytes\)",
     "truncated": r"it is not valid JSON \(.* at line \d+, column \d+\): it may have been cut short",
     "no values": "not the keys of a results file",
-    "no produced_by": "not the keys of a results file",
     "a NaN for one seed": r"values\['[^']+'\] must hold a finite value for every seed; seed 3 has "
     "nan",
     "ragged values": r"values\['[^']+'\] must hold one real number per seed \(30\)",
-    "fewer seeds than values": r"must hold one real number per seed \(29\)",
     "a seed twice": "seeds must be distinct",
     "a seed that is no integer": r"seeds\[2\] must be an integer, got 'two'",
     "another lesson's file": "it holds the results of lesson 'train_it', not 'two_layers'",
@@ -627,5 +598,3 @@ def test_interval_texts_and_counts():
     assert results.difference_text("g.x", "g.y") == "+10 points (95% interval +10 to +10)"
     assert results.difference_text("g.x", "g.y", scale="plain").startswith("+0.10 (95%")
     assert results.count_text("g.x", lambda v: v > 0.25) == "on 3 of 5 seeds"
-    with pytest.raises(KeyError, match="second must be a metric"):
-        results.difference_interval("g.x", "g.z")

@@ -22,11 +22,9 @@ from pe_helpers.model import (
 from pe_helpers.rope import apply_rope, turn_pairs
 from pe_helpers.tasks import (
     Task,
-    copy_back,
     make_task,
     order_blind_accuracy,
     task_batch,
-    token_at,
 )
 from pe_helpers.training import TrainedModel, train
 
@@ -322,15 +320,15 @@ def test_replace_keeps_the_parameters(models):
 
 
 def test_task_generators():
-    batch = copy_back(4, 9, 7, offset=3, seed=2)
+    batch = task_batch(Task("copy_back", 3), 4, 9, 7, seed=2)
     assert batch.tokens.shape == (4, 9) and batch.tokens.max() < 7
     assert (batch.targets[:, 3:] == batch.tokens[:, :-3]).all()
     assert (batch.targets[:, :3] == -1).all() and not batch.scored[:, :3].any()
-    at = token_at(4, 9, 7, position=4, seed=2)
+    at = task_batch(Task("token_at", 4), 4, 9, 7, seed=2)
     assert (at.targets[:, 4:] == at.tokens[:, 4:5]).all() and not at.scored[:, :4].any()
-    assert np.array_equal(copy_back(4, 9, 7, seed=2).tokens, at.tokens)  # same seed, same draw
-    assert not np.array_equal(copy_back(4, 9, 7, seed=3).tokens, at.tokens)
-    assert task_batch(Task("token_at", 4), 4, 9, 7, seed=2).targets.tolist() == at.targets.tolist()
+    # same seed, same draw
+    assert np.array_equal(task_batch("copy_back", 4, 9, 7, seed=2).tokens, at.tokens)
+    assert not np.array_equal(task_batch("copy_back", 4, 9, 7, seed=3).tokens, at.tokens)
 
 
 def brute_force_order_blind(task, length, vocab):
@@ -384,7 +382,9 @@ def test_bad_config(kwargs, error, name):
         (lambda: train("copy_back", "none", task_arg=16, length=16), ValueError, "length"),
         (lambda: train("copy_back", "none", params={"embed": 1}), ValueError, "params"),
         (lambda: train("repeated", "none", length=24, vocab_size=8), ValueError, "vocab_size"),
-        (lambda: copy_back(2, 5, 4, offset=5), ValueError, "length"),
+        (lambda: task_batch(Task("copy_back", 5), 2, 5, 4), ValueError, "length"),
+        (lambda: task_batch(Task("token_at", -1), 2, 3, 4), ValueError, "arg"),
+        (lambda: task_batch("copy_back", 2, 5, 4, seed=-1), ValueError, "seed"),
         (lambda: task_batch("passkey", 2, 2, 8), ValueError, "length"),
         (lambda: train("skip_back", "none", task_arg=20, length=16), ValueError, "task_arg"),
         (lambda: task_batch(make_task("skip_back", 5), 2, 8, 5), ValueError, "length"),
