@@ -689,6 +689,14 @@ def _write_atomically(path: Path, text: str, check: Callable[[Path], object]) ->
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    # and the folder's entry flushed too, so that the rename survives a power cut (POSIX)
+    if hasattr(os, "O_DIRECTORY"):
+        with contextlib.suppress(OSError):
+            folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
 
 
 def results_destination(
