@@ -795,6 +795,9 @@ def spread_table(
     method                      L = 16      2L = 32
     rope                  95% (82–100)  60% (57–67)
     learned                       100%      refuses
+    >>> print(spread_table("seeds", ["16"], {"RoPE": ([1.0], [1.0])}))
+    seeds                      16
+    RoPE                      100
     >>> print(spread_table("seeds", ["16"], {"RoPE": band}, median=True))
     seeds                                16
     RoPE                  82–100; median 97
@@ -811,7 +814,9 @@ def spread_table(
             if spread is not None and not np.isnan(spread[0][k]):
                 low, high = round(100 * spread[0][k]), round(100 * spread[-1][k])
                 middle = f"; median {round(100 * spread[1][k])}" if median else ""
-                shown = f"{low}–{high}{middle}"
+                # a range alone that every seed shares is one number ("100", not "100–100")
+                span = f"{low}" if low == high and not parts and not median else f"{low}–{high}"
+                shown = f"{span}{middle}"
                 parts.append(f"({shown})" if parts else shown)
             cells.append(" ".join(parts) or missing)
         table.append((label, cells))
