@@ -28,7 +28,8 @@ NEWS = "official Jupyter news"
 
 
 def _title(name: str) -> str:
-    first = (ROOT / "docs" / name).read_text(encoding="utf-8").splitlines()[0]
+    lines = (ROOT / "docs" / name).read_text(encoding="utf-8").splitlines()
+    first = next(line for line in lines if line.strip() and not line.startswith("<!--"))
     assert first.startswith("# "), f"docs/{name} does not open with its title"
     return first[2:].strip()
 
