@@ -37,7 +37,7 @@ SUBSECTIONS = [
 ]
 #: Most lines of Python a lesson's home (``pe_helpers/lessons/<slug>/``) may hold; growth
 #: past it is a decision taken in CONTRIBUTING ("Line budget"), not a drift.
-HOME_LINES = 1600
+HOME_LINES = 1400
 
 
 def guide_file(path: Path) -> str:
