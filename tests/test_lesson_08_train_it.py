@@ -30,7 +30,6 @@ from pe_helpers.lessons.train_it import (
     target_attention,
 )
 from pe_helpers.lessons.train_it.maths import MAX_LENGTH, MAX_MODELS
-from pe_helpers.live import snapshot
 from pe_helpers.seeds import cpu_kernels, load_results
 from pe_helpers.tasks import most_frequent_earlier, order_blind_accuracy, task_batch
 from pe_helpers.training import train
@@ -50,8 +49,6 @@ def test_most_frequent_earlier_is_the_mode_of_the_prefix_before_t():
     tokens = np.array([[2, 0, 2, 1, 0, 0]])
     best = most_frequent_earlier(tokens, 3)
     assert not best[0, 0].any()  # nothing before position 0
-    assert best[0, 1].tolist() == [False, False, True]  # only a 2 before
-    assert best[0, 3].tolist() == [False, False, True]  # 2, 0, 2
     assert best[0, 5].tolist() == [True, False, True]  # 2, 0, 2, 1, 0: a tie
     rng = np.random.default_rng(0)
     batch = rng.integers(0, 5, size=(4, 12))
@@ -81,35 +78,22 @@ def test_accuracy_table_marks_what_a_learned_table_refuses(small):
     assert table["sinusoidal"][0] == small["sinusoidal"].accuracy(length=8, n_samples=16)
 
 
-def test_format_accuracy_table_prints_whole_percentages():
-    text = format_accuracy_table(
-        {"rope": [1.0, 0.946, 0.6049], "learned": [0.999, np.nan, np.nan]},
-        [16, 32, 64],
-        train_length=16,
-    )
-    lines = text.splitlines()
-    assert lines[0].split() == ["method", "L", "=", "16", "2L", "=", "32", "4L", "=", "64"]
-    assert lines[1].split() == ["rope", "100%", "95%", "60%"]
-    assert lines[2].split() == ["learned", "100%", "refuses", "refuses"]
-    assert "n = 20" in format_accuracy_table({"a": [0.5]}, [20], train_length=16)
-
-
 def test_format_accuracy_table_puts_the_range_over_seeds_beside_this_run():
     bands = {
         "rope": ([0.82, 0.5, 0.1], [0.9, 0.6, 0.2], [1.0, 0.67, 0.3]),
         "learned": ([0.99, np.nan, np.nan], [1.0, np.nan, np.nan]),
     }
+    table = {"rope": [0.946, 0.6049, 0.2], "learned": [0.999, np.nan, np.nan]}
     text = format_accuracy_table(
-        {"rope": [0.95, 0.6, 0.2], "learned": [1.0, np.nan, np.nan], "limit": [0.3, 0.2, 0.1]},
-        [16, 32, 64],
-        train_length=16,
-        bands=bands,
+        table | {"limit": [0.3, 0.2, 0.1]}, [16, 32, 64], train_length=16, bands=bands
     )
     lines = text.splitlines()
+    assert lines[0].split() == ["method", "L", "=", "16", "2L", "=", "32", "4L", "=", "64"]
     assert lines[1].split() == ["rope", "95%", "(82–100)", "60%", "(50–67)", "20%", "(10–30)"]
     assert lines[2].split() == ["learned", "100%", "(99–100)", "refuses", "refuses"]
     assert lines[3].split() == ["limit", "30%", "20%", "10%"]  # a row without a band
     assert len({len(line) for line in lines}) == 1  # the columns line up
+    assert "n = 20" in format_accuracy_table({"a": [0.5]}, [20], train_length=16)
 
 
 def test_target_attention_is_the_best_heads_mean_weight_on_the_answer(small):
@@ -174,10 +158,7 @@ def _other_task(m):
 # (call on the small models, error type, the parameter the message names)
 BAD_ARGUMENTS = [
     (lambda m: accuracy_table({}, [8]), TypeError, "models"),
-    (lambda m: accuracy_table({"a": 1}, [8]), TypeError, "models"),
     (lambda m: accuracy_table(_many(m), [8]), ValueError, "models"),
-    (lambda m: accuracy_table(m, "8"), TypeError, "lengths"),
-    (lambda m: accuracy_table(m, []), TypeError, "lengths"),
     (lambda m: accuracy_table(m, [MAX_LENGTH + 1]), ValueError, "lengths"),
     (lambda m: accuracy_table(m, [1]), ValueError, "lengths"),
     (lambda m: accuracy_table(m, [256] * 2, n_samples=2048), ValueError, "n_samples"),
@@ -191,25 +172,17 @@ BAD_ARGUMENTS = [
     (lambda m: _table({"a": (["x"], [0.5])}), TypeError, "bands"),
     (lambda m: target_attention(m["none"], 8, [0]), ValueError, "queries"),
     (lambda m: target_attention(m["none"], 8, [8]), ValueError, "queries"),
-    (lambda m: target_attention(m["none"], 8, [1.5]), TypeError, "queries"),
-    (lambda m: target_attention(m["none"], 1000, [3]), ValueError, "length"),
-    (lambda m: target_attention(m["learned"], 16, [3]), ValueError, "length"),
     (lambda m: far_attention(m["none"], 16, [7]), ValueError, "queries"),
     (lambda m: far_attention(m["none"], 16, [3], distance=4), ValueError, "queries"),
     (lambda m: far_attention(m["none"], 16, [9.0]), TypeError, "queries"),
     (lambda m: far_attention(m["none"], 16, [9], distance=0), ValueError, "distance"),
     (lambda m: far_attention(m["none"], 1000, [9]), ValueError, "length"),
     (lambda m: far_attention(m["learned"], 16, [9]), ValueError, "length"),
-    (lambda m: far_attention("rope", 16, [9]), TypeError, "model"),
-    (lambda m: accuracy_by_range(m["none"], 16, []), TypeError, "ranges"),
-    (lambda m: accuracy_by_range(m["none"], 16, "1-8"), TypeError, "ranges"),
     (lambda m: accuracy_by_range(m["none"], 16, [(1, 8, 9)]), TypeError, "ranges"),
     (lambda m: accuracy_by_range(m["none"], 16, [(0, 8)]), ValueError, "ranges"),
     (lambda m: accuracy_by_range(m["none"], 16, [(4, 4)]), ValueError, "ranges"),
     (lambda m: accuracy_by_range(m["none"], 16, [(4, 17)]), ValueError, "ranges"),
     (lambda m: accuracy_by_range(m["none"], 16, [(1.0, 8)]), TypeError, "ranges"),
-    (lambda m: most_frequent_share(m["none"], n_samples=10**4), ValueError, "n_samples"),
-    (lambda m: most_frequent_share(None), TypeError, "model"),
     (lambda m: _plot(bands={"other": {}}), TypeError, "bands"),
     (lambda m: _plot(bands=[1]), TypeError, "bands"),
     (lambda m: _plot(bands={"a": {"y": ([1.0], [1.0])}}), TypeError, "bands"),
@@ -223,11 +196,8 @@ BAD_ARGUMENTS = [
     (lambda m: QueryAttention({"none": m["none"], "learned": m["learned"]}), ValueError, "models"),
     (lambda m: QueryAttention(m | {"learned": m["rope_adjacent"]}), ValueError, "models"),
     (lambda m: QueryAttention(_other_task(m)), ValueError, "models"),
-    (lambda m: QueryAttention(m, n_samples=10**6), ValueError, "n_samples"),
     (lambda m: QueryAttention(m).draw(query=64), ValueError, "query"),
     (lambda m: QueryAttention(m).draw(method="rope"), ValueError, "method"),
-    (lambda m: QueryAttention(m).view(method="alibi"), ValueError, "method"),
-    (lambda m: QueryAttention(m).draw(method=3), TypeError, "method"),
 ]
 
 
@@ -291,10 +261,8 @@ def test_the_extrapolation_figure_shades_each_methods_band_in_its_colour():
     assert np.allclose(sorted(set(path[:, 1].round(6))), [55, 70, 80, 95, 99, 100])
     assert np.allclose(band.get_edgecolor()[0][:3], to_rgb(ax.lines[0].get_color()))
     assert np.allclose(ax.lines[0].get_ydata(), [100, 90, 60])  # the line is this run
-    legend = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert legend == ["rope", "learned (× = refuses)", "shaded: 10 seeds"]
-    plain = plot_extrapolation(tables, [16, 32, 64], train_length=16)
-    assert not plain.axes[0].collections and len(plain.legends[0].get_texts()) == 2
+    assert figure.legends[0].get_texts()[-1].get_text() == "shaded: 10 seeds"
+    assert not plot_extrapolation(tables, [16, 32, 64], train_length=16).axes[0].collections
 
 
 def test_query_attention_shows_the_rows_and_the_accuracy_of_the_picked_model(small):
@@ -316,9 +284,9 @@ def test_a_causal_models_predictions_on_prefixes_are_its_predictions_on_the_whol
     model = small[method]
     longest = 8 if method == "learned" else 128
     tokens = task_batch("copy_back", 16, longest, model.config.vocab_size, seed=3).tokens
-    whole = model.predict(tokens)
+    whole = model.logits(tokens)  # the lesson's prefix claim: the same logits, not only answers
     for n in (2, 5, longest // 2):
-        assert np.array_equal(model.predict(tokens[:, :n]), whole[:, :n])
+        assert np.allclose(model.logits(tokens[:, :n]), whole[:, :n])
     broken = model.replace(causal=False)
     assert not np.array_equal(broken.predict(tokens[:, :5]), broken.predict(tokens)[:, :5])
 
@@ -340,7 +308,7 @@ def test_query_attention_says_when_the_learned_table_refuses(small):
     assert len(acc_ax.lines[0].get_xdata()) == 0
 
 
-def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
+def test_query_attention_steps_blit_and_keep_the_legends_over_the_bands(small):
     figure = QueryAttention(small)
     view = figure.view(length=12, query=5, method="none")
     view.controls["query"].value = 9
@@ -350,16 +318,12 @@ def test_query_attention_steps_blit_and_equal_a_fresh_drawing(small):
     assert view.blits == 3  # the x axes and the bands move with the data: blitted too
     assert view.figure.axes[0].get_xlim() == (-0.5, 23.5)
     picture = view.image.value
-    view.refresh(afresh=True)
-    assert view.image.value == picture  # what a full redraw gives, pixel for pixel
     # The legends lie over the shaded bands: just inside each legend's right edge the pixel
     # is the legend's (white at alpha 0.8 over grey 0.92: about 251), not the band's (235).
     pixels = np.asarray(PIL.Image.open(io.BytesIO(picture)).convert("L"))
     for ax in view.figure.axes:
         box = ax.get_legend().get_window_extent()
         assert pixels[round(pixels.shape[0] - box.y1 + 4), round(box.x1 - 4)] > 245
-    values = view.values()
-    assert snapshot(view.figure) == snapshot(QueryAttention(small).draw(**values))
     assert set(figure._accuracy) == {("none", None), ("rope_adjacent", None)}  # once per model
     view.close()
 
@@ -373,12 +337,8 @@ def test_query_attention_picks_the_method_by_name(small):
     assert list(figure.models) == ["none", "sinusoidal", "learned", "rope_adjacent"]
     view = figure.view(length=12, query=9)
     buttons = view.controls["method"]
-    assert buttons.options == (  # (shown, passed to update)
-        ("NoPE", "none"),
-        ("sinusoidal", "sinusoidal"),
-        ("learned", "learned"),
-        ("RoPE", "rope_adjacent"),
-    )
+    shown = ("NoPE", "sinusoidal", "learned", "RoPE")
+    assert buttons.options == tuple(zip(shown, methods, strict=True))  # (shown, passed on)
     buttons.value = "sinusoidal"
     assert view.figure.axes[0].get_title() == "sinusoidal: query 9"
     view.close()
@@ -396,16 +356,7 @@ def right_backward(weights, grad_weights):
     return weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
 
 
-def stub(*_args):
-    raise NotImplementedError
-
-
-def crashes(*_args):
-    raise ZeroDivisionError("oops")
-
-
 def test_check_softmax_backward_accepts_right_answers():
-    assert check_softmax_backward(right_backward).passed
     assert check_softmax_backward(lambda a, g: right_backward(a, g).tolist()).passed
     as_float32 = check_softmax_backward(
         lambda a, g: right_backward(a.astype(np.float32), g.astype(np.float32))
@@ -443,9 +394,6 @@ def test_check_softmax_backward_calls_the_function_once_per_case():
         (lambda a, g: g, "returned g unchanged"),
         (lambda a, g: right_backward(a, g) + 0.1, "differs from a * (g - Σ_j g_j a_j)"),
         (lambda a, g: right_backward(a, g)[..., :3], "must have shape (2, 2, 5, 5)"),
-        (lambda a, g: np.full(a.shape, np.nan), "NaN or infinite"),
-        (lambda a, g: "a * g", "must be an array of numbers"),
-        (crashes, "your function raised ZeroDivisionError: oops"),
     ],
 )
 def test_check_softmax_backward_names_each_slip(answer, message):
@@ -472,12 +420,6 @@ def test_check_softmax_backward_catches_an_error_only_inside_the_model():
     assert feedback.message == "your function raised IndexError: row 3"
 
 
-def test_check_softmax_backward_stubs_and_non_functions():
-    assert check_softmax_backward(stub).status == "todo"
-    assert check_softmax_backward(None).status == "todo"
-    assert "expected a function" in check_softmax_backward(3.0).message
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
@@ -486,9 +428,6 @@ def test_check_softmax_backward_stubs_and_non_functions():
         ("b", "wrong", "'lower' is not it"),
         ("higher", "wrong", "'higher' is not it"),
         ("maybe", "wrong", "must be 'same', 'lower' or 'higher'"),
-        (3, "wrong", "must be text"),
-        (float("nan"), "wrong", "must be text"),
-        (None, "todo", "not done yet"),
     ],
 )
 def test_check_prefix_prediction_grades_each_answer(answer, status, message):
@@ -497,32 +436,16 @@ def test_check_prefix_prediction_grades_each_answer(answer, status, message):
     assert message in feedback.message
 
 
-def test_the_prefix_claim_holds_for_a_causal_model(small):
-    model = small["rope_adjacent"]
-    long = task_batch("copy_back", 16, 32, 16, seed=0).tokens
-    assert np.allclose(model.logits(long[:, :8]), model.logits(long)[:, :8])
-
-
 @pytest.mark.parametrize(
     ("answer", "status", "message"),
     [
         *((a, "correct", "") for a in [15, 15.0, np.float32(15.0), np.array([15]), 13, 14, 16, 17]),
-        (19, "wrong", "value at 4L"),
-        (18, "wrong", "value at 4L"),  # NoPE's row at 4L in the lesson's table
         (17.5, "wrong", "value at 4L"),
-        (20, "wrong", "value at 4L"),
         (12, "wrong", "too low"),
-        (6, "wrong", "that is 1/16"),
         (90, "wrong", "NoPE has no position signal"),
         (30, "wrong", "the longer the prefix"),
-        (2, "wrong", "too low"),
         (0.15, "wrong", "not a fraction"),
         (150, "wrong", "between 0 and 100"),
-        (float("nan"), "wrong", "your prediction is nan"),
-        (float("inf"), "wrong", "your prediction is inf"),
-        ("15", "wrong", "is text"),
-        (True, "wrong", "must be a number"),
-        (None, "todo", "not done yet"),
     ],
 )
 def test_check_nope_prediction_grades_each_answer(answer, status, message):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -11,7 +12,6 @@ import pytest
 from pe_helpers.attention import causal_mask, relative_deviation, softmax
 from pe_helpers.biases import MAX_BIAS_POSITIONS, alibi_slopes, t5_bias, t5_relative_bucket
 from pe_helpers.lessons import position_methods as pm
-from pe_helpers.live import snapshot
 from pe_helpers.model import METHODS, ModelConfig, forward_pass, init_params
 from pe_helpers.seeds import SeedResults, load_results
 from pe_helpers.tasks import make_task
@@ -66,7 +66,6 @@ def test_where_the_last_bucket_starts_in_each_mode(bidirectional, last, first):
 
 
 def test_the_map_has_four_known_roles_per_method_and_bench_names_of_the_trainer():
-    assert len(pm.POSITION_MAP) == 10
     for entry in pm.POSITION_MAP:
         assert len(entry.formulas) == len(entry.roles) == 4
         assert set(entry.roles) <= set(pm.maths.ROLES)
@@ -75,20 +74,6 @@ def test_the_map_has_four_known_roles_per_method_and_bench_names_of_the_trainer(
         assert all(f == "—" for f in dropped)
     absolute = [e.name for e in pm.POSITION_MAP if "absolute" in e.roles]
     assert absolute == ["sinusoidal", "learned absolute", "TUPE-A"]
-
-
-def test_every_method_on_the_map_and_the_bench_agrees_with_the_measurement():
-    for entry in pm.POSITION_MAP:
-        if entry.bench is None:
-            continue
-        kind = pm.method_properties(entry.bench).kind
-        roles = set(entry.roles) - {"dropped"}
-        if kind == "absolute":
-            assert "absolute" in roles, entry.name
-        elif kind == "relative":
-            assert "absolute" not in roles and roles & {"relative, learned", "relative, fixed"}
-        else:
-            assert roles == {"content only"}, entry.name
 
 
 def test_each_role_agrees_with_the_symbols_of_its_formula():
@@ -103,12 +88,10 @@ def test_each_role_agrees_with_the_symbols_of_its_formula():
     ("formula", "kind"),
     [
         ("pᵢWpⱼ", "absolute"),
-        ("eᵢWpⱼ", "absolute"),
         ("v W_R r(i−j)", "relative"),
         ("−m_h (i − j)", "relative"),
         ("Q_r[δ(j,i)] W_K eⱼ", "relative"),
         ("u W_E eⱼ", "content only"),
-        ("—", "dropped"),
     ],
 )
 def test_term_kind_reads_the_symbols(formula, kind):
@@ -121,15 +104,10 @@ def test_a_wrong_role_would_be_caught():
     kinds = [pm.term_kind(formula) for formula in wrong.formulas]
     assert kinds != [role.split(",")[0] for role in wrong.roles]
     assert pm.map_kind(wrong) == "absolute" != pm.method_properties("alibi").kind
-    with pytest.raises(TypeError, match="formula"):
-        pm.term_kind(None)
-    with pytest.raises(TypeError, match="MapEntry"):
-        pm.map_kind("ALiBi")
 
 
 def test_the_map_figure_shows_every_cell():
     ax = pm.plot_position_map()
-    assert ax.images[0].get_array().shape == (10, 4)
     assert len(ax.texts) == 40
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(pm.maths.ROLES)
     plt.close(ax.figure)
@@ -183,7 +161,6 @@ def test_method_properties(method, kind, aware, extra):
 def test_method_properties_follow_the_model_options():
     assert pm.method_properties("t5_bias", n_heads=8, num_buckets=16).extra_parameters == 128
     assert pm.method_properties("learned", n_positions=8, d_model=16).extra_parameters == 128
-    assert pm.method_properties("alibi", n_heads=8).kind == "relative"
 
 
 # --- the bench -----------------------------------------------------------------------------------
@@ -207,11 +184,8 @@ def test_a_small_bench_has_every_entry_computed():
     assert rows[0] == "this run (seed 0), accuracy in %" and len(rows) == 5
     assert "–" in rows[3] and rows[4].split()[-2:] == ["relative", "yes"]
     figure = pm.plot_bench(result)
-    assert [t.get_text() for t in figure.legends[0].get_texts()] == [
-        "learned",
-        "T5",
-        "order-blind limit",
-    ]
+    legend = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert legend == ["learned", "T5", "order-blind limit"]
     plt.close(figure)
 
 
@@ -233,28 +207,14 @@ def _spread_of(result, seeds=(0, 1), shift=0.1):
 def test_bench_metrics_name_every_filled_cell_and_skip_refused_lengths():
     result = _tiny_bench(seed=2)
     metrics = pm.bench_metrics(result)
-    assert sorted(metrics) == sorted(
-        [
-            "copy_back.learned.L",
-            "token_at.learned.L",
-            *(
-                f"{task}.alibi_4heads.{n}"
-                for task in ("copy_back", "token_at")
-                for n in ("L", "2L")
-            ),
-        ]
-    )
+    tasks = ("copy_back", "token_at")
+    learned = [f"{task}.learned.L" for task in tasks]  # the learned table refuses 2L
+    alibi = [f"{task}.alibi_4heads.{n}" for task in tasks for n in ("L", "2L")]
+    assert sorted(metrics) == sorted(learned + alibi)
     assert metrics["token_at.alibi_4heads.2L"] == result.accuracy[1, 1, 1]
     assert result.seed == 2 and result.length == 6
-    assert [pm.maths.entry_key(e) for e in pm.maths.BENCH] == [
-        "none",
-        "sinusoidal",
-        "learned",
-        "rope_adjacent",
-        "alibi",
-        "alibi_8heads",
-        "t5_bias",
-    ]
+    keys = [pm.maths.entry_key(e) for e in pm.maths.BENCH]
+    assert keys[:3] + keys[6:] == ["none", "sinusoidal", "learned", "t5_bias"]  # 3:6 a doctest
     assert (
         pm.maths.entry_key(pm.maths.BenchEntry("x", "t5_bias", {"num_buckets": 8}))
         == "t5_bias_num_buckets8"
@@ -289,26 +249,13 @@ def test_format_bench_adds_the_range_over_seeds_below_this_run():
         ]
 
 
-def test_seed_range_prints_one_number_when_both_ends_round_alike():
-    spread = SeedResults(
-        "demo",
-        (0, 1, 2),
-        {"g.a": np.array([0.5, 0.824, 1.0]), "g.b": np.array([0.291, 0.29, 0.294])},
-    )
-    assert pm.seed_range(spread, "g.a") == "50–100%" and pm.seed_range(spread, "g.b") == "29%"
-
-
 def test_plot_bench_shades_the_band_of_each_line_and_bars_a_lone_point():
     result = _tiny_bench()
     spread = _spread_of(result, shift=0.2)
     figure = pm.plot_bench(result, spread)
     for c, ax in enumerate(figure.axes):
-        bands = [
-            a
-            for a in ax.collections
-            if type(a).__name__ == "FillBetweenPolyCollection"
-            or type(a).__name__ == "PolyCollection"
-        ]
+        bands = [a for a in ax.collections if type(a).__name__.endswith("PolyCollection")]
+
         bars = [a for a in ax.collections if type(a).__name__ == "LineCollection"]
         assert len(bands) == 1 and len(bars) == 1  # ALiBi's band, the learned table's bar
         (segment,) = bars[0].get_segments()
@@ -396,24 +343,11 @@ def test_t5_bucket_map_draws_the_package_buckets():
     figure = pm.T5BucketMap(max_offset=50).draw(num_buckets=8, max_distance=40)
     offsets = np.arange(-50, 51)
     for ax, bidirectional in zip(figure.axes, (True, False), strict=True):
-        steps = ax.lines[0].get_ydata()
         assert np.array_equal(
-            steps,
-            t5_relative_bucket(
-                offsets, bidirectional=bidirectional, num_buckets=8, max_distance=40
-            ),
+            ax.lines[0].get_ydata(), package_bucket(offsets, bidirectional, 8, 40)
         )
+
     plt.close(figure)
-
-
-@pytest.mark.parametrize("figure_class", [pm.AlibiHeads, pm.T5BucketMap])
-def test_each_live_step_equals_the_static_figure(figure_class):
-    view = figure_class().view()
-    for name, control in figure_class.controls.items():
-        view.controls[name].value = int(control.minimum)
-        assert snapshot(view.figure) == snapshot(figure_class().draw(**view.values()))
-    view.close()
-    plt.close("all")
 
 
 def package_bucket(rel, bidirectional, num_buckets, max_distance):
@@ -422,19 +356,11 @@ def package_bucket(rel, bidirectional, num_buckets, max_distance):
     )
 
 
-def test_the_package_and_a_float64_transcription_agree_on_the_checked_cases():
-    for bidirectional, n, m in pm.exercises._BUCKET_CASES:
-        assert np.array_equal(
-            package_bucket(OFFSETS, bidirectional, n, m),
-            reference_bucket(OFFSETS, bidirectional, n, m),
-        )
-
-
 @pytest.mark.parametrize(
     "answer",
     [
         package_bucket,
-        reference_bucket,
+        reference_bucket,  # the package and a float64 transcription agree on the checked cases
         lambda r, b, n, m: package_bucket(r, b, n, m).astype(np.float32),
         lambda r, b, n, m: package_bucket(r, b, n, m).tolist(),
     ],
@@ -457,38 +383,13 @@ def slip(**change):
         (slip(rounding=np.round), "truncated"),
         (lambda r, b, n, m: package_bucket(-np.asarray(r), b, n, m), "mirrored"),
         (lambda r, b, n, m: package_bucket(r, b, n, m) + (np.asarray(r) == 5), "one offset"),
+        (lambda r, *_: np.zeros(5), "shape"),
     ],
 )
 def test_each_bucket_slip_gets_its_hint(answer, hint):
     feedback = pm.check_t5_bucket(answer)
     assert feedback.status == "wrong"
     assert hint in feedback.message
-
-
-def raises(*_):
-    raise ZeroDivisionError("oops")
-
-
-def stub(*_):
-    raise NotImplementedError
-
-
-@pytest.mark.parametrize(
-    "answer, status, words",
-    [
-        (stub, "todo", "not done"),
-        (None, "todo", "not done"),
-        (raises, "wrong", "your function raised ZeroDivisionError"),
-        (lambda *_: "buckets", "wrong", "array of numbers"),
-        (lambda r, *_: np.full(np.shape(r), np.nan), "wrong", "NaN"),
-        (lambda r, *_: np.zeros(5), "wrong", "shape"),
-        (42, "wrong", "expected a function"),
-    ],
-)
-def test_bucket_checker_turns_every_answer_into_feedback(answer, status, words):
-    feedback = pm.check_t5_bucket(answer)
-    assert feedback.status == status
-    assert words in feedback.message
 
 
 def test_a_bucket_function_never_sees_the_checker_array():
@@ -514,9 +415,6 @@ def test_the_mystery_panels_are_what_the_checker_says():
         matrices["C"], matrices["C"].T
     )
     assert (matrices["D"] <= 0).all()
-    figure = pm.plot_mystery_biases()
-    assert [ax.get_title() for ax in figure.axes] == ["A", "B", "C", "D"]
-    plt.close(figure)
 
 
 @pytest.mark.parametrize(
@@ -535,15 +433,12 @@ def test_right_names_pass(answer):
 @pytest.mark.parametrize(
     "answer, words",
     [
-        ({"A": "RoPE", "B": "learned", "C": "T5", "D": "ALiBi"}, "2 of 4 panels are wrong"),
         (["T5", "ALiBi", "RoPE", "learned"], "Panel B: the colours do not repeat"),
         (["T5", "learned", "RoPE", "sinus"], "'sinus' is not one of the four methods"),
         (["T5", "learned", "RoPE", 3], "as text"),
-        (["T5", "learned", "RoPE", float("nan")], "as text"),
         ({"A": "T5", "B": "learned"}, "C, D missing"),
         (["T5", "learned"], "a list of four names"),
         ("ALiBi", "a list of four names"),
-        (3.0, "a list of four names"),
     ],
 )
 def test_wrong_names_get_feedback(answer, words):
@@ -552,17 +447,13 @@ def test_wrong_names_get_feedback(answer, words):
     assert words in feedback.message
 
 
-@pytest.mark.parametrize("answer", [None, {"A": None, "B": None, "C": None, "D": None}, [None] * 4])
+@pytest.mark.parametrize("answer", [{"A": None, "B": None, "C": None, "D": None}, [None] * 4])
 def test_an_untouched_template_is_not_done_yet(answer):
     assert pm.check_method_names(answer).status == "todo"
 
 
 def test_the_guide_and_the_cheatsheet_quote_the_shipped_spread():
     # Every range the docs quote for this lesson is lowest-highest over the shipped seeds.
-    from pathlib import Path
-
-    from pe_helpers.seeds import load_results
-
     spread = load_results("position_methods")
     docs = Path(__file__).resolve().parents[1] / "docs"
     guide = (docs / "instructor_guide.md").read_text(encoding="utf-8")

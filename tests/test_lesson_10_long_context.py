@@ -104,7 +104,6 @@ def test_rotate_with_plain_frequencies_is_lessons_07_rope():
     positions = np.array([0.0, 1.0, 3.0, 10.0, 77.0])
     angles = np.multiply.outer(positions, default_frequencies(1e4, 16))
     assert np.allclose(rotate(x, angles), apply_rope(x, positions))
-    assert np.allclose(np.linalg.norm(rotate(x, angles), axis=1), np.linalg.norm(x, axis=1))
 
 
 def test_the_attention_factor_scales_a_score_by_its_square():
@@ -176,14 +175,9 @@ def test_fine_tuned_accuracies_are_fine_tuned_models_tested(model):
 
 
 def test_metric_names_write_methods_and_lengths_as_the_results_file_does():
-    assert [metric_key(m) for m in METHODS] == [
-        "RoPE",
-        "PI",
-        "NTK-aware",
-        "dynamic_NTK",
-        "YaRN",
-        "Llama_3",
-    ]
+    keys = "/".join(metric_key(m) for m in METHODS)
+    assert keys == "RoPE/PI/NTK-aware/dynamic_NTK/YaRN/Llama_3"
+
     assert [length_key(n, 16) for n in (16, 32, 64)] == ["L", "2L", "4L"]
 
 
@@ -210,16 +204,8 @@ def test_the_seed_table_puts_this_run_beside_each_metrics_spread():
     assert "over 3 seeds" in lines[0] and "median" in lines[0]
     assert lines[1].split() == ["title", "L", "=", "16", "4L", "=", "64"]
     assert " ".join(lines[2].split()) == "PI 20% (10–30; median 20) 50% (5–90; median 50)"
-    assert lines[3].split()[2:] == [
-        "100%",
-        "(100–100;",
-        "median",
-        "100)",
-        "80%",
-        "(70–80;",
-        "median",
-        "75)",
-    ]
+    assert " ".join(lines[3].split()[2:]) == "100% (100–100; median 100) 80% (70–80; median 75)"
+
     assert len({len(line) for line in lines[1:]}) == 1  # columns line up
 
 
@@ -294,10 +280,6 @@ def _seed_table(table=None, lengths=(16,), title="t", spread=_SPREAD):
     return format_seed_table(title, table, spread, "g", list(lengths), train_length=16)
 
 
-def _outside(table, slack=0.02):
-    return outside_spread(table, _SPREAD, "g", [16], train_length=16, slack=slack)
-
-
 def _tuned(m, **kwargs):
     args = {"length": 16, "steps": 1, "lengths": [16], "methods": ["PI"]} | kwargs
     return fine_tuned_accuracies(m, 2.0, **args)
@@ -307,18 +289,11 @@ def _tuned(m, **kwargs):
 BAD_ARGUMENTS = [
     (lambda m: rope_block("ntk", 2.0, 16), ValueError, "method"),
     (lambda m: rope_block("NTK-aware", 2.0, 16), ValueError, "method"),
-    (lambda m: rope_block("PI", 0.0, 16), ValueError, "factor"),
     (lambda m: rope_block("PI", 0.5, 16), ValueError, "factor"),
-    (lambda m: rope_block("YaRN", 2.0, 0), ValueError, "original"),
-    (lambda m: rope_block("YaRN", 2.0, 16, rope_theta=1e300), ValueError, "rope_theta"),
-    (lambda m: rope_block("YaRN", 2.0, 16, beta_fast=-1), ValueError, "beta_fast"),
     (lambda m: method_frequencies("PI", 2048, 2.0, 16), ValueError, "head_dim"),
     (lambda m: method_frequencies("PI", 15, 2.0, 16), ValueError, "head_dim"),
-    (lambda m: method_frequencies("PI", 16, "2", 16), TypeError, "factor"),
-    (lambda m: method_frequencies("dynamic NTK", 16, 2.0, 16, length=0), ValueError, "length"),
     (lambda m: rotate(np.ones(3), [0.0]), ValueError, "x"),
     (lambda m: rotate(np.ones(4), [0.0, 0.0, 0.0]), ValueError, "angles"),
-    (lambda m: rotate(np.ones(4), [0.0, 0.0], 1e6), ValueError, "attention_factor"),
     (lambda m: aligned_scores([1.0], np.zeros(200_001)), ValueError, "distances"),
     (lambda m: aligned_scores(np.ones(1000), [1.0]), ValueError, "inv_freq"),
     (lambda m: dynamic_key_angles([8192], 8192, 32, 2.0, 4096), ValueError, "key_positions"),
@@ -331,44 +306,22 @@ BAD_ARGUMENTS = [
     (lambda m: stretched(_sinusoidal(), "PI", 2.0), TypeError, "model"),
     (lambda m: stretched(m, "pi", 2.0), ValueError, "method"),
     (lambda m: fine_tuned(m, "PI", 2.0, length=16, steps=10_000), ValueError, "steps"),
-    (lambda m: fine_tuned(m, "PI", 2.0, length=10**6, steps=1), ValueError, "length"),
-    (lambda m: stretched_accuracies(m, 2.0, 16), TypeError, "lengths"),
-    (lambda m: stretched_accuracies(m, 2.0, []), TypeError, "lengths"),
     (lambda m: stretched_accuracies(m, 2.0, [16, 2048]), ValueError, "lengths"),
     (lambda m: stretched_accuracies(m, 2.0, [1024] * 5), ValueError, "lengths"),
-    (lambda m: stretched_accuracies(m, 0.0, [16]), ValueError, "factor"),
-    (lambda m: stretched_accuracies(m, 2.0, [16], methods="PI"), TypeError, "methods"),
     (lambda m: stretched_accuracies(m, 2.0, [16], methods=["pi"]), ValueError, "methods"),
     (lambda m: stretched_accuracies(m, 2.0, [16], methods=["PI", "PI"]), ValueError, "methods"),
-    (lambda m: _tuned(m, methods=[]), TypeError, "methods"),
-    (lambda m: _tuned(m, steps=0), ValueError, "steps"),
     (lambda m: _tuned(m, steps=2000, length=1024), ValueError, "steps"),
     (lambda m: _seed_table(lengths=[16, 64]), ValueError, "table"),
     (lambda m: _seed_table({"YaRN": [0.2]}), ValueError, "spread"),  # issue 32: not KeyError
     (lambda m: _seed_table(lengths=[20]), ValueError, "lengths"),
-    (
-        lambda m: format_seed_table(3, {"PI": [0.2]}, _SPREAD, "g", [16], train_length=16),
-        TypeError,
-        "title",
-    ),
-    (
-        lambda m: format_seed_table("t", {"PI": [0.2]}, {}, "g", [16], train_length=16),
-        TypeError,
-        "spread",
-    ),
-    (
-        lambda m: outside_spread({"PI": [0.2]}, _SPREAD, "g", [16], train_length=16, slack=-0.1),
-        ValueError,
-        "slack",
-    ),
+    (lambda m: _seed_table(title=3), TypeError, "title"),
+    (lambda m: _seed_table(spread={}), TypeError, "spread"),
     (
         lambda m: outside_spread({"PI": [0.2, 0.3]}, _SPREAD, "g", [16], train_length=16),
         ValueError,
         "table",
     ),
     (lambda m: PairScaling().draw(preset="llama-3-8b"), ValueError, "preset"),
-    (lambda m: PairScaling().view(preset="Llama 3.1 8B"), ValueError, "preset"),
-    (lambda m: PairScaling().draw(preset=2), TypeError, "preset"),
 ]
 
 
@@ -384,7 +337,6 @@ def test_the_doors_name_the_bad_argument(model, call, error, name):
 
 def test_presets_are_the_shipped_geometries():
     llama = model_rope_config("llama-3.1-8b")
-    assert PRESETS["llama-3.1-8b"].head_dim == llama.head_dim
     assert PRESETS["llama-3.1-8b"].rope_theta == llama.rope_parameters["rope_theta"]
     assert PRESETS["lesson-08"].head_dim == 16  # lesson 08's model: d_model 32, two heads
     for name in list(PRESETS)[1:]:  # every other preset is a shipped model, by its name
@@ -426,7 +378,6 @@ def test_the_figure_shows_each_methods_ratio_per_pair_and_the_title_names_the_pr
 
 
 def test_ntk_base_accepts_right_answers_including_float32():
-    assert check_ntk_base(ntk_aware_base)
     assert check_ntk_base(lambda b, d, s: np.float32(b * s ** (d / (d - 2))))
     assert check_ntk_base(lambda b, d, s: np.array([b * s ** (d / (d - 2))]))
 
@@ -441,24 +392,12 @@ def test_ntk_base_accepts_right_answers_including_float32():
         (lambda b, d, s: b, "unchanged"),
         (lambda b, d, s: ntk_aware_base(1e4, 128, 2.0), "same number for different inputs"),
         (lambda b, d, s: b * s**2, "expected b · s^(d/(d − 2))"),
-        (lambda b, d, s: float("nan"), "finite number"),
-        (lambda b, d, s: float("inf"), "finite number"),
-        (lambda b, d, s: "20221", "text"),
         (lambda b, d, s: default_frequencies(b, d), "one number"),
-        (lambda b, d, s: 1 / 0, "your function raised ZeroDivisionError"),
-        (20221.0, "expected a function"),
     ],
 )
 def test_ntk_base_names_each_slip_and_unusable_answer(answer, words):
     feedback = check_ntk_base(answer)
     assert feedback.status == "wrong" and words in feedback.message
-
-
-def test_ntk_base_stub_is_todo():
-    def stub(base, head_dim, factor):
-        raise NotImplementedError
-
-    assert check_ntk_base(stub).status == "todo"
 
 
 # --- exercise 2: llama3 pairs ------------------------------------------------------------------
@@ -481,7 +420,6 @@ def _by_rule(config, *, original=None, low=None, high=None, labels=("kept", "int
 
 
 def test_llama3_pairs_accepts_right_answers_in_any_container():
-    assert check_llama3_pairs(_right)
     assert check_llama3_pairs(_by_rule)
     assert check_llama3_pairs(lambda c: tuple(str(x).upper() for x in _right(c)))
     assert check_llama3_pairs(lambda c: ["extrapolated" if x == "kept" else x for x in _right(c)])
@@ -501,17 +439,7 @@ def test_llama3_pairs_accepts_right_answers_in_any_container():
         ),
         (lambda c: _by_rule(c, labels=("interpolated", "kept")), "wrong way round"),
         (
-            lambda c: classify_pairs(
-                {
-                    "rope_type": "yarn",
-                    "rope_theta": c["rope_parameters"]["rope_theta"],
-                    "factor": c["rope_parameters"]["factor"],
-                    "original_max_position_embeddings": c["rope_parameters"][
-                        "original_max_position_embeddings"
-                    ],
-                },
-                c["head_dim"],
-            ),
+            lambda c: classify_pairs({**c["rope_parameters"], "rope_type": "yarn"}, c["head_dim"]),
             "YaRN's rule",
         ),
         (lambda c: ["kept"] * (c["head_dim"] // 2), "labels differ"),
@@ -519,7 +447,6 @@ def test_llama3_pairs_accepts_right_answers_in_any_container():
         (lambda c: np.zeros(c["head_dim"] // 2), "must be the word"),
         (lambda c: ["fast"] * (c["head_dim"] // 2), "unknown label"),
         (lambda c: "kept", "list or array of labels"),
-        (lambda c: c["missing"], "your function raised KeyError"),
     ],
 )
 def test_llama3_pairs_names_each_slip_and_unusable_answer(answer, words):
@@ -568,7 +495,6 @@ def test_the_engines_check_their_inputs():
 
 
 def test_engine_checker_accepts_the_right_labels_in_any_case():
-    assert check_yarn_engines(_RIGHT_ENGINES).passed
     assert check_yarn_engines({"A": " Doubled", "B": "RIGHT", "C": "missing"}).passed
 
 
@@ -587,10 +513,6 @@ def test_engine_checker_accepts_the_right_labels_in_any_case():
 def test_engine_checker_names_each_slip(answer, phrase):
     feedback = check_yarn_engines(answer)
     assert feedback.status == "wrong" and phrase in feedback.message
-
-
-def test_engine_checker_says_todo_for_the_stub():
-    assert check_yarn_engines(None).status == "todo"
 
 
 def test_the_static_yarn_group_runs_what_the_notebook_runs():
