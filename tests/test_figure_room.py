@@ -37,7 +37,7 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from pe_helpers import figures
+from pe_helpers import figures, sinusoidal_pe
 from pe_helpers.figures import (
     CONTENT_WIDTH_PX,
     COURSE_RC,
@@ -50,6 +50,7 @@ from pe_helpers.figures import (
 )
 from pe_helpers.lessons import lessons, live_figures
 from pe_helpers.lessons.conventions_and_numerics import plot_position_accuracy
+from pe_helpers.lessons.visualizing_pe import plot_layouts
 
 #: Smallest CIELAB distance (CIE76) between two series colours of a figure, under each
 #: simulated colour-vision deficiency.
@@ -193,6 +194,8 @@ _rng = np.random.default_rng(0)
 #: Figures whose docstring example is a toy (a 2 x 2 matrix's half-integer ticks crowd in
 #: projector mode): drawn as their notebook draws them instead.
 AS_IN_NOTEBOOKS = {
+    # a 3 x 4 toy's half-step ticks crowd under the oldest matplotlib: the lesson's 50 x 128
+    "plot_layouts": lambda: plot_layouts(sinusoidal_pe(50, 128), cmap="RdBu"),
     "heatmap": lambda: figures.heatmap(
         _rng.normal(size=(50, 128)),
         xlabel="dimension i",
