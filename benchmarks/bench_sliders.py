@@ -32,7 +32,8 @@ def step_values(control, steps: int) -> list:
     and back, as often as ``steps`` allows.
     """
     if not hasattr(control, "min"):
-        options = list(control.options)
+        # a choice that shows display names holds (name, value) pairs
+        options = [o[1] if isinstance(o, tuple) else o for o in control.options]
         start = options.index(control.value)
         sweep = options[start:] + options[:start]
         sweep = [*sweep[1:], *sweep[-2::-1]]  # on through the options, then back to the start
