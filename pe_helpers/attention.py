@@ -51,11 +51,17 @@ def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = check_int("axis", axis)
     if arr.ndim == 0 or not -arr.ndim <= axis < arr.ndim:
         raise ValueError(f"axis must index one of the {arr.ndim} dimensions of x, got {axis}")
-    with np.errstate(invalid="ignore"):  # in place, on softmax's own copy
-        arr -= np.max(arr, axis=axis, keepdims=True)
-        np.exp(arr, out=arr)
-        arr /= arr.sum(axis=axis, keepdims=True)
-    return arr
+    return softmax_in_place(arr, axis)  # on softmax's own copy
+
+
+def softmax_in_place(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """:func:`softmax` of a float64 array the caller owns, which becomes the weights (the
+    model's forward pass: no checks, no copy)."""
+    with np.errstate(invalid="ignore"):
+        scores -= np.max(scores, axis=axis, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=axis, keepdims=True)
+    return scores
 
 
 def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
@@ -89,6 +95,11 @@ def softmax_backward(weights: ArrayLike, grad_weights: ArrayLike) -> np.ndarray:
         raise ValueError(
             f"weights and grad_weights must have the same shape, got {a.shape} and {g.shape}"
         )
+    return softmax_gradient(a, g)
+
+
+def softmax_gradient(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """:func:`softmax_backward` of float64 arrays of one shape (the model's backward pass)."""
     # masked entries have weight 0, so their score gradient is 0 too
     return a * (g - (g * a).sum(axis=-1, keepdims=True))
 

@@ -37,8 +37,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_bool, check_choice, check_int, check_memory, check_real
 from ._validate import show_value as _show
-from .attention import causal_mask, softmax
-from .attention import softmax_backward as reference_softmax_backward
+from .attention import causal_mask, softmax_gradient, softmax_in_place
 from .biases import bias_of, buckets_of, check_slopes, slopes_of
 from .encodings import frequencies, sinusoidal_pe
 from .rope import turn_pairs
@@ -320,7 +319,7 @@ def _attend(x: np.ndarray, weights_of: dict, params: dict, config: ModelConfig, 
         content = _forget_forward(scores, x, weights_of["w_forget"], weights_of["b_forget"])
     if tables.added is not None:
         scores += tables.added
-    weights = softmax(scores)
+    weights = softmax_in_place(scores)  # ``scores`` becomes the weights
     concat = np.swapaxes(weights @ v, 1, 2).reshape(batch * n, n_heads * e)  # heads side by side
     return concat, dict(x=x, q=q, k=k, v=v, weights=weights, concat=concat, **content)
 
@@ -650,7 +649,7 @@ def loss_and_grads(
     config: ModelConfig,
     batch: Batch,
     tables: Tables | None = None,
-    softmax_grad: Callable = reference_softmax_backward,
+    softmax_grad: Callable = softmax_gradient,
 ) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy over ``batch``'s scored positions, and its gradient, one array per
     parameter (``tables`` of the batch's length may be reused; ``softmax_grad`` is the
@@ -758,7 +757,7 @@ def gradient_check(
         params[name] = scale * params[name] + noise
     batch = Task("copy_back", 1).batch(batch_size, length, config.vocab_size, seed)
     tables = Tables(config, length)
-    softmax_grad = reference_softmax_backward
+    softmax_grad = softmax_gradient
     if softmax_backward is not None:
         if not callable(softmax_backward):
             raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")

@@ -292,16 +292,10 @@ def train(
     check_size(config, batch_size, length, "a training batch")
     check_memory(sizes, BATCH_BYTES * steps * batch_size * length)  # the training data
     params = init_params(config, seed) if params is None else check_params(params, config)
-    # Adam runs on one flat vector (a few array operations per step, not a few per
-    # parameter); the dict holds views into it.
-    names = list(params)
-    flat = np.concatenate([params[name].ravel() for name in names])
-    pieces = np.split(flat, np.cumsum([params[name].size for name in names])[:-1])
-    params = {
-        name: piece.reshape(params[name].shape) for name, piece in zip(names, pieces, strict=True)
-    }
+    params = {name: np.array(value, dtype=np.float64) for name, value in params.items()}
     beta1, beta2, eps = 0.9, 0.999, 1e-8  # Adam's decays of its two moments, and its epsilon
-    m, v = np.zeros_like(flat), np.zeros_like(flat)
+    m = {name: np.zeros_like(value) for name, value in params.items()}
+    v = {name: np.zeros_like(value) for name, value in params.items()}
     data = task.batch(steps * batch_size, length, config.vocab_size, seed + 1)
     empty = np.flatnonzero(~data.scored.reshape(steps, -1).any(axis=1))
     if empty.size:  # its loss would be 0 / 0, read as a diverging run
@@ -320,15 +314,14 @@ def train(
             losses[step], grads = loss_and_grads(params, config, batch, tables)
             if not math.isfinite(losses[step]):
                 _diverged(lr, step, steps, losses[step])
-            grad = np.concatenate([grads[name].ravel() for name in names])
-            m *= beta1
-            m += (1.0 - beta1) * grad
-            v *= beta2
-            v += (1.0 - beta2) * grad * grad
             correct1, correct2 = 1.0 - beta1 ** (step + 1), 1.0 - beta2 ** (step + 1)
-            flat -= lr * (m / correct1) / (np.sqrt(v / correct2) + eps)
-    if not np.all(np.isfinite(flat)):
+            for name, grad in grads.items():
+                m[name] *= beta1
+                m[name] += (1.0 - beta1) * grad
+                v[name] *= beta2
+                v[name] += (1.0 - beta2) * grad * grad
+                params[name] -= lr * (m[name] / correct1) / (np.sqrt(v[name] / correct2) + eps)
+    if not all(np.isfinite(value).all() for value in params.values()):
         _diverged(lr, steps - 1, steps, "finite, but the last step left parameters that are not")
     seconds = time.perf_counter() - start
-    params = {name: value.copy() for name, value in params.items()}
     return TrainedModel(config, params, task, length, losses, seconds)
