@@ -22,6 +22,8 @@ from html import escape
 
 import numpy as np
 
+from ._validate import show_value
+
 __all__ = [
     "AnswerProblem",
     "Attempt",
@@ -253,10 +255,9 @@ def shown(value: object) -> str:
     >>> shown([1, 2]), shown(object())
     ('[1, 2]', 'an object of type object')
     """
-    text = repr(value)
-    if " at 0x" in text:
+    if " at 0x" in repr(value):
         return f"an object of type {type(value).__name__}"
-    return text if len(text) <= 60 else text[:57] + "..."
+    return show_value(value)
 
 
 def as_number(

@@ -35,8 +35,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import check_array, check_bool, check_choice, check_int, check_memory, check_real
-from ._validate import show_value as _show
+from ._validate import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_int,
+    check_memory,
+    check_real,
+    show_value,
+)
 from .attention import causal_mask, softmax_gradient, softmax_in_place
 from .biases import bias_of, buckets_of, check_slopes, slopes_of
 from .encodings import frequencies, sinusoidal_pe
@@ -733,7 +740,7 @@ def gradient_check(
     True
     """
     if not isinstance(config, ModelConfig):
-        raise TypeError(f"config must be a ModelConfig, got {_show(config)}")
+        raise TypeError(f"config must be a ModelConfig, got {show_value(config)}")
     batch_size = check_int("batch_size", batch_size, minimum=1, maximum=MAX_CHECK_SIZE)
     length = check_length(check_int("length", length, minimum=2, maximum=MAX_CHECK_SIZE), config)
     seed = check_int("seed", seed, minimum=0)
@@ -760,7 +767,9 @@ def gradient_check(
     softmax_grad = softmax_gradient
     if softmax_backward is not None:
         if not callable(softmax_backward):
-            raise TypeError(f"softmax_backward must be callable, got {_show(softmax_backward)}")
+            raise TypeError(
+                f"softmax_backward must be callable, got {show_value(softmax_backward)}"
+            )
         softmax_grad = _checked_softmax_backward(softmax_backward)
     _, grads = loss_and_grads(params, config, batch, tables, softmax_grad)
     errors = {}

@@ -50,8 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import as_array, check_bool, check_choice, check_int, check_real
-from ._validate import show_value as _show
+from ._validate import as_array, check_bool, check_choice, check_int, check_real, show_value
 
 __all__ = [
     "RESULTS_ENV",
@@ -95,7 +94,9 @@ def _seed_text(seeds: Iterable[int]) -> str:
 def _checked_slug(lesson: object) -> str:
     """A lesson's slug: a str that is a Python identifier ('train_it')."""
     if not isinstance(lesson, str):
-        raise TypeError(f"lesson must be a lesson's slug such as 'train_it', got {_show(lesson)}")
+        raise TypeError(
+            f"lesson must be a lesson's slug such as 'train_it', got {show_value(lesson)}"
+        )
     if not lesson.isidentifier():
         raise ValueError(f"lesson must be a lesson's slug such as 'train_it', got {lesson!r}")
     return lesson
@@ -104,7 +105,9 @@ def _checked_slug(lesson: object) -> str:
 def _checked_seeds(seeds: object) -> tuple[int, ...]:
     """Distinct integer seeds >= 0, at least one, as a tuple."""
     if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
-        raise TypeError(f"seeds must be a sequence of ints such as (0, 1, 2), got {_show(seeds)}")
+        raise TypeError(
+            f"seeds must be a sequence of ints such as (0, 1, 2), got {show_value(seeds)}"
+        )
     checked = tuple(check_int(f"seeds[{i}]", seed, minimum=0) for i, seed in enumerate(seeds))
     if not checked or len(set(checked)) != len(checked):
         raise ValueError(f"seeds must be distinct and at least one, got {_seed_text(checked)}")
@@ -115,16 +118,16 @@ def _checked_values(values: object, seeds: tuple[int, ...]) -> dict[str, np.ndar
     """Metric name -> one finite number per seed (what a results file must hold)."""
     if not isinstance(values, Mapping) or not values:
         raise TypeError(
-            f"values must be a dict of metric -> one value per seed, got {_show(values)}"
+            f"values must be a dict of metric -> one value per seed, got {show_value(values)}"
         )
     for name, row in values.items():
         where = f"values[{name!r}]"
         if not isinstance(name, str) or not name:
-            raise TypeError(f"values must be keyed by metric names (str), got {_show(name)}")
+            raise TypeError(f"values must be keyed by metric names (str), got {show_value(name)}")
         array = as_array(where, row)
         if array.dtype.kind not in "iuf" or array.shape != (len(seeds),):
             raise ValueError(
-                f"{where} must hold one real number per seed ({len(seeds)}), got {_show(row)}"
+                f"{where} must hold one real number per seed ({len(seeds)}), got {show_value(row)}"
             )
         bad = np.flatnonzero(~np.isfinite(array))
         if bad.size:
@@ -138,7 +141,9 @@ def _checked_values(values: object, seeds: tuple[int, ...]) -> dict[str, np.ndar
 def _checked_folder(folder: object) -> Path:
     """A folder given as a str or a path."""
     if not isinstance(folder, (str, os.PathLike)) or not os.fspath(folder):
-        raise TypeError(f"folder must be a path (a str or a pathlib.Path), got {_show(folder)}")
+        raise TypeError(
+            f"folder must be a path (a str or a pathlib.Path), got {show_value(folder)}"
+        )
     return Path(folder)
 
 
@@ -194,7 +199,7 @@ class SeedResults:
         if not isinstance(name, str):
             raise TypeError(
                 f"{argument} must be a metric name (a str such as {self.names[0]!r}), "
-                f"got {_show(name)}"
+                f"got {show_value(name)}"
             )
         if name not in self.values:
             close = difflib.get_close_matches(name, self.names, n=5, cutoff=0.6)
@@ -353,7 +358,9 @@ class SeedResults:
 def check_results(results: object, seed: int = 0) -> SeedResults:
     """``results`` if it is a :class:`SeedResults` holding ``seed`` (a figure's door)."""
     if not isinstance(results, SeedResults):
-        raise TypeError(f"results must be the SeedResults of load_results, got {_show(results)}")
+        raise TypeError(
+            f"results must be the SeedResults of load_results, got {show_value(results)}"
+        )
     if check_int("seed", seed) not in results.seeds:
         raise ValueError(f"seed must be one of the shipped seeds {results.seeds}, got {seed!r}")
     return results
@@ -417,14 +424,18 @@ def _read(path: Path, lesson: str, named_by: str = "") -> SeedResults:
         shown = sorted(data) if isinstance(data, dict) else f"a JSON {type(data).__name__}"
         raise damaged(f"it holds {shown}, not the keys of a results file ({', '.join(KEYS)})")
     if type(data["format"]) is not int or data["format"] != FORMAT:
-        raise damaged(f"it has format {_show(data['format'])}; this code reads format {FORMAT}")
+        raise damaged(
+            f"it has format {show_value(data['format'])}; this code reads format {FORMAT}"
+        )
     if data["lesson"] != lesson:
-        raise damaged(f"it holds the results of lesson {_show(data['lesson'])}, not {lesson!r}")
+        raise damaged(
+            f"it holds the results of lesson {show_value(data['lesson'])}, not {lesson!r}"
+        )
     try:
         seeds = _checked_seeds(data["seeds"])
         values = _checked_values(data["values"], seeds)
         if not isinstance(data["produced_by"], dict):
-            raise TypeError(f"produced_by must be a dict, got {_show(data['produced_by'])}")
+            raise TypeError(f"produced_by must be a dict, got {show_value(data['produced_by'])}")
     except (TypeError, ValueError) as exc:
         raise damaged(str(exc)) from None
     return SeedResults(lesson, seeds, values, data["produced_by"])

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validate import show_value as _show
+from ._validate import show_value
 from .model import ModelConfig, check_params
 from .tasks import make_task
 from .training import TrainedModel
@@ -117,13 +117,15 @@ def shipped_models(
     (1, 24, 400)
     """
     if not isinstance(lesson, str):
-        raise TypeError(f"lesson must be a lesson's slug (text), got {_show(lesson)}")
+        raise TypeError(f"lesson must be a lesson's slug (text), got {show_value(lesson)}")
     if names is not None and (
         not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names)
     ):
-        raise TypeError(f"names must be a list of model names (text), got {_show(names)}")
+        raise TypeError(f"names must be a list of model names (text), got {show_value(names)}")
     if folder is not None and not isinstance(folder, (str, os.PathLike)):
-        raise TypeError(f"folder must be a path (a str or a pathlib.Path), got {_show(folder)}")
+        raise TypeError(
+            f"folder must be a path (a str or a pathlib.Path), got {show_value(folder)}"
+        )
     path = Path(MODELS_FOLDER if folder is None else folder) / f"{lesson}.npz"
     if not path.is_file():
         raise ValueError(
