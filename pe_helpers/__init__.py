@@ -44,6 +44,7 @@ from .encodings import (
     shift_operator,
     sinusoidal_pe,
 )
+from .i18n import set_language
 from .rope import (
     apply_rope,
     halves_permutation,
@@ -56,7 +57,7 @@ from .table_conventions import identify_pe_table
 
 #: The one place the version lives (pyproject.toml reads it). It moves with every change of the
 #: package's code or data: bump it, then `make version` (CONTRIBUTING.md).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ScoreTerms",
@@ -99,8 +100,9 @@ def _parse(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-def require(version: str) -> None:
-    """Stop a lesson whose kernel has an older ``pe_helpers`` than ``version``, saying what to run.
+def require(version: str, language: str = "en") -> None:
+    """Stop a lesson whose kernel has an older ``pe_helpers`` than ``version``, saying what to run;
+    then show the package's figures, controls and feedback in ``language``.
 
     Every notebook's set-up lines call it with the version the notebook was written against
     (``scripts/navigation.py`` writes it). On a JupyterHub, nbgitpuller updates the notebooks
@@ -111,6 +113,9 @@ def require(version: str) -> None:
     ----------
     version : str
         The lowest version the lesson works with, as ``"MAJOR.MINOR.PATCH"``.
+    language : {"en", "zh"}
+        The notebook's language, ``"zh"`` in the Chinese edition
+        (:func:`pe_helpers.i18n.set_language`).
 
     Raises
     ------
@@ -136,6 +141,7 @@ def require(version: str) -> None:
             "on a hub, ask its admin to reinstall the course (docs/teaching.md); on your own "
             "machine, run `make lab` in the course folder; then restart the kernel."
         )
+    set_language(language)
 
 
 def _set_up_a_notebook() -> None:

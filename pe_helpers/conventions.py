@@ -31,6 +31,7 @@ from ._validate import (
     show_value,
 )
 from .encodings import frequencies
+from .i18n import translate
 
 __all__ = ["LIBRARY_FLAGS", "MAX_BASE", "RopeConvention", "identify_rope"]
 
@@ -191,8 +192,8 @@ class Verdict:
         """What was read, then the verdict: nothing to fix, or one line per problem."""
         lines = self._header()
         if self.ok:
-            return "\n".join([*lines, "  verdict:    nothing to fix."])
-        return "\n".join([*lines, "  problems:", *(f"  - {m}" for m in self.messages)])
+            return translate("\n".join([*lines, "  verdict:    nothing to fix."]))
+        return translate("\n".join([*lines, "  problems:", *(f"  - {m}" for m in self.messages)]))
 
 
 @dataclass(frozen=True)

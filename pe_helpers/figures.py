@@ -33,6 +33,7 @@ from matplotlib.transforms import offset_copy
 from numpy.typing import ArrayLike
 
 from ._validate import check_array, check_bool, check_real
+from .i18n import translate_figure
 
 __all__ = [
     "classroom_style",
@@ -227,6 +228,7 @@ def course_style(function: F) -> F:
             figure = _figure_of(result)
             if figure is not None:
                 pin_style(figure, settings)
+                translate_figure(figure)
             return result
 
     return wrapper  # type: ignore[return-value]

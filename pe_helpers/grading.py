@@ -23,6 +23,7 @@ from html import escape
 import numpy as np
 
 from ._validate import show_value
+from .i18n import translate
 
 __all__ = [
     "AnswerProblem",
@@ -74,6 +75,11 @@ class Feedback:
     message: str
     hint: str = ""
 
+    def __post_init__(self) -> None:
+        # what the learner reads, in the notebook's language (pe_helpers.i18n)
+        for name in ("exercise", "message", "hint"):
+            object.__setattr__(self, name, translate(getattr(self, name)))
+
     @property
     def passed(self) -> bool:
         """True only for a correct answer."""
@@ -85,7 +91,7 @@ class Feedback:
     def __str__(self) -> str:
         text = f"{_ICONS[self.status]} {self.exercise}: {self.message}"
         if self.status == "wrong" and self.hint:
-            text += f"\n  Hint: {self.hint}"
+            text += f"\n  {translate('Hint')}: {self.hint}"
         return text
 
     __repr__ = __str__
@@ -96,8 +102,8 @@ class Feedback:
         if self.status == "wrong" and self.hint:
             # a projected notebook shows the verdict, not the answer
             hint = (
-                '<details style="margin-top: 2px;"><summary><em>Hint</em></summary>'
-                f"{escape(self.hint)}</details>"
+                f'<details style="margin-top: 2px;"><summary><em>{translate("Hint")}</em>'
+                f"</summary>{escape(self.hint)}</details>"
             )
         return (
             f'<div style="border-left: 4px solid {colour}; padding: 4px 10px;">'

@@ -38,6 +38,7 @@ from .figures import (
     pin_style,
     style_context,
 )
+from .i18n import translate, translate_figure
 
 if TYPE_CHECKING:
     import ipywidgets as widgets
@@ -129,10 +130,10 @@ class Control:
         """A slider, buttons or a drop-down list starting at ``value``, checked."""
         import ipywidgets as widgets
 
-        shown = {"value": self.check(name, value), "description": self.label}
+        shown = {"value": self.check(name, value), "description": translate(self.label)}
         shown["style"] = {"description_width": "initial"}
         if self.kind == "choice":
-            options = list(zip(self.names, self.options, strict=True))
+            options = list(zip(map(translate, self.names), self.options, strict=True))
             if len(self.options) > MAX_TOGGLE_OPTIONS:
                 return widgets.Dropdown(options=options, **shown)
             row = widgets.Layout(display="flex")  # the label left of the buttons, as a slider's
@@ -423,12 +424,12 @@ class LiveFigure:
         'Wave with controls: pair k = 0, base = 10000'
         """
         shown = ", ".join(
-            f"{control.label} = {values[name]:g}"
+            f"{translate(control.label)} = {values[name]:g}"
             if not isinstance(values[name], str)
-            else f"{control.label} = {values[name]}"
+            else f"{translate(control.label)} = {values[name]}"
             for name, control in self.controls.items()
         )
-        return f"{type(self).__qualname__} with controls: {shown}"
+        return translate(f"{type(self).__qualname__} with controls: {shown}")
 
     def _render(self, figure: Figure, values: dict, settings: Mapping) -> SimpleNamespace:
         with style_context(settings):
@@ -436,6 +437,7 @@ class LiveFigure:
             art = self.build(axes)
             self.update(art, **values)
             pin_style(figure, settings)
+            translate_figure(figure)
         return art
 
     def draw(self, **values: object) -> Figure:
@@ -468,6 +470,7 @@ class LiveFigure:
             with style_context(settings):
                 self.update(art, **step)
                 pin_cycle_colours(figure)
+                translate_figure(figure)
 
         moving, rescaled = self.moving(art), self.rescaled(art)
         # An Axes listed whole would be left out of savefig too (it skips animated Axes).

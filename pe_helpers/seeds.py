@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ._validate import as_array, check_bool, check_choice, check_int, check_real, show_value
+from .i18n import translate
 
 __all__ = [
     "RESULTS_ENV",
@@ -247,7 +248,7 @@ class SeedResults:
         """
         name, show = self._metric(name), _checked_scale(scale)
         low = show(self.low(name)).rstrip("%")  # '82–100%', not '82%–100%'
-        return (
+        return translate(
             f"{low}–{show(self.high(name))} over {len(self.seeds)} seeds "
             f"(median {show(self.median(name))})"
         )
@@ -259,7 +260,7 @@ class SeedResults:
             check_real("this_run", this_run),
             _checked_scale(scale),
         )
-        return f"this run {show(value)}; " + self.describe(name, scale=scale)
+        return translate(f"this run {show(value)}; ") + self.describe(name, scale=scale)
 
     def contains(self, name: str, this_run: float, *, slack: float = 0.02) -> bool:
         """Whether a live run lies in the band of the seeds, widened by ``slack`` on each side
@@ -329,7 +330,7 @@ class SeedResults:
         """'median 96% (95% interval 94–97%) over 30 seeds': :meth:`median_interval` in words."""
         show = _checked_scale(scale)
         median, low, high = self.median_interval(name, level=level)
-        return (
+        return translate(
             f"median {show(median)} ({100 * level:.0f}% interval "
             f"{show(low).rstrip('%')}–{show(high)}) over {len(self.seeds)} seeds"
         )
@@ -343,13 +344,15 @@ class SeedResults:
         values = self.difference_interval(first, second, level=level)
         if scale == "percent":
             shown = [f"{100 * v:+.0f}" for v in values]
-            return f"{shown[0]} points ({100 * level:.0f}% interval {shown[1]} to {shown[2]})"
+            return translate(
+                f"{shown[0]} points ({100 * level:.0f}% interval {shown[1]} to {shown[2]})"
+            )
         shown = [f"{v:+.2f}" for v in values]
-        return f"{shown[0]} ({100 * level:.0f}% interval {shown[1]} to {shown[2]})"
+        return translate(f"{shown[0]} ({100 * level:.0f}% interval {shown[1]} to {shown[2]})")
 
     def count_text(self, name: str, holds: Callable[[np.ndarray], np.ndarray]) -> str:
         """'on 28 of 30 seeds': :meth:`count` in words."""
-        return f"on {self.count(name, holds)} of {len(self.seeds)} seeds"
+        return translate(f"on {self.count(name, holds)} of {len(self.seeds)} seeds")
 
 
 # --- reading a results file -------------------------------------------------------------------
@@ -824,12 +827,12 @@ def spread_table(
             parts = [] if np.isnan(value) else [f"{round(100 * value)}%"]
             if spread is not None and not np.isnan(spread[0][k]):
                 low, high = round(100 * spread[0][k]), round(100 * spread[-1][k])
-                middle = f"; median {round(100 * spread[1][k])}" if median else ""
+                middle = translate(f"; median {round(100 * spread[1][k])}") if median else ""
                 # a range alone that every seed shares is one number ("100", not "100–100")
                 span = f"{low}" if low == high and not parts and not median else f"{low}–{high}"
                 shown = f"{span}{middle}"
                 parts.append(f"({shown})" if parts else shown)
-            cells.append(" ".join(parts) or missing)
+            cells.append(" ".join(parts) or translate(missing))
         table.append((label, cells))
     width = max(20, 2 + max(map(len, [title, *labels])))
     widths = [max([len(h), 7] + [len(cells[k]) for _, cells in table]) for k, h in enumerate(heads)]

@@ -28,6 +28,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -44,9 +45,34 @@ INDEX = "00_index.ipynb"
 #: lacks the course (``ModuleNotFoundError``) or has a course older than ``require`` shows.
 GUARD = (
     "import pe_helpers  # the course's package (missing? start JupyterLab with `make lab`)\n\n"
-    f'pe_helpers.require("{pe_helpers.__version__}")  # too old? ask your hub admin to reinstall '
-    "the course\n"
+    f'pe_helpers.require("{pe_helpers.__version__}", language="en")  # too old? ask your hub '
+    "admin to reinstall the course\n"
 )
+#: The Chinese edition's set-up lines: the same code, its language switch set to Chinese.
+ZH_GUARD = (
+    "import pe_helpers  # 课程的辅助包（找不到？用 `make lab` 启动 JupyterLab）\n\n"
+    f'pe_helpers.require("{pe_helpers.__version__}", language="zh")  # 版本太旧？请 JupyterHub '
+    "管理员重新安装课程\n"
+)
+_GUARD_LINE = re.compile(r"import pe_helpers|pe_helpers\.require\(.*\)")
+
+
+def without_guard(source: str) -> str:
+    """``source`` with the set-up lines of :data:`GUARD` taken out."""
+    lines = source.split("\n")
+    return "\n".join(
+        line for line in lines if not _GUARD_LINE.fullmatch(line.split("#")[0].strip())
+    )
+
+
+def zh_guard(source: str) -> str:
+    """``source`` (a translated code cell) with the English set-up lines in Chinese."""
+    english = GUARD.rstrip("\n").split("\n")
+    chinese = ZH_GUARD.rstrip("\n").split("\n")
+    lines = source.split("\n")
+    for en, zh in zip(english, chinese, strict=True):
+        lines = [zh if line == en else line for line in lines]
+    return "\n".join(lines)
 
 
 def lesson_paths(root: Path = ROOT) -> list[Path]:
@@ -71,28 +97,76 @@ def _link(text: str, target: str) -> str:
     return f"[{text}]({target})"
 
 
-def lesson_nav(order: list[Path], index: int) -> str:
+def lesson_nav(
+    order: list[Path], index: int, name: Callable[[Path], str] = title, contents: str = "Contents"
+) -> str:
     """The row ``← previous | Contents | next →`` of lesson ``index``: one link per target
     (the first lesson's previous notebook is the contents, so it links there once)."""
     parts = []
     if index > 0 and order[index - 1].name != INDEX:
         prev = order[index - 1]
-        parts.append("← " + _link(title(prev), prev.name))
+        parts.append("← " + _link(name(prev), prev.name))
     if order[index].name != INDEX:
-        parts.append(("← " if index == 1 else "") + _link("Contents", INDEX))
+        parts.append(("← " if index == 1 else "") + _link(contents, INDEX))
     if index + 1 < len(order):
         nxt = order[index + 1]
-        parts.append(_link(title(nxt), nxt.name) + " →")
+        parts.append(_link(name(nxt), nxt.name) + " →")
     return " | ".join(parts)
 
 
-def solution_nav(path: Path) -> str:
+def solution_nav(
+    path: Path,
+    name: Callable[[Path], str] = title,
+    words: tuple[str, str] = ("Back to the lesson: ", "Contents"),
+) -> str:
     lesson = path.parent.parent / path.name.replace("_solutions", "")
-    back = _link("Back to the lesson: " + title(lesson), f"../{lesson.name}")
-    return back + " | " + _link("Contents", "../00_index.ipynb")
+    back = _link(words[0] + name(lesson), f"../{lesson.name}")
+    return back + " | " + _link(words[1], "../00_index.ipynb")
 
 
-def with_nav(nb: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
+def edition_link(path: Path, root: Path = ROOT) -> str:
+    """The link from notebook ``path`` to the same notebook in the other edition."""
+    rel = path.relative_to(root / "notebooks")
+    depth = len(rel.parts) - 1
+    if rel.parts[0] == "zh":
+        return _link("English", "../" * depth + Path(*rel.parts[1:]).as_posix())
+    return _link("中文版", "../" * depth + Path("zh", *rel.parts).as_posix())
+
+
+def zh_title(path: Path) -> str:
+    """The Chinese title of English notebook ``path`` (its title cell, translated)."""
+    import i18n  # noqa: PLC0415 (scripts/i18n.py, which imports this module)
+
+    table = i18n.translations(i18n.load(i18n.catalog_path(path)))
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown" and TAG not in cell.metadata.get("tags", []):
+            translated = table.get(("markdown", cell.source), cell.source)
+            for line in translated.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return title(path)
+
+
+def zh_nav_text(source: Path, root: Path = ROOT) -> str:
+    """The Chinese edition's navigation row for English notebook ``source``."""
+    order = lesson_paths(root)
+    if source in order:
+        text = lesson_nav(order, order.index(source), zh_title, "目录")
+    else:
+        text = solution_nav(source, zh_title, ("返回本课：", "目录"))
+    import i18n  # noqa: PLC0415
+
+    return text + " · " + edition_link(i18n.target_path(source, root), root)
+
+
+def with_zh_nav(
+    nb: nbformat.NotebookNode, source: Path, root: Path = ROOT
+) -> nbformat.NotebookNode:
+    """The Chinese notebook ``nb`` with its own navigation cells."""
+    return with_nav(nb, zh_nav_text(source, root), guard=False)
+
+
+def with_nav(nb: nbformat.NotebookNode, text: str, guard: bool = True) -> nbformat.NotebookNode:
     """Return ``nb`` with exactly one nav cell first and one last, holding ``text``."""
     cells = [c for c in nb.cells if TAG not in c.metadata.get("tags", [])]
     body = f"<small>{text}</small>"
@@ -103,7 +177,7 @@ def with_nav(nb: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
         return cell
 
     nb.cells = [nav_cell("top"), *cells, nav_cell("bottom")]
-    return with_guard(nb)
+    return with_guard(nb) if guard else nb
 
 
 def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -118,8 +192,7 @@ def with_guard(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         lines = code[0].source.lstrip("\n").split("\n")
         # ``import pe_helpers`` and ``pe_helpers.require(...)`` (any version, with or without
         # their comments) become the guard.
-        old = re.compile(r"import pe_helpers|pe_helpers\.require\(.*\)")
-        lines = [line for line in lines if not old.fullmatch(line.split("#")[0].strip())]
+        lines = [line for line in lines if not _GUARD_LINE.fullmatch(line.split("#")[0].strip())]
         # The guard's own blank line stays behind: one blank line at most, none first.
         lines = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
         lines = lines[1:] if lines and not lines[0] else lines
@@ -376,7 +449,7 @@ def targets(root: Path = ROOT) -> list[tuple[Path, str]]:
     order = lesson_paths(root)
     out = [(p, lesson_nav(order, i)) for i, p in enumerate(order)]
     out += [(p, solution_nav(p)) for p in solutions(root)]
-    return out
+    return [(p, text + " · " + edition_link(p, root)) for p, text in out]
 
 
 def clean(path: Path) -> None:

@@ -29,8 +29,9 @@ def package_name(requirement: str) -> str:
 # Extras that only `make` installs with pip, on purpose absent from environment.yml:
 # crosscheck (transformers + a CPU torch) is the optional conformance check; site (Sphinx,
 # myst-nb, the book theme, MathJax) builds the course's website for maintainers and readers,
-# which a learner's conda environment or a Binder session does not need.
-PIP_ONLY_EXTRAS = {"crosscheck", "site"}
+# which a learner's conda environment or a Binder session does not need; fonts (mplfonts) is the
+# source `make font` cuts the shipped Chinese font from.
+PIP_ONLY_EXTRAS = {"crosscheck", "site", "fonts"}
 
 
 def pyproject_packages() -> set[str]:

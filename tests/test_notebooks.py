@@ -122,7 +122,10 @@ def test_each_navigation_row_links_the_contents_once():
     for path, row in rows:
         targets = re.findall(r"\]\(([^)]+)\)", row)
         assert len(targets) == len(set(targets)), f"{path.name} links one notebook twice: {row}"
-        contents = [t for t in targets if t.endswith(nav.INDEX)]
+        *inside, edition = targets  # the last link opens the same notebook in Chinese
+        assert edition == nav.edition_link(path).split("](")[1][:-1]
+        assert (nav.ROOT / "notebooks" / path.parent.name / edition).resolve().name == path.name
+        contents = [t for t in inside if t.endswith(nav.INDEX)]
         assert len(contents) == (path.name != nav.INDEX), f"{path.name}: {row}"
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..._validate import check_choice, check_int
 from ...attention import relative_deviation
 from ...biases import alibi_bias, t5_bias, t5_relative_bucket
+from ...i18n import translate
 from ...model import CONTENT_METHODS, METHODS, ModelConfig, Tables, forward_pass, init_params
 from ...rope import apply_rope
 from ...seeds import SeedResults, spread_table
@@ -605,7 +606,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
             f" {'yes' if prop.direction_aware else 'no'}"
         )
     if spread is None:
-        return "\n".join(lines)
+        return translate("\n".join(lines))
     names = metric_names(result)
     missing = [n for e in names for t in e for n in t if n and f"bench.{n}" not in spread.values]
     if missing:
@@ -619,7 +620,7 @@ def format_bench(result: BenchResult, spread: SeedResults | None = None) -> str:
             rows[entry.label] = band = np.full((3, len(heads)), np.nan)  # low, median, high
             band[:, filled] = spread.band([f"bench.{entry_names[c][k]}" for k in filled])
         lines += [""] * (c > 0) + [spread_table(task_label(task), heads, rows)]
-    return "\n".join(lines)
+    return translate("\n".join(lines))
 
 
 # --- inside the trained T5 model (section 6) --------------------------------------------------
