@@ -63,10 +63,37 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import navigation  # noqa: E402 - a sibling script: the generated docs and the index's table
 from navigation import github_anchor  # noqa: E402
 
+from pe_helpers.i18n import language, set_language, translate  # noqa: E402 - the zh/ edition
+
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "site"
 OUT = ROOT / "build" / "site"
 WORK = ROOT / "build" / "site-work"  # the prepared sources; site/conf.py reads its static/
+#: The Chinese edition's prepared sources and pictures; its pages land in ``<out>/zh``.
+WORK_ZH = ROOT / "build" / "site-work-zh"
+#: What the site's own words say in each edition: the contents' captions, the solutions'
+#: page, and the language switch (a link to the same page in the other edition).
+WORDS = {
+    "en": {
+        "lessons": "Lessons",
+        "reference": "Teaching and reference",
+        "solutions": "Solutions",
+        "solutions page": "# Solutions to the exercises\n\nWorked solutions to every lesson's "
+        "exercises, one notebook per lesson. Try the exercises in the lesson first: each one "
+        "checks itself.\n\n",
+        "other": "中文版",
+    },
+    "zh": {
+        "lessons": "课程",
+        "reference": "教学与参考",
+        "solutions": "参考答案",
+        "solutions page": "# 练习参考答案\n\n每节课的练习都有一个参考答案 notebook。请先在课程里"
+        "自己做练习：每道练习都会自己检查答案。\n\n",
+        "other": "English",
+    },
+}
+#: The nav cells' link to the other edition in JupyterLab; the site has its own switch.
+EDITION_LINK = re.compile(r" · \[(?:中文版|English)\]\([^)]*\)")
 PACKAGE = ROOT / "pe_helpers"  # the live figures' code: the pictures' cache key reads it
 
 LINK = re.compile(r"(?<!!)(\[([^\]]*)\]\()([^)\s]+)(\))")  # links, not images
@@ -257,6 +284,75 @@ def copy_sources(
         if source.name == navigation.INDEX:
             navigation.write_roadmap(page.notebook["cells"], facts)
     return pages
+
+
+def copy_zh_sources(
+    work: Path, solutions: bool = True, root: Path | None = None
+) -> dict[Path, Document]:
+    """Copy the Chinese edition of the course in ``root`` (``notebooks/zh``, ``docs/zh``,
+    written by ``scripts/i18n.py``) into ``work`` in the English layout (``notebooks/``,
+    ``docs/``); return its pages. Each relative link points at the same file from its new
+    place: a Chinese page at its copy, any other file of the repository where it lies."""
+    root = ROOT if root is None else root
+    zh = root / "notebooks" / "zh"
+    moves = {p: work / "notebooks" / p.name for p in sorted(zh.glob("*.ipynb"))}
+    if solutions:
+        moves |= {
+            p: work / "notebooks" / "solutions" / p.name
+            for p in sorted(zh.glob("solutions/*.ipynb"))
+        }
+    moves |= {p: work / "docs" / p.name for p in sorted((root / "docs" / "zh").glob("*.md"))}
+    pages = {}
+    for source, target in moves.items():
+
+        def move(match: re.Match, source: Path = source, target: Path = target) -> str:
+            opening, link, closing = match[1], match[3], match[4]
+            if re.match(r"^[a-z][a-z0-9+.-]*:", link) or link.startswith(("//", "#")):
+                return match[0]
+            part, hash_, anchor = link.partition("#")
+            real = (source.parent / unquote(part)).resolve()
+            if not real.exists():
+                return match[0]
+            moved = moves.get(real, work / real.relative_to(root.resolve()))
+            return f"{opening}{os.path.relpath(moved, target.parent)}{hash_}{anchor}{closing}"
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        page = pages[target.resolve()] = Document(target)
+        page.set_blocks([LINK.sub(move, text) for text in page.blocks()])
+    return pages
+
+
+def add_language_switch(
+    pages: dict[Path, Document], src: Path, language: str, root: Path | None = None
+) -> None:
+    """Give every page a link to the same page in the other edition (its contents page when
+    it has no twin), in place of the nav cells' link to the other edition's notebook."""
+    root = ROOT if root is None else root
+    for page in pages.values():
+        rel = page.path.relative_to(src)
+        if language == "en":
+            twin = root / rel.parts[0] / "zh" / Path(*rel.parts[1:])
+            other_root = "zh/"
+        else:
+            twin = root / rel
+            other_root = "../"
+        target = rel if twin.is_file() else Path("notebooks") / navigation.INDEX
+        url = "../" * (len(rel.parts) - 1) + other_root + target.with_suffix(".html").as_posix()
+        other = "zh" if language == "en" else "en"
+        switch = (
+            f'<p class="pe-language"><a href="{url}" hreflang="{other}" lang="{other}">'
+            f"{WORDS[language]['other']}</a></p>"
+        )
+        if page.notebook is None:
+            page.markdown = f"{switch}\n\n{page.markdown}"
+            continue
+        for cell in page.notebook["cells"]:
+            if "nav" in cell.get("metadata", {}).get("tags", []):
+                cell["source"] = EDITION_LINK.sub("", cell["source"])
+        page.notebook["cells"].insert(
+            0, {"cell_type": "markdown", "id": "site-language", "metadata": {}, "source": switch}
+        )
 
 
 def rewrite_links(pages: dict[Path, Document], src: Path) -> int:
@@ -907,6 +1003,11 @@ def _picture_size(png: bytes) -> tuple[int, int]:
 
 def _values_text(axis: Axis) -> str:
     shown = axis.readouts
+    if language() == "zh":
+        if axis.every:
+            every = f"全部 {len(shown)} 个（{'、'.join(shown)}）" if axis.kind == "choice" else ""
+            return every or f"从 {shown[0]} 到 {shown[-1]} 的每个值"
+        return "、".join(shown)
     if axis.kind == "choice":
         return f"all {len(shown)} ({', '.join(shown)})" if axis.every else ", ".join(shown)
     if axis.every:
@@ -928,6 +1029,8 @@ def live_caption(cell: LiveCell) -> str:
     """
     together = [axis for axis in cell.axes if not axis.alone]
     alone = [axis for axis in cell.axes if axis.alone]
+    if language() == "zh":
+        return _live_caption_zh(cell, together, alone)
     text = (
         f"This page has {cell.frames} pictures of the figure, drawn when the site was built by "
         f"the figure's own code, one for "
@@ -957,6 +1060,33 @@ def live_caption(cell: LiveCell) -> str:
     return escaped.replace("&lt;code&gt;", "<code>").replace("&lt;/code&gt;", "</code>")
 
 
+def _live_caption_zh(cell: LiveCell, together: list[Axis], alone: list[Axis]) -> str:
+    """:func:`live_caption` for the Chinese edition."""
+    text = f"本页有这张图的 {cell.frames} 张图片，都是构建网站时由图自己的代码画出的："
+    text += (
+        "；".join(f"{translate(a.label)} 取 {_values_text(a)}" for a in together) + " 的每种组合"
+        if together
+        else "notebook 里的取值"
+    )
+    text += "。"
+    if alone:
+        text += (
+            "在此基础上，每次只改变一个："
+            + "；".join(f"{translate(a.label)} 取 {_values_text(a)}" for a in alone)
+            + "（移动其中一个时，其余的回到 notebook 里的取值）。"
+        )
+    if all(axis.every for axis in cell.axes) and not alone:
+        text += "这就是每个控件的每一个取值。"
+    else:
+        text += "中间的取值没有画出。"
+    text += (
+        "在 JupyterLab 里滑块是连续的，可以任意组合：在那里运行这个 notebook"
+        "（<code>make lab</code>），就能看到任意取值下的图。"
+    )
+    escaped = html.escape(text, quote=False)
+    return escaped.replace("&lt;code&gt;", "<code>").replace("&lt;/code&gt;", "</code>")
+
+
 def live_html(cell: LiveCell, frames_url: str, size: tuple[int, int]) -> str:
     """The controls, the picture and the note that replace a live view's stored output.
 
@@ -971,8 +1101,8 @@ def live_html(cell: LiveCell, frames_url: str, size: tuple[int, int]) -> str:
     rows = []
     for axis in cell.axes:
         ident = f"{prefix}-{axis.name}"
-        label = html.escape(axis.label)
-        shown = [html.escape(text) for text in axis.readouts]
+        label = html.escape(translate(axis.label))
+        shown = [html.escape(translate(text)) for text in axis.readouts]
         now = shown[axis.start]
         if axis.kind != "choice":
             last = len(axis.values) - 1
@@ -1007,7 +1137,12 @@ def live_html(cell: LiveCell, frames_url: str, size: tuple[int, int]) -> str:
         "extension": FRAME_EXTENSION,
         "start": list(cell.start_index),
         "controls": [
-            {"name": a.name, "label": a.label, "readouts": a.readouts, "alone": a.alone}
+            {
+                "name": a.name,
+                "label": translate(a.label),
+                "readouts": [translate(r) for r in a.readouts],
+                "alone": a.alone,
+            }
             for a in cell.axes
         ],
     }
@@ -1089,7 +1224,7 @@ def add_live_figures(
 NO_SEARCH = "---\nnosearch: true\n---\n"
 
 
-def add_contents(work: Path, pages: dict[Path, Document]) -> None:
+def add_contents(work: Path, pages: dict[Path, Document], language: str = "en") -> None:
     """Give the site its order: index, lessons, guide and cheat sheet, then solutions.
 
     The solutions (when copied) stay out of the site's search: a search for a word of an
@@ -1110,20 +1245,17 @@ def add_contents(work: Path, pages: dict[Path, Document]) -> None:
         return "```{toctree}\n" + "\n".join(options + [""] + entries) + "\n```\n"
 
     index = pages[(notebooks / navigation.INDEX).resolve()]
-    tree = toctree("Lessons", [p.stem for p in lessons])
-    tree += "\n" + toctree("Teaching and reference", [f"/docs/{p.stem}" for p in docs])
+    words = WORDS[language]
+    tree = toctree(words["lessons"], [p.stem for p in lessons])
+    tree += "\n" + toctree(words["reference"], [f"/docs/{p.stem}" for p in docs])
     if solutions:
-        tree += "\n" + toctree("Solutions", ["solutions/index"])
+        tree += "\n" + toctree(words["solutions"], ["solutions/index"])
     index.notebook["cells"].append(
         {"cell_type": "markdown", "id": "site-contents", "metadata": {}, "source": tree}
     )
     if not solutions:
         return
-    listing = NO_SEARCH + (
-        "# Solutions to the exercises\n\n"
-        "Worked solutions to every lesson's exercises, one notebook per lesson. Try the "
-        "exercises in the lesson first: each one checks itself.\n\n"
-    )
+    listing = NO_SEARCH + words["solutions page"]
     (notebooks / "solutions" / "index.md").write_text(
         listing + toctree(None, [p.stem for p in solutions], hidden=False),
         encoding="utf-8",
@@ -1161,6 +1293,7 @@ def prepare(
     jobs: int | None = None,
     fresh: bool = False,
     solutions: bool | None = None,
+    language: str = "en",
 ) -> dict[str, object]:
     """Lay out the site's sources in ``work``; return counts of what was changed.
 
@@ -1174,12 +1307,19 @@ def prepare(
         if old.name != "frames":
             shutil.rmtree(old) if old.is_dir() else old.unlink()
     solutions = solutions_wanted() if solutions is None else solutions
-    pages = copy_sources(work / "src", solutions)
+    copy = copy_sources if language == "en" else copy_zh_sources
+    pages = copy(work / "src", solutions)
     links = rewrite_links(pages, work / "src")
-    live = add_live_figures(
-        pages, work / "src", work / "static", work / "frames", render, jobs, fresh
-    )
-    add_contents(work / "src", pages)
+    add_language_switch(pages, work / "src", language)
+    # The pictures in the page's language: the drawing processes start from this one (fork).
+    set_language(language)
+    try:
+        live = add_live_figures(
+            pages, work / "src", work / "static", work / "frames", render, jobs, fresh
+        )
+    finally:
+        set_language("en")
+    add_contents(work / "src", pages, language)
     for page in pages.values():
         page.write()
     copy_mathjax(work / "static")
@@ -1209,20 +1349,25 @@ def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict
     ``build/site-work/static``. ``jobs`` and ``fresh`` go to :func:`draw_live_figures`.
     """
     start = time.perf_counter()
-    work = WORK
-    counts = prepare(work, jobs=jobs, fresh=fresh)
-    counts["seconds to prepare"] = round(time.perf_counter() - start, 1)
     if out.exists():
         shutil.rmtree(out)
-    command = [
-        sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
-        "-c", str(CONF), "-d", str(work / "doctrees"),
-        str(work / "src"), str(out),
-    ]  # fmt: skip
-    if subprocess.run(command).returncode != 0:
-        raise SystemExit("sphinx-build failed: its warnings and errors are printed above")
-    # The site opens on the course's contents page, which lives at notebooks/00_index.html.
-    (out / "index.html").write_text(REDIRECT, encoding="utf-8")
+    counts = {}
+    # The English edition at the top, the Chinese one in zh/: one Sphinx project each, so each
+    # has its own search in its own language (Chinese words cut by jieba).
+    for edition, work, pages in (("en", WORK, out), ("zh", WORK_ZH, out / "zh")):
+        made = prepare(work, jobs=jobs, fresh=fresh, language=edition)
+        for key, value in made.items():
+            counts[key] = counts[key] + value if key in counts else value
+        command = [
+            sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
+            "-c", str(CONF), "-d", str(work / "doctrees"),
+            str(work / "src"), str(pages),
+        ]  # fmt: skip
+        env = {**os.environ, "PE_SITE_LANGUAGE": edition, "PE_SITE_WORK": str(work)}
+        if subprocess.run(command, env=env).returncode != 0:
+            raise SystemExit("sphinx-build failed: its warnings and errors are printed above")
+        # An edition opens on its contents page, which lives at notebooks/00_index.html.
+        (pages / "index.html").write_text(REDIRECT, encoding="utf-8")
     counts["html files"] = len(list(out.rglob("*.html")))
     counts["site bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     counts["seconds"] = round(time.perf_counter() - start, 1)

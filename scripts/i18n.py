@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import string
 import sys
@@ -94,14 +95,26 @@ def _shown_strings(source: str) -> set[tuple[int, int]]:
             for inner in ast.walk(value):
                 if isinstance(inner, (ast.Constant, ast.JoinedStr)):
                     shown.add((inner.lineno, inner.col_offset))
-    for node in ast.walk(tree):  # "phrase" in feedback.message: the phrase is what it shows
+    # "phrase" in feedback.message: the phrase is a piece of what the feedback shows, written
+    # out or bound by a for loop over tuples (``for name, phrase in [(..., "off by one")]``)
+    compared = set()
+    for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and any(isinstance(o, ast.In) for o in node.ops):
-            if "message" in ast.dump(node.comparators[0]) or "hint" in ast.dump(
-                node.comparators[0]
-            ):
-                for inner in ast.walk(node.left):
-                    if isinstance(inner, (ast.Constant, ast.JoinedStr)):
-                        shown.add((inner.lineno, inner.col_offset))
+            if re.search(r"'(message|hint)'", ast.dump(node.comparators[0])):
+                compared |= {id(n) for n in ast.walk(node.left)}
+                if isinstance(node.left, ast.Name):
+                    compared.add(node.left.id)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple):
+            names = [getattr(t, "id", None) for t in node.target.elts]
+            at = [i for i, name in enumerate(names) if name in compared]
+            for row in getattr(node.iter, "elts", []):
+                for i in at:
+                    if isinstance(row, ast.Tuple) and i < len(row.elts):
+                        compared.add(id(row.elts[i]))
+    for node in ast.walk(tree):
+        if id(node) in compared and isinstance(node, (ast.Constant, ast.JoinedStr)):
+            shown.add((node.lineno, node.col_offset))
     return shown
 
 
@@ -144,7 +157,8 @@ def _without_guard(source: str) -> str:
 
 
 def _is_nav(cell) -> bool:
-    return NAV_TAG in cell.get("metadata", {}).get("tags", [])
+    """A cell scripts write in each language (navigation, the glossary): no catalog entry."""
+    return bool({NAV_TAG, "glossary"} & set(cell.get("metadata", {}).get("tags", [])))
 
 
 def notebook_entries(path: Path) -> list[tuple[str, str, str]]:
@@ -477,7 +491,8 @@ def zh_notebook(source: Path, root: Path = ROOT) -> nbformat.NotebookNode:
                 cell.execution_count = kept.execution_count
             else:
                 cell.outputs, cell.execution_count = [], None
-    nb.metadata.setdefault("language_info", {})
+    if any("glossary" in c.metadata.get("tags", []) for c in nb.cells):
+        navigation.write_glossary(nb.cells, navigation.terms(root), "zh")
     return navigation.with_zh_nav(nb, source, root)
 
 
@@ -490,17 +505,126 @@ def zh_document(source: Path, root: Path = ROOT) -> str:
     return text
 
 
+# -- links: a Chinese page links the Chinese pages, at their Chinese headings -------------------
+
+MD_LINK = re.compile(r"(\[[^\]]*\]\()([^)\s]+)(\))")
+HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.MULTILINE)
+
+
+def twin(path: Path, root: Path = ROOT) -> Path | None:
+    """The Chinese edition of English course file ``path``, or None when it has none."""
+    rel = path.relative_to(root)
+    if rel.parts[0] == "notebooks" and rel.parts[1] != "zh":
+        return root / "notebooks" / "zh" / Path(*rel.parts[1:])
+    import navigation  # noqa: PLC0415
+
+    for en, zh in zip(navigation.GENERATED_DOCS, navigation.ZH_GENERATED_DOCS, strict=True):
+        if rel == Path(en):
+            return root / zh
+    return None
+
+
+def _headings(markdown: str) -> list[str]:
+    return HEADING.findall(re.sub(r"```.*?```", "", markdown, flags=re.DOTALL))
+
+
+def anchor_map(english: list[str], chinese: list[str], rule) -> dict[str, str]:
+    """English anchor -> Chinese anchor, for the headings of texts cut into the same pieces
+    (cells, or a whole page) in both languages; a piece whose headings differ in number maps
+    nothing."""
+    out = {}
+    for en, zh in zip(english, chinese, strict=True):
+        a, b = _headings(en), _headings(zh)
+        if len(a) == len(b):
+            out.update({rule(x): rule(y) for x, y in zip(a, b, strict=True)})
+    return out
+
+
+def relinked(
+    text: str, english: Path, chinese: Path, anchors: dict[Path, dict[str, str]], root: Path = ROOT
+) -> str:
+    """Markdown ``text`` of English page ``english`` moved to ``chinese``: each relative link
+    points at the Chinese twin of its target where there is one (its heading anchor mapped
+    to the Chinese heading), else at the same file from the new folder."""
+
+    def move(match: re.Match) -> str:
+        target = match[2]
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
+            return match[0]
+        part, hash_, anchor = target.partition("#")
+        resolved = (english.parent / part).resolve() if part else english
+        if not resolved.exists():
+            return match[0]
+        other = twin(resolved, root)
+        if other is not None:
+            anchor = anchors.get(resolved, {}).get(anchor, anchor)
+            resolved = other
+        new = "" if resolved == chinese else os.path.relpath(resolved, chinese.parent)
+        return f"{match[1]}{new}{hash_}{anchor}{match[3]}"
+
+    return MD_LINK.sub(move, text)
+
+
 def generated(root: Path = ROOT) -> dict[Path, str]:
     """Every Chinese file the sources and catalogs make, as its text."""
-    out = {}
+    import navigation  # noqa: PLC0415
+    from build_site import jupyterlab_anchor  # noqa: PLC0415
+
+    notebooks, documents = {}, {}
     for source in sources(root):
         if source.is_dir():
             continue
         if source.suffix == ".ipynb":
-            out[target_path(source, root)] = nbformat.writes(zh_notebook(source, root)) + "\n"
+            notebooks[source] = zh_notebook(source, root)
         else:
-            out[target_path(source, root)] = zh_document(source, root)
+            documents[source] = zh_document(source, root)
+    # anchors of the notebooks: cell by cell
+    anchors = {}
+    for source, nb in notebooks.items():
+        english = nbformat.read(source, as_version=4)
+        pairs = [
+            (a.source, b.source)
+            for a, b in zip(english.cells, nb.cells, strict=True)
+            if a.cell_type == "markdown"
+        ]
+        anchors[source.resolve()] = anchor_map(*zip(*pairs, strict=True), jupyterlab_anchor)
+    # the Chinese guide and cheat sheet, from the Chinese guide files
+    guide = root / "docs" / "guide"
+    facts = []
+    for lesson in navigation.course_facts(root):
+        path = root / "notebooks" / f"{lesson.stem}.ipynb"
+        nb = notebooks[path]
+        takeaways = next(c.source for c in nb.cells if c.source.startswith("## 要点回顾"))
+        facts.append(
+            navigation.zh_lesson_facts(
+                lesson, documents[guide / f"{lesson.stem}.md"], takeaways, navigation.zh_title(path)
+            )
+        )
+    frames = {
+        name: documents[guide / f"{name}.md"] for name in ("_instructor_guide", "_cheatsheet")
+    }
+    docs = navigation.zh_generated_docs(root, facts, frames)
+    english_docs = navigation.generated_docs(root)
+    for en, zh in zip(english_docs, docs, strict=True):
+        anchors[en.resolve()] = anchor_map([english_docs[en]], [docs[zh]], navigation.github_anchor)
+    out = {}
+    for source, nb in notebooks.items():
+        target = target_path(source, root)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and not _is_nav(cell):
+                cell.source = relinked(cell.source, source, target, anchors, root)
+        out[target] = nbformat.writes(nb) + "\n"
+    for source, text in documents.items():
+        out[target_path(source, root)] = text
+    for (en, _), (zh, text) in zip(english_docs.items(), docs.items(), strict=True):
+        out[zh] = relinked(text, en, zh, anchors, root)
     return out
+
+
+def same_file(path: Path, text: str) -> bool:
+    """Whether ``path`` holds ``text`` (a notebook: the same cells, whatever its outputs)."""
+    old = path.read_text(encoding="utf-8")
+    return _same_notebook(old, text) if path.suffix == ".ipynb" else old == text
 
 
 def _same_notebook(a: str, b: str) -> bool:
@@ -585,11 +709,8 @@ def main(argv: list[str], root: Path = ROOT) -> int:
         return 1 if bad else 0
     if command == "build":
         for path, text in generated(root).items():
-            if path.is_file():
-                old = path.read_text(encoding="utf-8")
-                same = _same_notebook(old, text) if path.suffix == ".ipynb" else old == text
-                if same:
-                    continue
+            if path.is_file() and same_file(path, text):
+                continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path.relative_to(root)}")
@@ -597,9 +718,7 @@ def main(argv: list[str], root: Path = ROOT) -> int:
     if command == "check":
         found = problems(root)
         for path, text in generated(root).items():
-            old = path.read_text(encoding="utf-8") if path.is_file() else ""
-            same = _same_notebook(old, text) if old and path.suffix == ".ipynb" else old == text
-            if not same:
+            if not path.is_file() or not same_file(path, text):
                 found.append(f"{path.relative_to(root)}: stale (run make i18n)")
         for line in found:
             print(line)

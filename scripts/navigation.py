@@ -429,12 +429,55 @@ def write_roadmap(cells: list, facts: list[LessonFacts]) -> None:
     cell["source"] = with_roadmap(cell["source"], facts)
 
 
+#: The course's term base, one row per term in both languages: the index's glossary in each
+#: edition is written from it, and translators use it.
+TERMS = ROOT / "i18n" / "zh" / "terms.tsv"
+GLOSSARY_TAG = "glossary"
+
+
+def terms(root: Path = ROOT) -> list[dict[str, str]]:
+    """The rows of the term base: ``english``, ``中文``, ``meaning``, ``含义``."""
+    lines = (root / TERMS.relative_to(ROOT)).read_text(encoding="utf-8").strip().split("\n")
+    head = lines[0].split("\t")
+    return [dict(zip(head, line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def glossary(rows: list[dict[str, str]], language: str = "en") -> str:
+    """The index's glossary cell in ``language``, from the term base ``rows``."""
+    if language == "en":
+        head = (
+            "## Glossary (English – 中文)\n\nThe terms both editions of the course use.\n\n"
+            "| English | 中文 | Meaning in this course |\n|---------|------|-------------|"
+        )
+        cells = [(r["english"], r["中文"], r["meaning"]) for r in rows]
+    else:
+        head = (
+            "## 术语表（中文 – English）\n\n课程的两个版本使用同一套术语。\n\n"
+            "| 中文 | English | 在本课程中的含义 |\n|------|---------|------------------|"
+        )
+        cells = [(r["中文"], r["english"], r["含义"]) for r in rows]
+    return head + "".join(f"\n| {a} | {b} | {c} |" for a, b, c in cells)
+
+
+def write_glossary(cells: list, rows: list[dict[str, str]], language: str = "en") -> None:
+    """Write the index's glossary cell (the one tagged or headed "Glossary") anew."""
+    cell = next(
+        c
+        for c in cells
+        if GLOSSARY_TAG in c.get("metadata", {}).get("tags", [])
+        or c["source"].startswith("## Glossary")
+    )
+    cell["source"] = glossary(rows, language)
+    cell.setdefault("metadata", {})["tags"] = [GLOSSARY_TAG]
+
+
 def updated(path: Path, text: str, facts: list[LessonFacts]) -> nbformat.NotebookNode:
     """Notebook ``path`` with its navigation ``text`` and set-up line (and, for the index,
-    its lesson table) written anew."""
+    its lesson table and glossary) written anew."""
     nb = with_nav(nbformat.read(path, as_version=4), text)
     if path.name == INDEX:
         write_roadmap(nb.cells, facts)
+        write_glossary(nb.cells, terms(path.parent.parent))
     return nb
 
 
@@ -485,3 +528,94 @@ def main(argv: list[str], root: Path = ROOT) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+# ---- The Chinese edition's guide and cheat sheet: the same generator, Chinese words. --------
+
+#: The Chinese guide files' parts (docs/guide/zh/NN_slug.md, written by scripts/i18n.py).
+ZH_GUIDE_PARTS = ("学习目标", "时间安排", "课堂演示", "课堂提问", "值得追问的误解")
+ZH_SHEET = "\n## 速查表\n"
+ZH_GENERATED_DOCS = ("docs/zh/instructor_guide.md", "docs/zh/cheatsheet.md")
+
+
+def zh_lesson_facts(lesson: LessonFacts, guide: str, takeaways: str, title_zh: str) -> LessonFacts:
+    """``lesson``'s facts in Chinese: its Chinese guide file's text ``guide``, the bullets of
+    its Chinese takeaways cell and its Chinese title (minutes and needs are the same)."""
+    summary = re.search(r"^\*\*一句话概括：\*\*\s*(.+)$", guide, re.MULTILINE)
+    first = guide.find(f"### {ZH_GUIDE_PARTS[0]}")
+    if not summary or first < 0 or ZH_SHEET not in guide:
+        raise ValueError(
+            f"docs/guide/zh/{lesson.stem}.md needs '**一句话概括：**', '### {ZH_GUIDE_PARTS[0]}' "
+            f"and '{ZH_SHEET.strip()}' (translate the guide file's parts with these words)"
+        )
+    notes, _, formulas = guide[first:].partition(ZH_SHEET)
+    return lesson._replace(
+        title=title_zh,
+        takeaways=takeaways.partition("\n")[2].strip(),
+        summary=summary[1].strip(),
+        notes=notes.strip(),
+        formulas=formulas.strip(),
+    )
+
+
+def zh_heading(lesson: LessonFacts) -> str:
+    return f"第 {lesson.stem[:2]} 课 · {lesson.title}"
+
+
+def zh_guide_section(lesson: LessonFacts) -> str:
+    """One lesson's section of the Chinese instructor guide."""
+    anchor = github_anchor(zh_heading(lesson))
+    links = [f"[笔记本](../../notebooks/zh/{lesson.stem}.ipynb)"]
+    if lesson.solutions:
+        links.append(f"[参考答案](../../notebooks/zh/solutions/{lesson.stem}_solutions.ipynb)")
+    links.append(f"[公式](cheatsheet.md#{anchor})")
+    lines = lesson.notes.split("\n")
+    start = lines.index(f"### {ZH_GUIDE_PARTS[1]}")
+    last = max(i for i, line in enumerate(lines) if i > start and line.startswith("|"))
+    lines.insert(last + 1, f"| **合计** | **{lesson.minutes}** |")
+    notes = "\n".join(lines)
+    return (
+        f"## {zh_heading(lesson)}\n\n{' · '.join(links)}\n\n{notes}\n\n### 要点回顾\n\n"
+        f"{lesson.takeaways}\n"
+    )
+
+
+def zh_generated_docs(
+    root: Path, facts: list[LessonFacts], frames: dict[str, str]
+) -> dict[Path, str]:
+    """The Chinese guide and cheat sheet (``docs/zh``), from the Chinese lesson ``facts`` and
+    the Chinese frames (``frames``: ``"_instructor_guide"`` and ``"_cheatsheet"`` texts)."""
+    total = sum(lesson.minutes for lesson in facts)
+    total_text = f"课堂时间共 **{total} 分钟**（{total // 60} 小时 {total % 60} 分）"
+    rows = ["| 课 | 分钟 | 先修 |", "|----|------|------|"]
+    for lesson in facts:
+        link = f"[{lesson.stem[:2]} · {lesson.title}](#{github_anchor(zh_heading(lesson))})"
+        rows.append(f"| {link} | {lesson.minutes} | {', '.join(lesson.needs) or '—'} |")
+
+    def framed(name: str, parts: dict[str, str]) -> str:
+        text = re.sub(r"\A<!--.*?-->\n+", "", frames[name], flags=re.DOTALL)
+        for mark, part in parts.items():
+            if MARK.format(mark) not in text:
+                raise ValueError(f"docs/guide/zh/{name}.md has no marker {MARK.format(mark)}")
+            text = text.replace(MARK.format(mark), part)
+        note = "由 make i18n 生成——请修改 docs/guide/NN_slug.md 及其译文目录 i18n/zh/docs/guide"
+        return f"<!-- {note} -->\n\n{text}"
+
+    return {
+        root / ZH_GENERATED_DOCS[0]: framed(
+            "_instructor_guide",
+            {
+                "course total": total_text,
+                "course plan": "\n".join(rows),
+                "lessons": "\n".join(zh_guide_section(lesson) for lesson in facts).rstrip("\n"),
+            },
+        ),
+        root / ZH_GENERATED_DOCS[1]: framed(
+            "_cheatsheet",
+            {
+                "lessons": "\n\n".join(
+                    f"## {zh_heading(lesson)}\n\n{lesson.formulas}" for lesson in facts
+                )
+            },
+        ),
+    }

@@ -8,10 +8,18 @@ executed; a live view's pictures are drawn by the build script), MathJax 3 is se
 the site itself, and the theme's assets ship inside its Python package.
 """
 
-project = "Positional encoding, interactively"
+import os
+
+# scripts/build_site.py builds the site twice: the English edition, then the Chinese one
+# (PE_SITE_LANGUAGE=zh, its prepared sources and pictures in PE_SITE_WORK).
+EDITION = os.environ.get("PE_SITE_LANGUAGE", "en")
+WORK = os.environ.get("PE_SITE_WORK", "../build/site-work")
+
+project = "Positional encoding, interactively" if EDITION == "en" else "位置编码，动手学"
 author = "the course's authors"
 copyright = "the course's authors, MIT licence"
-language = "en"
+# zh_CN: Sphinx's Chinese search, which cuts Chinese text into words with jieba.
+language = "en" if EDITION == "en" else "zh_CN"
 
 extensions = ["myst_nb", "sphinx.ext.mathjax"]
 root_doc = "notebooks/00_index"
@@ -40,7 +48,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 # static/ holds the stylesheet, the live figures' script and the icon; build/site-work/static
 # the MathJax and the live figures' pictures, copied there at build time.
-html_static_path = ["static", "../build/site-work/static"]
+html_static_path = ["static", f"{WORK}/static"]
 html_css_files = ["course.css"]
 # The live figures' controls (scripts/build_site.py writes them, with their pictures in
 # _static/live/): a small script of the course's own, no library, no network.

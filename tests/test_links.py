@@ -44,7 +44,8 @@ def markdown(path: Path) -> str:
 
 def markdown_sources() -> list[tuple[Path, str]]:
     # docs/guide/ holds the sources `make nav` copies into docs/: their links are checked there.
-    docs = [p for p in course_files(ROOT / "docs", "*.md") if p.parent.name != "guide"]
+    guide = ROOT / "docs" / "guide"  # and its Chinese twins, docs/guide/zh
+    docs = [p for p in course_files(ROOT / "docs", "*.md") if guide not in p.parents]
     notebooks = course_files(ROOT / "notebooks", "*.ipynb")
     return [(p, markdown(p)) for p in [ROOT / "README.md", *docs, *notebooks]]
 

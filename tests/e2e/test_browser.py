@@ -215,3 +215,45 @@ def test_nbconvert_html_shows_each_live_figure_as_its_picture(browser, tmp_path)
         assert "Error displaying widget" not in cell.inner_text()
     finally:
         page.close()
+
+
+#: The Chinese edition's lesson: the same notebook, generated (scripts/i18n.py) in Chinese.
+ZH_LESSON = "zh/01_why_position.ipynb"
+
+
+def test_a_chinese_lesson_runs_in_chinese_its_sliders_move_and_a_wrong_answer_is_told_in_chinese(
+    browser, lab
+):
+    import re
+
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    page = open_notebook(browser, lab, ZH_LESSON)
+    try:
+        run_all(page)
+        errors = page.locator(ERROR_OUTPUTS)  # a missing glyph would warn on stderr here
+        assert errors.count() == 0, f"{ZH_LESSON}: {errors.first.inner_text()[:500]}"
+        cell = page.locator(".jp-CodeCell", has_text=LIVE_CELL)
+        cell.locator(".widget-slider").first.wait_for()
+        labels = cell.locator(".widget-label").all_inner_texts()
+        assert labels and all(cjk.search(label) for label in labels if label.strip()), labels
+        picture = cell.locator(".jp-OutputArea img").first
+        before = picture.get_attribute("src")
+        for control, kind in _controls(cell):
+            _move(control, kind)
+        page.wait_for_function(
+            "([img, old]) => img.getAttribute('src') !== old",
+            arg=[picture.element_handle(), before],
+            timeout=30_000,
+        )
+        page.screenshot(path=str(ARTIFACTS / "zh_01_why_position.png"))
+        # A wrong answer to the last exercise: the checker answers in Chinese.
+        exercise = page.locator(".jp-CodeCell", has_text="check_steps_until_faded(steps_until")
+        exercise.locator(".cm-content").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.type("check_steps_until_faded(3)")
+        page.keyboard.press("Shift+Enter")
+        wait_idle(page)
+        told = exercise.locator(".jp-OutputArea").inner_text()
+        assert "✗" in told and cjk.search(told), told
+    finally:
+        page.close()

@@ -50,10 +50,17 @@ SOURCES = [
     *sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")),
     *sorted((ROOT / "docs").glob("*.md")),
 ]
+#: The Chinese edition (notebooks/zh, docs/zh), laid out as the English one under zh/.
+ZH_SOURCES = [
+    *sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")),
+    *sorted((ROOT / "notebooks" / "zh" / "solutions").glob("*.ipynb")),
+    *sorted((ROOT / "docs" / "zh").glob("*.md")),
+]
 #: What the site is built from: the Makefile's SITE_INPUTS, and the package that draws the
 #: live figures' pictures.
 BUILD_INPUTS = [
     *SOURCES,
+    *ZH_SOURCES,
     *sorted((ROOT / "docs" / "guide").glob("*.md")),  # the guide's and cheat sheet's sources
     *sorted((ROOT / "site").rglob("*.*")),
     ROOT / "scripts/build_site.py",
@@ -74,6 +81,15 @@ DOC_PAGES += sorted({_page_of(p) for p in (ROOT / "docs").glob("*.md")} - set(DO
 #: Reading order: the contents page, the lessons, the guide and cheat sheet, the solutions.
 COURSE_ORDER = [*LESSON_PAGES, *DOC_PAGES, SOLUTIONS_PAGE, *SOLUTION_PAGES]
 PAGES = [*COURSE_ORDER, "search.html", "genindex.html"]
+
+
+def _zh_page_of(source: Path) -> str:
+    parts = source.relative_to(ROOT).parts
+    return "zh/" + Path(parts[0], *parts[2:]).with_suffix(".html").as_posix()
+
+
+ZH_PAGES = [_zh_page_of(p) for p in ZH_SOURCES]
+ZH_PAGES += ["zh/notebooks/solutions/index.html", "zh/search.html", "zh/genindex.html"]
 RAW_DOLLARS = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[")
 
 
@@ -245,9 +261,10 @@ def test_the_site_has_exactly_the_course_pages():
     built = {
         p.relative_to(SITE).as_posix()
         for p in SITE.rglob("*.html")
-        if p.relative_to(SITE).parts[0] != "_static"
+        if "_static" not in p.relative_to(SITE).parts[:2]
     }
-    assert built == {*PAGES, "index.html"}
+    assert built == {*PAGES, "index.html", *ZH_PAGES, "zh/index.html"}
+    assert len(ZH_PAGES) == len(PAGES) - 2  # every page but the English-only teaching docs
     assert len(LESSON_PAGES) >= 13 and LESSON_PAGES[0] == "notebooks/00_index.html"
     assert len(SOLUTION_PAGES) == len(LESSON_PAGES) - 1
 
@@ -353,12 +370,12 @@ def test_the_site_opens_on_the_contents_page(browser, site_url):
         visit.close()
 
 
-def _search(browser, site_url: str, query: str) -> list[str]:
-    visit = Visit(browser, site_url, f"search.html?q={query}")
+def _search(browser, site_url: str, query: str, edition: str = "") -> list[str]:
+    visit = Visit(browser, site_url, f"{edition}search.html?q={query}")
     try:
-        visit.page.wait_for_function(
-            "() => /Search finished|did not match/.test("
-            "document.querySelector('#search-results')?.innerText || '')",
+        visit.page.wait_for_function(  # Sphinx writes the summary once the search is done
+            "() => (document.querySelector('#search-results .search-summary')?.innerText || '')"
+            ".trim().length > 0",
             timeout=30_000,
         )
         assert not visit.errors and not visit.outside and not visit.failed
@@ -376,6 +393,48 @@ def test_search_finds_the_rope_lesson_and_nothing_for_nonsense(browser, site_url
     assert rope in found
     assert len(found) >= 3
     assert _search(browser, site_url, "qwxzvbnk") == []
+
+
+@pytest.mark.parametrize(
+    "term,lesson",
+    [("旋转", "07_rope"), ("外推", "10_long_context"), ("位置编码", "01_why_position")],
+)
+def test_the_chinese_search_finds_the_glossarys_terms(browser, site_url, term, lesson):
+    found = _search(browser, site_url, term, "zh/")
+    assert f"zh/notebooks/{lesson}.html" in found, found
+    assert _search(browser, site_url, "qwxzvbnk", "zh/") == []
+
+
+SWITCH = re.compile(r'<p class="pe-language"><a href="([^"]+)"')
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in PAGES + ZH_PAGES if "search" not in p and "genindex" not in p]
+)
+def test_every_page_links_the_same_page_in_the_other_edition(path):
+    _require_site()
+    html = (SITE / path).read_text(encoding="utf-8")
+    switch = SWITCH.findall(html)
+    assert len(switch) == 1, f"{path}: {len(switch)} language switches"
+    target = ((SITE / path).parent / switch[0]).resolve()
+    assert target.is_file(), f"{path}: the switch goes to {switch[0]}, no such page"
+    twin = path[3:] if path.startswith("zh/") else f"zh/{path}"
+    if (SITE / twin).is_file():
+        assert target == (SITE / twin).resolve(), f"{path}: the switch skips its twin {twin}"
+
+
+def test_a_chinese_lesson_page_shows_its_figures_controls_in_chinese(browser, site_url):
+    visit = Visit(browser, site_url, "zh/notebooks/07_rope.html")
+    try:
+        page = visit.page
+        labels = page.locator(".pe-live-controls label, .pe-live-label").all_inner_texts()
+        assert labels and all(re.search(r"[\u3400-\u9fff]", t) for t in labels), labels
+        note = page.locator(".pe-live-note").first.inner_text()
+        assert "JupyterLab" in note and re.search(r"[\u3400-\u9fff]", note)
+        page.screenshot(path=str(ARTIFACTS / "zh__notebooks__07_rope.png"))
+        assert not visit.outside and not visit.errors and not visit.failed
+    finally:
+        visit.close()
 
 
 def _search_index() -> dict:

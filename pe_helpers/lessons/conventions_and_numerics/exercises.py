@@ -21,6 +21,7 @@ from ...grading import (
     shown,
     tolerance,
 )
+from ...i18n import translate
 from ...numerics import largest_exact_integer
 from ...rope import apply_rope, halves_permutation
 
@@ -58,7 +59,9 @@ def _detector_says(answer: object, pairing: str, what: str) -> str | None:
                 f"{_PAIR_WORDS[pairing]}."
             )
         if not report.ok:
-            return f"with base = {base:g} the detector reads: " + " ".join(report.messages)
+            # each sentence in the notebook's language, then the whole (pe_helpers.i18n)
+            reads = " ".join(translate(message) for message in report.messages)
+            return f"with base = {base:g} the detector reads: {reads}"
     return None
 
 
