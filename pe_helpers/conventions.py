@@ -193,7 +193,8 @@ class Verdict:
         lines = self._header()
         if self.ok:
             return translate("\n".join([*lines, "  verdict:    nothing to fix."]))
-        return translate("\n".join([*lines, "  problems:", *(f"  - {m}" for m in self.messages)]))
+        problems = (f"  - {translate(m)}" for m in self.messages)
+        return translate("\n".join([*lines, "  problems:", *problems]))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ import sys
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import nbformat
 import polib
@@ -557,7 +558,9 @@ def relinked(
             return match[0]
         other = twin(resolved, root)
         if other is not None:
-            anchor = anchors.get(resolved, {}).get(anchor, anchor)
+            mapped = anchors.get(resolved, {}).get(unquote(anchor))
+            if mapped is not None:  # brackets and spaces escaped, as a Markdown link needs
+                anchor = mapped.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
             resolved = other
         new = "" if resolved == chinese else os.path.relpath(resolved, chinese.parent)
         return f"{match[1]}{new}{hash_}{anchor}{match[3]}"

@@ -574,9 +574,9 @@ def zh_guide_section(lesson: LessonFacts) -> str:
     last = max(i for i, line in enumerate(lines) if i > start and line.startswith("|"))
     lines.insert(last + 1, f"| **合计** | **{lesson.minutes}** |")
     notes = "\n".join(lines)
-    return (
-        f"## {zh_heading(lesson)}\n\n{' · '.join(links)}\n\n{notes}\n\n### 要点回顾\n\n"
-        f"{lesson.takeaways}\n"
+    return (  # the id: JupyterLab's Markdown preview scrolls to it (as in the English guide)
+        f'<a id="{anchor}"></a>\n\n## {zh_heading(lesson)}\n\n{" · ".join(links)}\n\n'
+        f"{notes}\n\n### 要点回顾\n\n{lesson.takeaways}\n"
     )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..._validate import check_array, check_choice, check_int, check_real
+from ...i18n import translate
 from ...model import MAX_ATTENTION_FACTOR
 from ...rope_scaling import default_frequencies, ntk_aware_base, rope_frequencies
 from ...seeds import SeedResults, spread_table
@@ -495,8 +496,10 @@ def format_seed_table(
     heads = [f"{length_key(n, train_length)} = {n}" for n in lengths]
     bands = {method: spread.band(names) for method, (names, _) in rows.items()}
     this_run = {method: row for method, (_, row) in rows.items()}
+    seeds = len(spread.seeds)
     return (
-        f"each cell: this run (lowest–highest; median over {len(spread.seeds)} seeds)\n"
+        translate(f"each cell: this run (lowest–highest; median over {seeds} seeds)")
+        + "\n"
         + spread_table(title, heads, bands, this_run, median=True)
     )
 
