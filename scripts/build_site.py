@@ -323,6 +323,18 @@ def copy_zh_sources(
     return pages
 
 
+def language_switch(page: Path, target: Path, language: str) -> str:
+    """The link from ``page`` (a path in the site's layout) of edition ``language`` to page
+    ``target`` of the other edition, as HTML."""
+    other_root = "zh/" if language == "en" else "../"
+    url = "../" * (len(page.parts) - 1) + other_root + target.with_suffix(".html").as_posix()
+    other = "zh" if language == "en" else "en"
+    return (
+        f'<p class="pe-language"><a href="{url}" hreflang="{other}" lang="{other}">'
+        f"{WORDS[language]['other']}</a></p>"
+    )
+
+
 def add_language_switch(
     pages: dict[Path, Document], src: Path, language: str, root: Path | None = None
 ) -> None:
@@ -333,17 +345,10 @@ def add_language_switch(
         rel = page.path.relative_to(src)
         if language == "en":
             twin = root / rel.parts[0] / "zh" / Path(*rel.parts[1:])
-            other_root = "zh/"
         else:
             twin = root / rel
-            other_root = "../"
         target = rel if twin.is_file() else Path("notebooks") / navigation.INDEX
-        url = "../" * (len(rel.parts) - 1) + other_root + target.with_suffix(".html").as_posix()
-        other = "zh" if language == "en" else "en"
-        switch = (
-            f'<p class="pe-language"><a href="{url}" hreflang="{other}" lang="{other}">'
-            f"{WORDS[language]['other']}</a></p>"
-        )
+        switch = language_switch(rel, target, language)
         if page.notebook is None:
             page.markdown = f"{switch}\n\n{page.markdown}"
             continue
@@ -1255,7 +1260,9 @@ def add_contents(work: Path, pages: dict[Path, Document], language: str = "en") 
     )
     if not solutions:
         return
-    listing = NO_SEARCH + words["solutions page"]
+    listing_page = Path("notebooks", "solutions", "index.md")
+    switch = language_switch(listing_page, listing_page, language)
+    listing = NO_SEARCH + switch + "\n\n" + words["solutions page"]
     (notebooks / "solutions" / "index.md").write_text(
         listing + toctree(None, [p.stem for p in solutions], hidden=False),
         encoding="utf-8",
@@ -1342,6 +1349,31 @@ REDIRECT = """\
 """
 
 
+def jieba_dictionary(path: Path) -> Path:
+    """Write the term base's Chinese terms (``i18n/zh/terms.tsv``) as a jieba user dictionary
+    (one word and a high frequency per line), so Sphinx's Chinese search indexes each term
+    whole (jieba alone cuts 外推 into 外 and 推); return ``path``."""
+    words = set()
+    for row in navigation.terms():
+        for term in row["中文"].split("/"):
+            term = re.sub(r"（.*?）|\(.*?\)", "", term).strip()
+            if term and re.search(r"[\u3400-\u9fff]", term):
+                words.add(term.replace(" ", ""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{w} 100000 n\n" for w in sorted(words)), encoding="utf-8")
+    return path
+
+
+def mend_chinese_stemmer(script: Path) -> None:
+    """Point the Chinese search's stemmer at the English one it ships (Sphinx 9.0 names a
+    ``ChineseStemmer`` that does not exist, and every Chinese search stops on it:
+    sphinx-doc/sphinx#14229, fixed by #14416); any other page's script is left alone."""
+    text = script.read_text(encoding="utf-8")
+    if "window.Stemmer = ChineseStemmer;" in text and "ChineseStemmer=" not in text:
+        text = text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
+        script.write_text(text, encoding="utf-8")
+
+
 def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict[str, object]:
     """Prepare the sources in ``build/site-work``, run Sphinx into ``out``; return counts.
 
@@ -1364,10 +1396,13 @@ def build(out: Path = OUT, jobs: int | None = None, fresh: bool = False) -> dict
             str(work / "src"), str(pages),
         ]  # fmt: skip
         env = {**os.environ, "PE_SITE_LANGUAGE": edition, "PE_SITE_WORK": str(work)}
+        if edition == "zh":  # jieba learns the course's terms, so a search for one finds it
+            env["PE_SITE_JIEBA_DICT"] = str(jieba_dictionary(work / "jieba_terms.txt"))
         if subprocess.run(command, env=env).returncode != 0:
             raise SystemExit("sphinx-build failed: its warnings and errors are printed above")
         # An edition opens on its contents page, which lives at notebooks/00_index.html.
         (pages / "index.html").write_text(REDIRECT, encoding="utf-8")
+        mend_chinese_stemmer(pages / "_static" / "language_data.js")
     counts["html files"] = len(list(out.rglob("*.html")))
     counts["site bytes"] = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     counts["seconds"] = round(time.perf_counter() - start, 1)

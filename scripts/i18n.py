@@ -240,6 +240,11 @@ SHOWN_BY = {
     "Feedback",
     "grade",
     "translate",
+    "int_control",
+    "even_control",
+    "float_control",
+    "log_control",
+    "choice_control",
 }
 SHOWN_AS = {
     "label",

@@ -20,6 +20,9 @@ author = "the course's authors"
 copyright = "the course's authors, MIT licence"
 # zh_CN: Sphinx's Chinese search, which cuts Chinese text into words with jieba.
 language = "en" if EDITION == "en" else "zh_CN"
+if EDITION == "zh" and os.environ.get("PE_SITE_JIEBA_DICT"):
+    # the course's terms as whole words for jieba (scripts/build_site.py writes the file)
+    html_search_options = {"dict": os.environ["PE_SITE_JIEBA_DICT"]}
 
 extensions = ["myst_nb", "sphinx.ext.mathjax"]
 root_doc = "notebooks/00_index"

@@ -295,7 +295,7 @@ def test_adding_a_lesson_needs_its_own_files_only_and_every_generated_place_pick
     cleaned = []
     monkeypatch.setattr(nav, "clean", cleaned.append)  # nbstripout: 3 s a notebook, here
     root = tmp_path / "course"
-    for folder in ("notebooks", "docs"):
+    for folder in ("notebooks", "docs", "i18n"):  # i18n: the term base the index's glossary reads
         shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns(".*"))
     before = _files(root)
     own = _new_lesson()

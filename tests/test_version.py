@@ -60,7 +60,8 @@ def test_the_version_lives_once():
     dynamic = project["tool"]["setuptools"]["dynamic"]["version"]
     assert dynamic == {"attr": "pe_helpers.__version__"}
     assert record_version.version_of() == VERSION
-    assert f'pe_helpers.require("{VERSION}")' in navigation.GUARD
+    assert f'pe_helpers.require("{VERSION}", language="en")' in navigation.GUARD
+    assert f'pe_helpers.require("{VERSION}", language="zh")' in navigation.ZH_GUARD
 
 
 def test_the_package_has_not_changed_since_its_recorded_version():
@@ -105,7 +106,7 @@ def test_navigation_rewrites_a_set_up_line_that_states_another_version():
     current = navigation.with_guard(nb)
     stale = nbformat.from_dict(current)
     first = next(c for c in stale.cells if c.cell_type == "code")
-    first.source = first.source.replace(f'require("{VERSION}")', 'require("0.1.0")')
+    first.source = first.source.replace(f'require("{VERSION}"', 'require("0.1.0"')
     assert not navigation._same(stale, current)
     assert navigation._same(navigation.with_guard(stale), current)
 

@@ -248,12 +248,18 @@ def test_a_chinese_lesson_runs_in_chinese_its_sliders_move_and_a_wrong_answer_is
         page.screenshot(path=str(ARTIFACTS / "zh_01_why_position.png"))
         # A wrong answer to the last exercise: the checker answers in Chinese.
         exercise = page.locator(".jp-CodeCell", has_text="check_steps_until_faded(steps_until")
-        exercise.locator(".cm-content").click()
+        cell = exercise.first.element_handle()  # the cell, whatever text it holds next
+        exercise.first.locator(".cm-content").click()
         page.keyboard.press("Control+a")
         page.keyboard.type("check_steps_until_faded(3)")
         page.keyboard.press("Shift+Enter")
-        wait_idle(page)
-        told = exercise.locator(".jp-OutputArea").inner_text()
-        assert "✗" in told and cjk.search(told), told
+        page.wait_for_function(
+            "cell => (cell.querySelector('.jp-OutputArea')?.innerText || '').includes('✗')",
+            arg=cell,
+            timeout=60_000,
+        )
+        told = cell.query_selector(".jp-OutputArea").inner_text()
+        assert cjk.search(told), told
+        page.screenshot(path=str(ARTIFACTS / "zh_01_wrong_answer.png"))
     finally:
         page.close()
