@@ -1034,62 +1034,59 @@ def live_caption(cell: LiveCell) -> str:
     """
     together = [axis for axis in cell.axes if not axis.alone]
     alone = [axis for axis in cell.axes if axis.alone]
-    if language() == "zh":
-        return _live_caption_zh(cell, together, alone)
-    text = (
-        f"This page has {cell.frames} pictures of the figure, drawn when the site was built by "
-        f"the figure's own code, one for "
-        + (
-            "each combination of "
-            + "; ".join(f"{axis.label} {_values_text(axis)}" for axis in together)
-            if together
-            else "the notebook's values"
+    words = CAPTION[language()]
+
+    def named(axes: list[Axis]) -> str:
+        return words["sep"].join(
+            f"{translate(a.label)}{words['takes']}{_values_text(a)}" for a in axes
         )
-        + "."
-    )
+
+    text = words["pictures"].format(frames=cell.frames)
+    text += words["each"].format(named(together)) if together else words["start"]
     if alone:
-        text += (
-            f" With {'each of those' if together else 'them'}, one at a time: "
-            + "; ".join(f"{axis.label} {_values_text(axis)}" for axis in alone)
-            + " (moving one of these puts the others back to the notebook's values)."
+        text += words["alone"].format(
+            together=words["then" if together else "them"], axes=named(alone)
         )
-    if all(axis.every for axis in cell.axes) and not alone:
-        text += " That is every value of every control."
-    else:
-        text += " The values in between are left out."
-    text += (
-        " In JupyterLab the sliders are continuous and combine freely: run the notebook there "
-        "(<code>make lab</code>) to see the figure at any value."
-    )
+    every = all(axis.every for axis in cell.axes) and not alone
+    text += words["every" if every else "between"] + words["lab"]
     escaped = html.escape(text, quote=False)
     return escaped.replace("&lt;code&gt;", "<code>").replace("&lt;/code&gt;", "</code>")
 
 
-def _live_caption_zh(cell: LiveCell, together: list[Axis], alone: list[Axis]) -> str:
-    """:func:`live_caption` for the Chinese edition."""
-    text = f"本页有这张图的 {cell.frames} 张图片，都是构建网站时由图自己的代码画出的："
-    text += (
-        "；".join(f"{translate(a.label)} 取 {_values_text(a)}" for a in together) + " 的每种组合"
-        if together
-        else "notebook 里的取值"
-    )
-    text += "。"
-    if alone:
-        text += (
-            "在此基础上，每次只改变一个："
-            + "；".join(f"{translate(a.label)} 取 {_values_text(a)}" for a in alone)
-            + "（移动其中一个时，其余的回到 notebook 里的取值）。"
-        )
-    if all(axis.every for axis in cell.axes) and not alone:
-        text += "这就是每个控件的每一个取值。"
-    else:
-        text += "中间的取值没有画出。"
-    text += (
-        "在 JupyterLab 里滑块是连续的，可以任意组合：在那里运行这个 notebook"
-        "（<code>make lab</code>），就能看到任意取值下的图。"
-    )
-    escaped = html.escape(text, quote=False)
-    return escaped.replace("&lt;code&gt;", "<code>").replace("&lt;/code&gt;", "</code>")
+#: The note under a live figure, in each edition's words (:func:`live_caption`).
+CAPTION = {
+    "en": {
+        "pictures": "This page has {frames} pictures of the figure, drawn when the site was "
+        "built by the figure's own code, one for ",
+        "each": "each combination of {}.",
+        "start": "the notebook's values.",
+        "alone": " With {together}, one at a time: {axes} (moving one of these puts the others "
+        "back to the notebook's values).",
+        "then": "each of those",
+        "them": "them",
+        "every": " That is every value of every control.",
+        "between": " The values in between are left out.",
+        "lab": " In JupyterLab the sliders are continuous and combine freely: run the notebook "
+        "there (<code>make lab</code>) to see the figure at any value.",
+        "sep": "; ",
+        "takes": " ",
+    },
+    "zh": {
+        "pictures": "本页有这张图的 {frames} 张图片，都是构建网站时由图自己的代码画出的：",
+        "each": "{} 的每种组合。",
+        "start": "notebook 里的取值。",
+        "alone": "{together}每次只改变一个：{axes}"
+        "（移动其中一个时，其余的回到 notebook 里的取值）。",
+        "then": "在此基础上，",
+        "them": "",
+        "every": "这就是每个控件的每一个取值。",
+        "between": "中间的取值没有画出。",
+        "lab": "在 JupyterLab 里滑块是连续的，可以任意组合：在那里运行这个 notebook"
+        "（<code>make lab</code>），就能看到任意取值下的图。",
+        "sep": "；",
+        "takes": " 取 ",
+    },
+}
 
 
 def live_html(cell: LiveCell, frames_url: str, size: tuple[int, int]) -> str:

@@ -295,15 +295,8 @@ def lesson_facts(path: Path, root: Path = ROOT) -> LessonFacts:
     guide = guide_file(root, path.stem)
     if not guide.is_file():
         raise ValueError(f"{path.name} has no guide file {guide.relative_to(root)}: write it")
-    text = guide.read_text(encoding="utf-8")
-    summary = re.search(r"^\*\*In one line:\*\* (.+)$", text, re.MULTILINE)
-    first = text.find(f"### {GUIDE_PARTS[0]}")
-    if not summary or first < 0 or SHEET not in text:
-        raise ValueError(
-            f"{guide.relative_to(root)} needs '**In one line:** …', '### {GUIDE_PARTS[0]}' … "
-            f"and '{SHEET.strip()}'"
-        )
-    notes, _, formulas = text[first:].partition(SHEET)
+    where = guide.relative_to(root).as_posix()
+    summary, notes, formulas = guide_parts(guide.read_text(encoding="utf-8"), where)
     return LessonFacts(
         path.stem,
         title(path),
@@ -311,10 +304,27 @@ def lesson_facts(path: Path, root: Path = ROOT) -> LessonFacts:
         needs,
         takeaways.partition("\n")[2].strip(),
         (path.parent / "solutions" / f"{path.stem}_solutions.ipynb").is_file(),
-        summary[1].strip(),
-        notes.strip(),
-        formulas.strip(),
+        summary,
+        notes,
+        formulas,
     )
+
+
+def guide_parts(
+    text: str,
+    where: str,
+    words: tuple[str, tuple[str, ...], str] = ("**In one line:**", GUIDE_PARTS, SHEET),
+) -> tuple[str, str, str]:
+    """A guide file's one-line summary, its teaching notes (its parts, from the first) and its
+    cheat sheet; ``words`` names them in the file's language. A missing one raises
+    ``ValueError`` naming the file ``where`` and what it needs."""
+    mark, parts, sheet = words
+    summary = re.search(rf"^{re.escape(mark)}\s*(.+)$", text, re.MULTILINE)
+    first = text.find(f"### {parts[0]}")
+    if not summary or first < 0 or sheet not in text:
+        raise ValueError(f"{where} needs '{mark} …', '### {parts[0]}' … and '{sheet.strip()}'")
+    notes, _, formulas = text[first:].partition(sheet)
+    return summary[1].strip(), notes.strip(), formulas.strip()
 
 
 def course_facts(root: Path = ROOT) -> list[LessonFacts]:
@@ -541,20 +551,16 @@ ZH_GENERATED_DOCS = ("docs/zh/instructor_guide.md", "docs/zh/cheatsheet.md")
 def zh_lesson_facts(lesson: LessonFacts, guide: str, takeaways: str, title_zh: str) -> LessonFacts:
     """``lesson``'s facts in Chinese: its Chinese guide file's text ``guide``, the bullets of
     its Chinese takeaways cell and its Chinese title (minutes and needs are the same)."""
-    summary = re.search(r"^\*\*一句话概括：\*\*\s*(.+)$", guide, re.MULTILINE)
-    first = guide.find(f"### {ZH_GUIDE_PARTS[0]}")
-    if not summary or first < 0 or ZH_SHEET not in guide:
-        raise ValueError(
-            f"docs/guide/zh/{lesson.stem}.md needs '**一句话概括：**', '### {ZH_GUIDE_PARTS[0]}' "
-            f"and '{ZH_SHEET.strip()}' (translate the guide file's parts with these words)"
-        )
-    notes, _, formulas = guide[first:].partition(ZH_SHEET)
+    where = f"docs/guide/zh/{lesson.stem}.md (its catalog's headings)"
+    summary, notes, formulas = guide_parts(
+        guide, where, ("**一句话概括：**", ZH_GUIDE_PARTS, ZH_SHEET)
+    )
     return lesson._replace(
         title=title_zh,
         takeaways=takeaways.partition("\n")[2].strip(),
-        summary=summary[1].strip(),
-        notes=notes.strip(),
-        formulas=formulas.strip(),
+        summary=summary,
+        notes=notes,
+        formulas=formulas,
     )
 
 
