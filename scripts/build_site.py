@@ -1291,6 +1291,17 @@ def copy_mathjax(static: Path) -> Path:
     return target
 
 
+def copy_chinese_font(static: Path) -> Path:
+    """Copy the package's Chinese font (and its licence) into ``static``: ``course.css`` falls
+    back to it for Chinese text where the reader's system has no Chinese font (the browser
+    fetches it only for a page with Chinese on it: ``unicode-range``)."""
+    from pe_helpers.i18n import FONT
+
+    shutil.copyfile(FONT, static / FONT.name)
+    shutil.copyfile(FONT.parent / "OFL.txt", static / "OFL-NotoSansCJK.txt")
+    return static / FONT.name
+
+
 def prepare(
     work: Path,
     render: bool = True,
@@ -1327,6 +1338,7 @@ def prepare(
     for page in pages.values():
         page.write()
     copy_mathjax(work / "static")
+    copy_chinese_font(work / "static")
     return {"pages": len(pages) + solutions, "links rewritten": links, **live}
 
 
