@@ -33,3 +33,31 @@ def pytest_runtest_setup(item):
     stopped = _STOPPED_AT.get(getattr(item.parent, "nodeid", ""))
     if stopped is not None and type(item).__name__ == "IPyNbCell":
         pytest.skip(f"{stopped} raised an exception: the notebook stops there, as Run All does")
+
+
+def _kernel_starts_again_if_it_dies_starting() -> None:
+    """A notebook's kernel that dies before it answers its first message is started again (at
+    most twice more), before any cell runs: with 58 notebooks in two workers, a start once lost
+    that race here ("Kernel died before replying to kernel_info", no code run yet). A cell's
+    failure is never retried."""
+    try:
+        import nbval.kernel
+    except ImportError:  # nbval is a test extra
+        return
+    start = nbval.kernel.start_new_kernel
+    if getattr(start, "retries", False):
+        return
+
+    def start_new_kernel(*args, **kwargs):
+        for attempt in range(3):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError as error:
+                if "died before replying" not in str(error) or attempt == 2:
+                    raise
+
+    start_new_kernel.retries = True
+    nbval.kernel.start_new_kernel = start_new_kernel
+
+
+_kernel_starts_again_if_it_dies_starting()

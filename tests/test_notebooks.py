@@ -179,3 +179,30 @@ def test_the_set_up_lines_draw_each_inline_figure_once_at_its_laid_out_size(monk
     default, set_up = draws
     assert default >= 2  # the redraw, the PNG (and the trimming pass, as a draw)
     assert set_up == 1
+
+
+def test_a_kernel_that_dies_starting_is_started_again_but_no_other_error_is_retried(monkeypatch):
+    import importlib.util
+
+    import nbval.kernel
+
+    spec = importlib.util.spec_from_file_location("course_conftest", ROOT / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)  # the top folder's, which nbval runs use
+    spec.loader.exec_module(conftest)
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if kwargs.get("broken"):
+            raise RuntimeError("something else")
+        return "km", "kc"
+
+    monkeypatch.setattr(nbval.kernel, "start_new_kernel", flaky)
+    conftest._kernel_starts_again_if_it_dies_starting()
+    assert nbval.kernel.start_new_kernel(60, "python") == ("km", "kc")
+    assert len(calls) == 2
+    with pytest.raises(RuntimeError, match="something else"):
+        nbval.kernel.start_new_kernel(60, "python", broken=True)
+    assert len(calls) == 3  # not started again
