@@ -98,7 +98,7 @@ def _template(msgid: str) -> tuple[re.Pattern, tuple[str, ...]] | None:
 
 
 @functools.cache
-def _catalog() -> tuple[dict[str, str], list[tuple[re.Pattern, str]]]:
+def _catalog() -> tuple[dict[str, str], list[tuple[re.Pattern, tuple[str, ...], str]]]:
     """The catalog's plain texts, and its templates (the most literal text first)."""
     import polib
 
@@ -168,6 +168,6 @@ def translate_figure(figure) -> None:
         new = translate(shown)
         if new != shown:
             text.set_text(new)
-            if "$" in new:
-                # mathtext draws the words around $...$ in one font, without fallbacks
-                text.set_fontfamily([FONT_FAMILY, *text.get_fontfamily()])
+            if "$" in new:  # mathtext draws the words around $...$ in one font, no fallbacks
+                others = [f for f in text.get_fontfamily() if f != FONT_FAMILY]
+                text.set_fontfamily([FONT_FAMILY, *others])

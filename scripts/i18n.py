@@ -173,8 +173,8 @@ def notebook_entries(path: Path) -> list[tuple[str, str, str]]:
         if cell.cell_type == "markdown":
             out.append(("markdown", cell.source, where))
         elif cell.cell_type == "code":
-            for kind, start, end in _code_tokens(_without_guard(cell.source)):
-                out.append((kind, _without_guard(cell.source)[start:end], where))
+            code = _without_guard(cell.source)
+            out += [(kind, code[start:end], where) for kind, start, end in _code_tokens(code)]
     return out
 
 

@@ -71,14 +71,14 @@ def test_there_is_a_chinese_notebook_for_every_english_one():
 @pytest.fixture
 def course_copy(tmp_path):
     """The sources and catalogs in a folder of their own (the package without its data)."""
-    for part in ("notebooks", "docs/guide", "i18n"):
+    for part in ("notebooks", "docs/guide"):  # the English sources, not the Chinese files
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("zh"))
     shutil.copytree(
         ROOT / "pe_helpers",
         tmp_path / "pe_helpers",
         ignore=shutil.ignore_patterns("models", "seeds", "fonts", "__pycache__"),
     )
-    shutil.copytree(ROOT / "i18n", tmp_path / "i18n", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "i18n", tmp_path / "i18n")
     return tmp_path
 
 
@@ -270,3 +270,18 @@ def test_every_figure_drawn_in_chinese_has_every_glyph_fits_and_speaks_chinese(i
     assert not unfit, unfit[:3]  # the Chinese texts fit as the English do
     if item != "plot_curves":  # the core's curves: every text is its caller's (here "x", "y")
         assert any(CJK.search(t) for t in texts), f"{ROOM._name(item)}: no Chinese in {texts[:8]}"
+
+
+def test_a_text_with_maths_puts_the_chinese_font_first_once_however_often_it_is_translated(
+    chinese,
+):
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    title = figure.add_subplot().set_title("offset $\\Delta$")
+    for _ in range(3):  # a live figure's steps: its update sets the English text again
+        title.set_text("offset $\\Delta$")
+        language.translate_figure(figure)
+    assert CJK.search(title.get_text()) and "$\\Delta$" in title.get_text()
+    assert title.get_fontfamily().count(language.FONT_FAMILY) == 1
+    assert title.get_fontfamily()[0] == language.FONT_FAMILY
