@@ -247,8 +247,11 @@ def _figures():
 ROOM, FIGURES = _figures()
 
 
+@pytest.mark.parametrize("style", ROOM.STYLES)
 @pytest.mark.parametrize("item", FIGURES, ids=ROOM._name)
-def test_every_figure_drawn_in_chinese_has_every_glyph_fits_and_speaks_chinese(item, chinese):
+def test_every_figure_drawn_in_chinese_has_every_glyph_fits_and_speaks_chinese(
+    item, style, chinese
+):
     log = _GlyphLog()
     logger = logging.getLogger("matplotlib")
     logger.addHandler(log)
@@ -256,9 +259,9 @@ def test_every_figure_drawn_in_chinese_has_every_glyph_fits_and_speaks_chinese(i
         with warnings.catch_warnings():
             warnings.filterwarnings("error", message=".*[Gg]lyph.*")
             if isinstance(item, str):
-                drawn = (("example", f) for f in ROOM._drawn_static.__wrapped__(item, "default"))
+                drawn = (("example", f) for f in ROOM._drawn_static.__wrapped__(item, style))
             else:
-                drawn = ROOM._live_steps(item, "default")
+                drawn = ROOM._live_steps(item, style)
             texts, unfit = [], []
             for step, figure in drawn:  # each step drawn as it comes
                 figure.canvas.draw()
